@@ -1,0 +1,8 @@
+//! Client of the bank account management API: store, read and delete a buyer's bank account.
+//!
+//! Generated from `openapi/bank-accounts.yaml` by `cargo xtask generate`; the
+//! generated code is in `generated.rs` and is never edited by hand.
+
+#[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports)]
+mod generated;
+pub use generated::*;

@@ -1,0 +1,8 @@
+//! Client of the order status API (payment API 1.8) and the invoice correspondence retrieval.
+//!
+//! Generated from `openapi/order-status.yaml` by `cargo xtask generate`; the
+//! generated code is in `generated.rs` and is never edited by hand.
+
+#[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports)]
+mod generated;
+pub use generated::*;

@@ -1,0 +1,8 @@
+//! Client of the pay later API: status, offers and booking of a due-date postponement.
+//!
+//! Generated from `openapi/pay-later.yaml` by `cargo xtask generate`; the
+//! generated code is in `generated.rs` and is never edited by hand.
+
+#[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports)]
+mod generated;
+pub use generated::*;

@@ -1,0 +1,8 @@
+//! Client of the shop configuration API (version 2.0).
+//!
+//! Generated from `openapi/shop-config.yaml` by `cargo xtask generate`; the
+//! generated code is in `generated.rs` and is never edited by hand.
+
+#[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports)]
+mod generated;
+pub use generated::*;

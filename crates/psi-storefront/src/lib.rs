@@ -1,0 +1,8 @@
+//! Client of the storefront platform module's order-management endpoints (both path sets) and the platform's token endpoint.
+//!
+//! Generated from `openapi/storefront.yaml` by `cargo xtask generate`; the
+//! generated code is in `generated.rs` and is never edited by hand.
+
+#[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports)]
+mod generated;
+pub use generated::*;

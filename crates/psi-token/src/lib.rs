@@ -1,0 +1,8 @@
+//! Client of the token server: OAuth 2.0 client-credentials tokens (JWT) for each target API.
+//!
+//! Generated from `openapi/token.yaml` by `cargo xtask generate`; the
+//! generated code is in `generated.rs` and is never edited by hand.
+
+#[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports)]
+mod generated;
+pub use generated::*;

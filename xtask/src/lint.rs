@@ -1,0 +1,321 @@
+//! `cargo xtask lint`: the rules of `openapi/README.md`, each failure naming
+//! the document, the JSON pointer and the rule.
+
+use crate::apis::{workspace_root, APIS};
+use crate::bundle::bundle;
+use crate::open_enums::operations;
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet};
+
+pub const METHODS: &[&str] = &["get", "put", "post", "delete", "patch", "head", "options", "trace"];
+
+/// Keywords a decimal schema may carry besides `type` and `format`; anything
+/// else would stop the generator's conversion to `Decimal`.
+const DECIMAL_EXTRA_KEYWORDS: &[&str] = &["description", "example", "nullable"];
+
+/// One rule broken at one place.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Finding {
+    pub document: String,
+    pub pointer: String,
+    pub rule: String,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}#{}: {}", self.document, self.pointer, self.rule)
+    }
+}
+
+pub fn run() -> Result<(), String> {
+    let root = workspace_root();
+    let mut findings = Vec::new();
+    let mut operation_ids: BTreeMap<String, String> = BTreeMap::new();
+    for api in APIS {
+        let label = api.document_label();
+        let document = bundle(&api.document(&root))?;
+        findings.extend(lint_document(&label, &document));
+        for (pointer, operation) in operation_pointers(&document) {
+            if let Some(id) = operation.get("operationId").and_then(Value::as_str) {
+                if let Some(first) = operation_ids.insert(id.to_owned(), label.clone()) {
+                    findings.push(Finding {
+                        document: label.clone(),
+                        pointer: format!("{pointer}/operationId"),
+                        rule: format!("operationId {id} is already used in {first} (rule 1: unique operationIds)"),
+                    });
+                }
+            }
+        }
+    }
+    if findings.is_empty() {
+        println!("openapi/: {} documents follow the rules", APIS.len());
+        Ok(())
+    } else {
+        findings.sort();
+        for finding in &findings {
+            eprintln!("{finding}");
+        }
+        Err(format!("{} rule violations in openapi/", findings.len()))
+    }
+}
+
+/// All findings for one bundled document.
+pub fn lint_document(label: &str, document: &Value) -> Vec<Finding> {
+    let mut lint = Lint { label, findings: Vec::new() };
+    lint.version(document);
+    lint.servers_and_security(document);
+    for (pointer, operation) in operation_pointers(document) {
+        lint.operation(&pointer, operation);
+    }
+    lint.schemas(document);
+    crate::examples::check(label, document, &mut lint.findings);
+    lint.findings
+}
+
+struct Lint<'a> {
+    label: &'a str,
+    findings: Vec<Finding>,
+}
+
+impl Lint<'_> {
+    fn fail(&mut self, pointer: impl Into<String>, rule: impl Into<String>) {
+        self.findings.push(Finding {
+            document: self.label.to_owned(),
+            pointer: pointer.into(),
+            rule: rule.into(),
+        });
+    }
+
+    fn version(&mut self, document: &Value) {
+        if document.get("openapi").and_then(Value::as_str) != Some("3.0.3") {
+            self.fail("/openapi", "must be 3.0.3 (rule 1)");
+        }
+    }
+
+    fn servers_and_security(&mut self, document: &Value) {
+        let has_variable = document
+            .get("servers")
+            .and_then(Value::as_array)
+            .is_some_and(|servers| {
+                servers.iter().any(|server| {
+                    server
+                        .get("variables")
+                        .and_then(Value::as_object)
+                        .is_some_and(|vars| !vars.is_empty())
+                })
+            });
+        if !has_variable {
+            self.fail("/servers", "must declare a server with the specification's placeholder as a variable (rule 15)");
+        }
+        let bearer = document.pointer("/components/securitySchemes/bearer");
+        let is_bearer = bearer.is_some_and(|scheme| {
+            scheme.get("type").and_then(Value::as_str) == Some("http")
+                && scheme.get("scheme").and_then(Value::as_str) == Some("bearer")
+        });
+        if !is_bearer {
+            self.fail("/components/securitySchemes/bearer", "must be an http bearer scheme (rule 15)");
+        }
+    }
+
+    fn operation(&mut self, pointer: &str, operation: &Value) {
+        if operation.get("operationId").and_then(Value::as_str).is_none() {
+            self.fail(pointer, "has no operationId (rule 1)");
+        }
+        let tags = operation.get("tags").and_then(Value::as_array).map_or(0, Vec::len);
+        if tags != 1 {
+            self.fail(format!("{pointer}/tags"), format!("has {tags} tags, needs exactly one (rule 1)"));
+        }
+        if let Some(content) = operation.pointer("/requestBody/content").and_then(Value::as_object) {
+            for (media, media_object) in content {
+                let at = format!("{pointer}/requestBody/content/{}", escape(media));
+                self.named_body(&at, media, media_object);
+            }
+        }
+        for name in ["Authorization", "Content-Type", "Accept"] {
+            let declared = operation
+                .get("parameters")
+                .and_then(Value::as_array)
+                .is_some_and(|ps| ps.iter().any(|p| p.get("name").and_then(Value::as_str).is_some_and(|n| n.eq_ignore_ascii_case(name))));
+            if declared {
+                self.fail(format!("{pointer}/parameters"), format!("declares {name}, which OpenAPI ignores (rule 13)"));
+            }
+        }
+        self.responses(pointer, operation);
+    }
+
+    fn named_body(&mut self, at: &str, media: &str, media_object: &Value) {
+        if !is_json(media) {
+            return;
+        }
+        let named = media_object
+            .pointer("/schema/$ref")
+            .and_then(Value::as_str)
+            .is_some_and(|r| r.starts_with("#/components/schemas/"));
+        if !named {
+            self.fail(format!("{at}/schema"), "body schema must be a $ref to a named component (rule 2)");
+        }
+        if media_object.get("example").is_none() && media_object.get("examples").is_none() {
+            self.fail(at, "body has no example (rule 16)");
+        }
+    }
+
+    fn responses(&mut self, pointer: &str, operation: &Value) {
+        let Some(responses) = operation.get("responses").and_then(Value::as_object) else {
+            self.fail(pointer, "has no responses");
+            return;
+        };
+        let mut success: BTreeMap<String, Option<String>> = BTreeMap::new();
+        let mut errors: BTreeSet<Option<String>> = BTreeSet::new();
+        for (status, response) in responses {
+            let at = format!("{pointer}/responses/{status}");
+            let content = response.get("content").and_then(Value::as_object);
+            let json_ref = content.and_then(|c| {
+                c.iter()
+                    .find(|(media, _)| is_json(media))
+                    .map(|(_, m)| m.pointer("/schema/$ref").and_then(Value::as_str).unwrap_or("<inline>").to_owned())
+            });
+            if let Some(content) = content {
+                for (media, media_object) in content {
+                    self.named_body(&format!("{at}/content/{}", escape(media)), media, media_object);
+                }
+            }
+            if status.starts_with('2') {
+                let raw = content.is_some_and(|c| c.keys().any(|m| !is_json(m)));
+                success.insert(status.clone(), json_ref.or(raw.then(|| "<raw>".to_owned())));
+            } else if status.starts_with('4') || status.starts_with('5') || status == "default" {
+                if content.is_some_and(|c| c.keys().any(|m| !is_json(m))) {
+                    self.fail(&at, "error bodies must be declared as application/json (rule 4)");
+                }
+                errors.insert(json_ref);
+            }
+        }
+        let success_schemas: BTreeSet<_> = success.values().cloned().collect();
+        if success.is_empty() {
+            self.fail(format!("{pointer}/responses"), "has no success response (rule 3)");
+        } else if success_schemas.len() > 1 || (success.contains_key("204") && success.len() > 1) {
+            self.fail(
+                format!("{pointer}/responses"),
+                format!("success responses {:?} need one schema, and 204 must be the only success (rule 3)", success.keys().collect::<Vec<_>>()),
+            );
+        }
+        if errors.len() > 1 {
+            self.fail(format!("{pointer}/responses"), "error responses reference different schemas (rule 4)");
+        }
+    }
+
+    fn schemas(&mut self, document: &Value) {
+        let schemas = document.pointer("/components/schemas").and_then(Value::as_object).cloned().unwrap_or_default();
+        for (name, schema) in &schemas {
+            let at = format!("/components/schemas/{}", escape(name));
+            if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+                let mut lower = BTreeSet::new();
+                for value in values.iter().filter_map(Value::as_str) {
+                    if !lower.insert(value.to_ascii_lowercase()) {
+                        self.fail(format!("{at}/enum"), format!("value {value} differs from another only by case (rule 8)"));
+                    }
+                }
+            }
+            if schema.get("description").is_none() && schema.get("$ref").is_none() {
+                self.fail(&at, "named schema has no description (rule 14)");
+            }
+            self.walk_schema(&at, schema, true);
+        }
+        // Schemas inside paths (parameters, inline binary bodies) follow the same rules.
+        if let Some(paths) = document.get("paths") {
+            self.walk_values("/paths", paths);
+        }
+    }
+
+    /// Finds schema objects anywhere under `value` (parameters, media types).
+    fn walk_values(&mut self, at: &str, value: &Value) {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    let child_at = format!("{at}/{}", escape(key));
+                    if key == "schema" {
+                        self.walk_schema(&child_at, child, false);
+                    } else if key != "example" && key != "examples" {
+                        self.walk_values(&child_at, child);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (index, child) in items.iter().enumerate() {
+                    self.walk_values(&format!("{at}/{index}"), child);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn walk_schema(&mut self, at: &str, schema: &Value, named: bool) {
+        let Some(map) = schema.as_object() else { return };
+        if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+            self.fail(format!("{at}/additionalProperties"), "additionalProperties: false is not allowed (rule 6)");
+        }
+        if map.contains_key("anyOf") || map.contains_key("discriminator") {
+            self.fail(at, "anyOf and discriminator are not supported (rule 11)");
+        }
+        if map.contains_key("enum") && !named {
+            self.fail(format!("{at}/enum"), "enumerations must be named components (rule 8)");
+        }
+        if map.get("type").and_then(Value::as_str) == Some("number") {
+            self.decimal(at, map);
+        }
+        for (key, child) in map {
+            let child_at = format!("{at}/{}", escape(key));
+            match key.as_str() {
+                "properties" => {
+                    if let Some(properties) = child.as_object() {
+                        for (property, schema) in properties {
+                            self.walk_schema(&format!("{child_at}/{}", escape(property)), schema, false);
+                        }
+                    }
+                }
+                "items" | "additionalProperties" | "not" => self.walk_schema(&child_at, child, false),
+                "oneOf" | "allOf" => {
+                    for (index, schema) in child.as_array().into_iter().flatten().enumerate() {
+                        self.walk_schema(&format!("{child_at}/{index}"), schema, false);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn decimal(&mut self, at: &str, map: &Map<String, Value>) {
+        if map.get("format").and_then(Value::as_str) != Some("decimal") {
+            self.fail(at, "numbers must be `format: decimal`, never floats (rule 7)");
+        }
+        for key in map.keys() {
+            if !["type", "format"].contains(&key.as_str()) && !DECIMAL_EXTRA_KEYWORDS.contains(&key.as_str()) {
+                self.fail(format!("{at}/{}", escape(key)), format!("a decimal may not carry `{key}`: it stops the Decimal conversion (rule 7)"));
+            }
+        }
+    }
+}
+
+fn is_json(media: &str) -> bool {
+    media == "application/json" || media.starts_with("application/json;")
+}
+
+/// JSON pointer escaping of one reference token.
+pub fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// `(pointer, operation)` for every operation of the document.
+pub fn operation_pointers(document: &Value) -> Vec<(String, &Value)> {
+    let mut out = Vec::new();
+    if let Some(paths) = document.get("paths").and_then(Value::as_object) {
+        for (path, item) in paths {
+            for (method, operation) in item.as_object().into_iter().flatten() {
+                if METHODS.contains(&method.as_str()) {
+                    out.push((format!("/paths/{}/{method}", escape(path)), operation));
+                }
+            }
+        }
+    }
+    let _ = operations; // the same walk, used by the generator
+    out
+}
