@@ -1,1 +1,8 @@
-//! Test-only crate; the tests are in `suite/`.
+//! Support for the cross-crate test suite in `suite/`.
+//!
+//! `generated_registry.rs` is written by `cargo xtask generate`: it maps every
+//! named schema of every document to its Rust type.
+
+#[rustfmt::skip]
+mod generated_registry;
+pub use generated_registry::{round_trip, type_schemas, APIS};

@@ -10,12 +10,22 @@ pub struct Api {
 
 pub const APIS: &[Api] = &[
     Api { name: "token" },
-    Api { name: "payment-page" },
+    Api {
+        name: "payment-page",
+    },
     Api { name: "pay-later" },
-    Api { name: "bank-accounts" },
-    Api { name: "order-status" },
-    Api { name: "transaction-status" },
-    Api { name: "shop-config" },
+    Api {
+        name: "bank-accounts",
+    },
+    Api {
+        name: "order-status",
+    },
+    Api {
+        name: "transaction-status",
+    },
+    Api {
+        name: "shop-config",
+    },
     Api { name: "storefront" },
 ];
 

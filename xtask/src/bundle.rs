@@ -13,8 +13,7 @@ const SCHEMA_PREFIX: &str = "#/components/schemas/";
 
 /// Reads a YAML document into JSON.
 pub fn read_yaml(path: &Path) -> Result<Value, String> {
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
@@ -59,7 +58,11 @@ pub fn bundle(path: &Path) -> Result<Value, String> {
         .as_object_mut()
         .ok_or("components.schemas is not an object")?;
     for (key, schema) in shared {
-        let name = key.split_once('#').map(|(_, n)| n).unwrap_or(&key).to_owned();
+        let name = key
+            .split_once('#')
+            .map(|(_, n)| n)
+            .unwrap_or(&key)
+            .to_owned();
         if let Some(existing) = schemas.get(&name) {
             if existing != &schema {
                 return Err(format!(
@@ -123,9 +126,12 @@ pub fn collect_local_refs(value: &Value, names: &mut BTreeSet<String>) {
                     names.insert(name.to_owned());
                 }
             }
-            map.values().for_each(|child| collect_local_refs(child, names));
+            map.values()
+                .for_each(|child| collect_local_refs(child, names));
         }
-        Value::Array(items) => items.iter().for_each(|child| collect_local_refs(child, names)),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|child| collect_local_refs(child, names)),
         _ => {}
     }
 }

@@ -23,7 +23,10 @@ pub fn check(label: &str, document: &Value, findings: &mut Vec<Finding>) {
     if let Some(paths) = document.get("paths") {
         checker.walk("/paths", paths);
     }
-    if let Some(schemas) = document.pointer("/components/schemas").and_then(Value::as_object) {
+    if let Some(schemas) = document
+        .pointer("/components/schemas")
+        .and_then(Value::as_object)
+    {
         for (name, schema) in schemas {
             checker.walk_schema(&format!("/components/schemas/{}", escape(name)), schema);
         }
@@ -64,7 +67,9 @@ impl Checker<'_> {
 
     /// Examples written on schemas and their properties.
     fn walk_schema(&mut self, at: &str, schema: &Value) {
-        let Some(map) = schema.as_object() else { return };
+        let Some(map) = schema.as_object() else {
+            return;
+        };
         if let Some(example) = map.get("example") {
             self.validate(&format!("{at}/example"), schema, example);
         }
@@ -107,7 +112,13 @@ impl Checker<'_> {
             .map(|error| format!("at {}: {error}", error.instance_path()))
             .collect();
         if !errors.is_empty() {
-            self.fail(at, format!("example does not validate against its schema (rule 16): {}", errors.join("; ")));
+            self.fail(
+                at,
+                format!(
+                    "example does not validate against its schema (rule 16): {}",
+                    errors.join("; ")
+                ),
+            );
         }
     }
 
@@ -125,7 +136,12 @@ fn examples_of<'v>(at: &str, map: &'v Map<String, Value>) -> Vec<(String, &'v Va
     if let Some(example) = map.get("example") {
         out.push((format!("{at}/example"), example));
     }
-    for (name, example) in map.get("examples").and_then(Value::as_object).into_iter().flatten() {
+    for (name, example) in map
+        .get("examples")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
         if let Some(value) = example.get("value") {
             out.push((format!("{at}/examples/{}/value", escape(name)), value));
         }

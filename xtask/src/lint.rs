@@ -1,13 +1,15 @@
 //! `cargo xtask lint`: the rules of `openapi/README.md`, each failure naming
 //! the document, the JSON pointer and the rule.
 
-use crate::apis::{workspace_root, APIS};
+use crate::apis::APIS;
 use crate::bundle::bundle;
-use crate::open_enums::operations;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
-pub const METHODS: &[&str] = &["get", "put", "post", "delete", "patch", "head", "options", "trace"];
+pub const METHODS: &[&str] = &[
+    "get", "put", "post", "delete", "patch", "head", "options", "trace",
+];
 
 /// Keywords a decimal schema may carry besides `type` and `format`; anything
 /// else would stop the generator's conversion to `Decimal`.
@@ -27,13 +29,12 @@ impl std::fmt::Display for Finding {
     }
 }
 
-pub fn run() -> Result<(), String> {
-    let root = workspace_root();
+pub fn run(root: &Path) -> Result<(), String> {
     let mut findings = Vec::new();
     let mut operation_ids: BTreeMap<String, String> = BTreeMap::new();
     for api in APIS {
         let label = api.document_label();
-        let document = bundle(&api.document(&root))?;
+        let document = bundle(&api.document(root))?;
         findings.extend(lint_document(&label, &document));
         for (pointer, operation) in operation_pointers(&document) {
             if let Some(id) = operation.get("operationId").and_then(Value::as_str) {
@@ -61,7 +62,10 @@ pub fn run() -> Result<(), String> {
 
 /// All findings for one bundled document.
 pub fn lint_document(label: &str, document: &Value) -> Vec<Finding> {
-    let mut lint = Lint { label, findings: Vec::new() };
+    let mut lint = Lint {
+        label,
+        findings: Vec::new(),
+    };
     lint.version(document);
     lint.servers_and_security(document);
     for (pointer, operation) in operation_pointers(document) {
@@ -113,19 +117,35 @@ impl Lint<'_> {
                 && scheme.get("scheme").and_then(Value::as_str) == Some("bearer")
         });
         if !is_bearer {
-            self.fail("/components/securitySchemes/bearer", "must be an http bearer scheme (rule 15)");
+            self.fail(
+                "/components/securitySchemes/bearer",
+                "must be an http bearer scheme (rule 15)",
+            );
         }
     }
 
     fn operation(&mut self, pointer: &str, operation: &Value) {
-        if operation.get("operationId").and_then(Value::as_str).is_none() {
+        if operation
+            .get("operationId")
+            .and_then(Value::as_str)
+            .is_none()
+        {
             self.fail(pointer, "has no operationId (rule 1)");
         }
-        let tags = operation.get("tags").and_then(Value::as_array).map_or(0, Vec::len);
+        let tags = operation
+            .get("tags")
+            .and_then(Value::as_array)
+            .map_or(0, Vec::len);
         if tags != 1 {
-            self.fail(format!("{pointer}/tags"), format!("has {tags} tags, needs exactly one (rule 1)"));
+            self.fail(
+                format!("{pointer}/tags"),
+                format!("has {tags} tags, needs exactly one (rule 1)"),
+            );
         }
-        if let Some(content) = operation.pointer("/requestBody/content").and_then(Value::as_object) {
+        if let Some(content) = operation
+            .pointer("/requestBody/content")
+            .and_then(Value::as_object)
+        {
             for (media, media_object) in content {
                 let at = format!("{pointer}/requestBody/content/{}", escape(media));
                 self.named_body(&at, media, media_object);
@@ -135,9 +155,18 @@ impl Lint<'_> {
             let declared = operation
                 .get("parameters")
                 .and_then(Value::as_array)
-                .is_some_and(|ps| ps.iter().any(|p| p.get("name").and_then(Value::as_str).is_some_and(|n| n.eq_ignore_ascii_case(name))));
+                .is_some_and(|ps| {
+                    ps.iter().any(|p| {
+                        p.get("name")
+                            .and_then(Value::as_str)
+                            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+                    })
+                });
             if declared {
-                self.fail(format!("{pointer}/parameters"), format!("declares {name}, which OpenAPI ignores (rule 13)"));
+                self.fail(
+                    format!("{pointer}/parameters"),
+                    format!("declares {name}, which OpenAPI ignores (rule 13)"),
+                );
             }
         }
         self.responses(pointer, operation);
@@ -152,7 +181,10 @@ impl Lint<'_> {
             .and_then(Value::as_str)
             .is_some_and(|r| r.starts_with("#/components/schemas/"));
         if !named {
-            self.fail(format!("{at}/schema"), "body schema must be a $ref to a named component (rule 2)");
+            self.fail(
+                format!("{at}/schema"),
+                "body schema must be a $ref to a named component (rule 2)",
+            );
         }
         if media_object.get("example").is_none() && media_object.get("examples").is_none() {
             self.fail(at, "body has no example (rule 16)");
@@ -170,13 +202,20 @@ impl Lint<'_> {
             let at = format!("{pointer}/responses/{status}");
             let content = response.get("content").and_then(Value::as_object);
             let json_ref = content.and_then(|c| {
-                c.iter()
-                    .find(|(media, _)| is_json(media))
-                    .map(|(_, m)| m.pointer("/schema/$ref").and_then(Value::as_str).unwrap_or("<inline>").to_owned())
+                c.iter().find(|(media, _)| is_json(media)).map(|(_, m)| {
+                    m.pointer("/schema/$ref")
+                        .and_then(Value::as_str)
+                        .unwrap_or("<inline>")
+                        .to_owned()
+                })
             });
             if let Some(content) = content {
                 for (media, media_object) in content {
-                    self.named_body(&format!("{at}/content/{}", escape(media)), media, media_object);
+                    self.named_body(
+                        &format!("{at}/content/{}", escape(media)),
+                        media,
+                        media_object,
+                    );
                 }
             }
             if status.starts_with('2') {
@@ -184,14 +223,20 @@ impl Lint<'_> {
                 success.insert(status.clone(), json_ref.or(raw.then(|| "<raw>".to_owned())));
             } else if status.starts_with('4') || status.starts_with('5') || status == "default" {
                 if content.is_some_and(|c| c.keys().any(|m| !is_json(m))) {
-                    self.fail(&at, "error bodies must be declared as application/json (rule 4)");
+                    self.fail(
+                        &at,
+                        "error bodies must be declared as application/json (rule 4)",
+                    );
                 }
                 errors.insert(json_ref);
             }
         }
         let success_schemas: BTreeSet<_> = success.values().cloned().collect();
         if success.is_empty() {
-            self.fail(format!("{pointer}/responses"), "has no success response (rule 3)");
+            self.fail(
+                format!("{pointer}/responses"),
+                "has no success response (rule 3)",
+            );
         } else if success_schemas.len() > 1 || (success.contains_key("204") && success.len() > 1) {
             self.fail(
                 format!("{pointer}/responses"),
@@ -199,21 +244,36 @@ impl Lint<'_> {
             );
         }
         if errors.len() > 1 {
-            self.fail(format!("{pointer}/responses"), "error responses reference different schemas (rule 4)");
+            self.fail(
+                format!("{pointer}/responses"),
+                "error responses reference different schemas (rule 4)",
+            );
         }
     }
 
     fn schemas(&mut self, document: &Value) {
-        let schemas = document.pointer("/components/schemas").and_then(Value::as_object).cloned().unwrap_or_default();
+        let schemas = document
+            .pointer("/components/schemas")
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
         for (name, schema) in &schemas {
             let at = format!("/components/schemas/{}", escape(name));
             if let Some(values) = schema.get("enum").and_then(Value::as_array) {
                 let mut lower = BTreeSet::new();
                 for value in values.iter().filter_map(Value::as_str) {
                     if !lower.insert(value.to_ascii_lowercase()) {
-                        self.fail(format!("{at}/enum"), format!("value {value} differs from another only by case (rule 8)"));
+                        self.fail(
+                            format!("{at}/enum"),
+                            format!("value {value} differs from another only by case (rule 8)"),
+                        );
                     }
                 }
+            }
+            if !name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                || !name.chars().all(|c| c.is_ascii_alphanumeric())
+            {
+                self.fail(&at, "component names are PascalCase letters and digits, so the Rust type has the same name (rule 12)");
             }
             if schema.get("description").is_none() && schema.get("$ref").is_none() {
                 self.fail(&at, "named schema has no description (rule 14)");
@@ -249,15 +309,23 @@ impl Lint<'_> {
     }
 
     fn walk_schema(&mut self, at: &str, schema: &Value, named: bool) {
-        let Some(map) = schema.as_object() else { return };
+        let Some(map) = schema.as_object() else {
+            return;
+        };
         if map.get("additionalProperties") == Some(&Value::Bool(false)) {
-            self.fail(format!("{at}/additionalProperties"), "additionalProperties: false is not allowed (rule 6)");
+            self.fail(
+                format!("{at}/additionalProperties"),
+                "additionalProperties: false is not allowed (rule 6)",
+            );
         }
         if map.contains_key("anyOf") || map.contains_key("discriminator") {
             self.fail(at, "anyOf and discriminator are not supported (rule 11)");
         }
         if map.contains_key("enum") && !named {
-            self.fail(format!("{at}/enum"), "enumerations must be named components (rule 8)");
+            self.fail(
+                format!("{at}/enum"),
+                "enumerations must be named components (rule 8)",
+            );
         }
         if map.get("type").and_then(Value::as_str) == Some("number") {
             self.decimal(at, map);
@@ -268,11 +336,17 @@ impl Lint<'_> {
                 "properties" => {
                     if let Some(properties) = child.as_object() {
                         for (property, schema) in properties {
-                            self.walk_schema(&format!("{child_at}/{}", escape(property)), schema, false);
+                            self.walk_schema(
+                                &format!("{child_at}/{}", escape(property)),
+                                schema,
+                                false,
+                            );
                         }
                     }
                 }
-                "items" | "additionalProperties" | "not" => self.walk_schema(&child_at, child, false),
+                "items" | "additionalProperties" | "not" => {
+                    self.walk_schema(&child_at, child, false)
+                }
                 "oneOf" | "allOf" => {
                     for (index, schema) in child.as_array().into_iter().flatten().enumerate() {
                         self.walk_schema(&format!("{child_at}/{index}"), schema, false);
@@ -285,11 +359,21 @@ impl Lint<'_> {
 
     fn decimal(&mut self, at: &str, map: &Map<String, Value>) {
         if map.get("format").and_then(Value::as_str) != Some("decimal") {
-            self.fail(at, "numbers must be `format: decimal`, never floats (rule 7)");
+            self.fail(
+                at,
+                "numbers must be `format: decimal`, never floats (rule 7)",
+            );
         }
         for key in map.keys() {
-            if !["type", "format"].contains(&key.as_str()) && !DECIMAL_EXTRA_KEYWORDS.contains(&key.as_str()) {
-                self.fail(format!("{at}/{}", escape(key)), format!("a decimal may not carry `{key}`: it stops the Decimal conversion (rule 7)"));
+            if !["type", "format"].contains(&key.as_str())
+                && !DECIMAL_EXTRA_KEYWORDS.contains(&key.as_str())
+            {
+                self.fail(
+                    format!("{at}/{}", escape(key)),
+                    format!(
+                        "a decimal may not carry `{key}`: it stops the Decimal conversion (rule 7)"
+                    ),
+                );
             }
         }
     }
@@ -316,6 +400,5 @@ pub fn operation_pointers(document: &Value) -> Vec<(String, &Value)> {
             }
         }
     }
-    let _ = operations; // the same walk, used by the generator
     out
 }

@@ -1,13 +1,8 @@
-//! Workspace tasks: `cargo xtask generate [--check]`, `cargo xtask lint`.
-
-mod apis;
-mod bundle;
-mod examples;
-mod generate;
-mod lint;
-mod open_enums;
+//! `cargo xtask generate [--check]`, `cargo xtask lint`.
 
 use std::process::ExitCode;
+use xtask::apis::workspace_root;
+use xtask::{generate, lint};
 
 const USAGE: &str = "usage: cargo xtask <command>
 
@@ -19,10 +14,11 @@ commands:
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let root = workspace_root();
     let result = match args.as_slice() {
-        ["generate"] => generate::run(false),
-        ["generate", "--check"] => generate::run(true),
-        ["lint"] => lint::run(),
+        ["generate"] => generate::run(&root, false),
+        ["generate", "--check"] => generate::run(&root, true),
+        ["lint"] => lint::run(&root),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

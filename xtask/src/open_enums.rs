@@ -43,9 +43,15 @@ pub fn open_enums(document: &Value) -> Vec<OpenEnum> {
     }
     let request_side = closure(&schemas, request_roots);
     let mut unreferenced: BTreeSet<String> = schemas.keys().cloned().collect();
-    let referenced = closure(&schemas, response_roots.union(&request_side).cloned().collect());
+    let referenced = closure(
+        &schemas,
+        response_roots.union(&request_side).cloned().collect(),
+    );
     unreferenced.retain(|name| !referenced.contains(name));
-    let response_side = closure(&schemas, response_roots.union(&unreferenced).cloned().collect());
+    let response_side = closure(
+        &schemas,
+        response_roots.union(&unreferenced).cloned().collect(),
+    );
 
     schemas
         .iter()

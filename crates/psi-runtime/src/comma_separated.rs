@@ -102,8 +102,12 @@ mod tests {
 
     #[test]
     fn joins_and_splits() {
-        let list: CommaSeparated<String> = ["basket".to_owned(), "payment_status".to_owned()].into();
-        assert_eq!(serde_json::to_string(&list).unwrap(), "\"basket,payment_status\"");
+        let list: CommaSeparated<String> =
+            ["basket".to_owned(), "payment_status".to_owned()].into();
+        assert_eq!(
+            serde_json::to_string(&list).unwrap(),
+            "\"basket,payment_status\""
+        );
         let back: CommaSeparated<String> = "basket,payment_status".parse().unwrap();
         assert_eq!(back, list);
     }

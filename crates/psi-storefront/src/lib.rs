@@ -3,6 +3,14 @@
 //! Generated from `openapi/storefront.yaml` by `cargo xtask generate`; the
 //! generated code is in `generated.rs` and is never edited by hand.
 
-#[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports)]
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    missing_docs,
+    unused_imports,
+    unused_comparisons
+)]
 mod generated;
 pub use generated::*;
+
+psi_runtime::wire_client!();

@@ -1,0 +1,36 @@
+//! What every generated client does to a request before sending it.
+
+/// Adjusts a request built by generated code to what the service expects:
+///
+/// - progenitor adds an `api-version` header the service does not define;
+///   it is removed;
+/// - query values keep their commas literal (`include=basket,payment_status`),
+///   which RFC 3986 allows in a query; the URL encoder would send `%2C`.
+pub fn prepare(request: &mut reqwest::Request) {
+    request.headers_mut().remove("api-version");
+    let url = request.url_mut();
+    if let Some(query) = url.query() {
+        if query.contains("%2C") {
+            let literal = query.replace("%2C", ",");
+            url.set_query(Some(&literal));
+        }
+    }
+}
+
+/// Wires a generated `Client` to [`prepare`]; each generated crate's
+/// `lib.rs` calls it once: `psi_runtime::wire_client!();`.
+#[macro_export]
+macro_rules! wire_client {
+    () => {
+        impl $crate::__private::progenitor_client::ClientHooks for Client {
+            async fn pre<E>(
+                &self,
+                request: &mut $crate::__private::reqwest::Request,
+                _info: &$crate::__private::progenitor_client::OperationInfo,
+            ) -> ::std::result::Result<(), $crate::__private::progenitor_client::Error<E>> {
+                $crate::prepare_request(request);
+                Ok(())
+            }
+        }
+    };
+}
