@@ -1,1 +1,20 @@
+//! The cross-crate test suite: one test binary, one module per concern.
 
+mod constrained;
+mod examples;
+mod generation;
+mod include;
+mod money;
+mod open_enums;
+mod shapes;
+mod time;
+
+use std::path::PathBuf;
+
+/// The workspace root (the parent of `tests/`).
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ lives in the workspace root")
+        .to_path_buf()
+}

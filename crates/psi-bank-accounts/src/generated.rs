@@ -2,16 +2,21 @@
 // Source: openapi/bank-accounts.yaml. Regenerate with `cargo xtask generate`.
 
 #[allow(unused_imports)]
-use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
-#[allow(unused_imports)]
 pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+#[allow(unused_imports)]
+use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
     pub use super::open_enums::*;
     ///The bank account of a buyer. Variant of `BankAccountReadResponse` for a single object; `owner` and `iban` are required by the specification, which tells it apart from a list.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct BankAccount {
         ///Reference of the bank account; read-only, returned by read and store. It can identify the account in a payment request.
@@ -29,7 +34,12 @@ pub mod types {
     }
     ///A list of at most one bank account (one account is held per buyer). Variant of `BankAccountReadResponse` for the list shape the specification describes; a JSON array, which tells it apart from the single object.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct BankAccountList(pub ::std::vec::Vec<BankAccount>);
@@ -51,7 +61,15 @@ pub mod types {
     }
     ///Full name of the owner of the bank account, 0 to 1000 characters.
     #[derive(
-        ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars::JsonSchema,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct BankAccountOwner(::std::string::String);
@@ -68,7 +86,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for BankAccountOwner {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 1000usize {
                 return Err("longer than 1000 characters".into());
             }
@@ -80,7 +100,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for BankAccountOwner {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -106,7 +128,12 @@ pub mod types {
     }
     ///Answer of a bank account read. The specification describes it as a list of at most one bank account, while the published sample is a single object: both shapes are accepted, the list first.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     #[serde(untagged)]
     pub enum BankAccountReadResponse {
@@ -125,7 +152,12 @@ pub mod types {
     }
     ///Bank account to store for the buyer; overwrites any existing account of the buyer.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct BankAccountStoreRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -146,7 +178,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct BankAccountStoreResponse {
         ///Reference of the stored bank account. It can identify the account in a payment request.
@@ -160,7 +192,15 @@ pub mod types {
     }
     ///BIC of the bank account, 0 to 50 characters.
     #[derive(
-        ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars::JsonSchema,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct Bic(::std::string::String);
@@ -177,7 +217,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for Bic {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 50usize {
                 return Err("longer than 50 characters".into());
             }
@@ -189,7 +231,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for Bic {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -221,7 +265,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct Decline {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -246,7 +290,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct DeclineResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -259,7 +303,15 @@ pub mod types {
     }
     ///IBAN of the bank account, 0 to 50 characters. Spaces are allowed but not necessary.
     #[derive(
-        ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars::JsonSchema,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct Iban(::std::string::String);
@@ -276,7 +328,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for Iban {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 50usize {
                 return Err("longer than 50 characters".into());
             }
@@ -288,7 +342,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for Iban {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -320,7 +376,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct InvalidField {
         ///JSON path of the invalid field, for example `$.order_data.currency`.
@@ -339,9 +395,14 @@ pub mod types {
     pub mod builder {
         #[derive(Clone, Debug)]
         pub struct BankAccount {
-            bank_account_reference:
-                ::std::result::Result<::std::option::Option<::uuid::Uuid>, ::std::string::String>,
-            bic: ::std::result::Result<::std::option::Option<super::Bic>, ::std::string::String>,
+            bank_account_reference: ::std::result::Result<
+                ::std::option::Option<::uuid::Uuid>,
+                ::std::string::String,
+            >,
+            bic: ::std::result::Result<
+                ::std::option::Option<super::Bic>,
+                ::std::string::String,
+            >,
             iban: ::std::result::Result<super::Iban, ::std::string::String>,
             owner: ::std::result::Result<super::BankAccountOwner, ::std::string::String>,
         }
@@ -361,9 +422,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.bank_account_reference = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for bank_account_reference: {e}")
-                });
+                self.bank_account_reference = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for bank_account_reference: {e}"
+                        )
+                    });
                 self
             }
             pub fn bic<T>(mut self, value: T) -> Self
@@ -373,7 +438,9 @@ pub mod types {
             {
                 self.bic = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for bic: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for bic: {e}")
+                    });
                 self
             }
             pub fn iban<T>(mut self, value: T) -> Self
@@ -383,7 +450,9 @@ pub mod types {
             {
                 self.iban = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for iban: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for iban: {e}")
+                    });
                 self
             }
             pub fn owner<T>(mut self, value: T) -> Self
@@ -393,7 +462,9 @@ pub mod types {
             {
                 self.owner = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for owner: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for owner: {e}")
+                    });
                 self
             }
         }
@@ -422,7 +493,10 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct BankAccountStoreRequest {
-            bic: ::std::result::Result<::std::option::Option<super::Bic>, ::std::string::String>,
+            bic: ::std::result::Result<
+                ::std::option::Option<super::Bic>,
+                ::std::string::String,
+            >,
             iban: ::std::result::Result<super::Iban, ::std::string::String>,
             owner: ::std::result::Result<super::BankAccountOwner, ::std::string::String>,
         }
@@ -443,7 +517,9 @@ pub mod types {
             {
                 self.bic = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for bic: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for bic: {e}")
+                    });
                 self
             }
             pub fn iban<T>(mut self, value: T) -> Self
@@ -453,7 +529,9 @@ pub mod types {
             {
                 self.iban = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for iban: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for iban: {e}")
+                    });
                 self
             }
             pub fn owner<T>(mut self, value: T) -> Self
@@ -463,11 +541,14 @@ pub mod types {
             {
                 self.owner = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for owner: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for owner: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<BankAccountStoreRequest> for super::BankAccountStoreRequest {
+        impl ::std::convert::TryFrom<BankAccountStoreRequest>
+        for super::BankAccountStoreRequest {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: BankAccountStoreRequest,
@@ -479,7 +560,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::BankAccountStoreRequest> for BankAccountStoreRequest {
+        impl ::std::convert::From<super::BankAccountStoreRequest>
+        for BankAccountStoreRequest {
             fn from(value: super::BankAccountStoreRequest) -> Self {
                 Self {
                     bic: Ok(value.bic),
@@ -490,8 +572,10 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct BankAccountStoreResponse {
-            bank_account_reference:
-                ::std::result::Result<::std::option::Option<::uuid::Uuid>, ::std::string::String>,
+            bank_account_reference: ::std::result::Result<
+                ::std::option::Option<::uuid::Uuid>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for BankAccountStoreResponse {
             fn default() -> Self {
@@ -506,13 +590,18 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.bank_account_reference = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for bank_account_reference: {e}")
-                });
+                self.bank_account_reference = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for bank_account_reference: {e}"
+                        )
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<BankAccountStoreResponse> for super::BankAccountStoreResponse {
+        impl ::std::convert::TryFrom<BankAccountStoreResponse>
+        for super::BankAccountStoreResponse {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: BankAccountStoreResponse,
@@ -522,7 +611,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::BankAccountStoreResponse> for BankAccountStoreResponse {
+        impl ::std::convert::From<super::BankAccountStoreResponse>
+        for BankAccountStoreResponse {
             fn from(value: super::BankAccountStoreResponse) -> Self {
                 Self {
                     bank_account_reference: Ok(value.bank_account_reference),
@@ -535,8 +625,10 @@ pub mod types {
                 ::std::option::Option<crate::types::DeclineCategory>,
                 ::std::string::String,
             >,
-            invalid_fields:
-                ::std::result::Result<::std::vec::Vec<super::InvalidField>, ::std::string::String>,
+            invalid_fields: ::std::result::Result<
+                ::std::vec::Vec<super::InvalidField>,
+                ::std::string::String,
+            >,
             reasons: ::std::result::Result<
                 ::std::vec::Vec<::std::string::String>,
                 ::std::string::String,
@@ -554,12 +646,16 @@ pub mod types {
         impl Decline {
             pub fn category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::types::DeclineCategory>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::types::DeclineCategory>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.category = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for category: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for category: {e}")
+                    });
                 self
             }
             pub fn invalid_fields<T>(mut self, value: T) -> Self
@@ -567,9 +663,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::vec::Vec<super::InvalidField>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.invalid_fields = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for invalid_fields: {e}")
-                });
+                self.invalid_fields = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for invalid_fields: {e}"
+                        )
+                    });
                 self
             }
             pub fn reasons<T>(mut self, value: T) -> Self
@@ -579,7 +679,9 @@ pub mod types {
             {
                 self.reasons = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for reasons: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for reasons: {e}")
+                    });
                 self
             }
         }
@@ -606,8 +708,10 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct DeclineResponse {
-            decline:
-                ::std::result::Result<::std::option::Option<super::Decline>, ::std::string::String>,
+            decline: ::std::result::Result<
+                ::std::option::Option<super::Decline>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for DeclineResponse {
             fn default() -> Self {
@@ -624,7 +728,9 @@ pub mod types {
             {
                 self.decline = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for decline: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for decline: {e}")
+                    });
                 self
             }
         }
@@ -633,16 +739,12 @@ pub mod types {
             fn try_from(
                 value: DeclineResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    decline: value.decline?,
-                })
+                Ok(Self { decline: value.decline? })
             }
         }
         impl ::std::convert::From<super::DeclineResponse> for DeclineResponse {
             fn from(value: super::DeclineResponse) -> Self {
-                Self {
-                    decline: Ok(value.decline),
-                }
+                Self { decline: Ok(value.decline) }
             }
         }
         #[derive(Clone, Debug)]
@@ -672,7 +774,9 @@ pub mod types {
             {
                 self.json_path = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for json_path: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for json_path: {e}")
+                    });
                 self
             }
             pub fn message<T>(mut self, value: T) -> Self
@@ -682,7 +786,9 @@ pub mod types {
             {
                 self.message = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for message: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for message: {e}")
+                    });
                 self
             }
         }
@@ -712,12 +818,18 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -759,9 +871,7 @@ impl Client {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
-            reqwest::ClientBuilder::new()
-                .connect_timeout(dur)
-                .timeout(dur)
+            reqwest::ClientBuilder::new().connect_timeout(dur).timeout(dur)
         };
         #[cfg(target_arch = "wasm32")]
         let client = reqwest::ClientBuilder::new();
@@ -798,84 +908,86 @@ impl ClientHooks<()> for &Client {}
 impl Client {
     /**Read the bank account of a buyer
 
-    Returns the bank account stored for the buyer. The specification describes the answer as a list of at most one bank account, while the published sample is a single object; both shapes are accepted. Headers: `Authorization` (required; the bearer token) and `Content-Type: application/json` (required by the specification).
+Returns the bank account stored for the buyer. The specification describes the answer as a list of at most one bank account, while the published sample is a single object; both shapes are accepted. Headers: `Authorization` (required; the bearer token) and `Content-Type: application/json` (required by the specification).
 
-    Sends a `GET` request to `/partners/{partner_profile_id}/consumer/{shop_buyer_id}/bank-accounts`
+Sends a `GET` request to `/partners/{partner_profile_id}/consumer/{shop_buyer_id}/bank-accounts`
 
-    Arguments:
-    - `partner_profile_id`: Partner profile id, issued to the partner.
-    - `shop_buyer_id`: Id of the buyer, assigned by the merchant.
-    ```ignore
-    let response = client.get_bank_account()
-        .partner_profile_id(partner_profile_id)
-        .shop_buyer_id(shop_buyer_id)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `partner_profile_id`: Partner profile id, issued to the partner.
+- `shop_buyer_id`: Id of the buyer, assigned by the merchant.
+```ignore
+let response = client.get_bank_account()
+    .partner_profile_id(partner_profile_id)
+    .shop_buyer_id(shop_buyer_id)
+    .send()
+    .await;
+```*/
     pub fn get_bank_account(&self) -> builder::GetBankAccount<'_> {
         builder::GetBankAccount::new(self)
     }
     /**Store the bank account of a buyer
 
-    Stores the bank account of the buyer and returns its reference. One account is held per buyer: a store call overwrites any existing account of the buyer. The reference can identify the account in a payment request. Headers: `Authorization` (required; the bearer token) and `Content-Type: application/json` (required).
+Stores the bank account of the buyer and returns its reference. One account is held per buyer: a store call overwrites any existing account of the buyer. The reference can identify the account in a payment request. Headers: `Authorization` (required; the bearer token) and `Content-Type: application/json` (required).
 
-    Sends a `POST` request to `/partners/{partner_profile_id}/consumer/{shop_buyer_id}/bank-accounts`
+Sends a `POST` request to `/partners/{partner_profile_id}/consumer/{shop_buyer_id}/bank-accounts`
 
-    Arguments:
-    - `partner_profile_id`: Partner profile id, issued to the partner.
-    - `shop_buyer_id`: Id of the buyer, assigned by the merchant.
-    - `body`
-    ```ignore
-    let response = client.store_bank_account()
-        .partner_profile_id(partner_profile_id)
-        .shop_buyer_id(shop_buyer_id)
-        .body(body)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `partner_profile_id`: Partner profile id, issued to the partner.
+- `shop_buyer_id`: Id of the buyer, assigned by the merchant.
+- `body`
+```ignore
+let response = client.store_bank_account()
+    .partner_profile_id(partner_profile_id)
+    .shop_buyer_id(shop_buyer_id)
+    .body(body)
+    .send()
+    .await;
+```*/
     pub fn store_bank_account(&self) -> builder::StoreBankAccount<'_> {
         builder::StoreBankAccount::new(self)
     }
     /**Delete the bank account of a buyer
 
-    Deletes the bank account with the given reference. The specification shows a confirmation without a body and no numeric status code; it is declared as 204 No Content. Headers: `Authorization` (required; the bearer token) and `Content-Type: application/json` (required by the specification).
+Deletes the bank account with the given reference. The specification shows a confirmation without a body and no numeric status code; it is declared as 204 No Content. Headers: `Authorization` (required; the bearer token) and `Content-Type: application/json` (required by the specification).
 
-    Sends a `DELETE` request to `/partners/{partner_profile_id}/consumer/{shop_buyer_id}/bank-accounts/{bank_account_reference}`
+Sends a `DELETE` request to `/partners/{partner_profile_id}/consumer/{shop_buyer_id}/bank-accounts/{bank_account_reference}`
 
-    Arguments:
-    - `partner_profile_id`: Partner profile id, issued to the partner.
-    - `shop_buyer_id`: Id of the buyer, assigned by the merchant.
-    - `bank_account_reference`: Reference of the bank account, as returned by read and store.
-    ```ignore
-    let response = client.delete_bank_account()
-        .partner_profile_id(partner_profile_id)
-        .shop_buyer_id(shop_buyer_id)
-        .bank_account_reference(bank_account_reference)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `partner_profile_id`: Partner profile id, issued to the partner.
+- `shop_buyer_id`: Id of the buyer, assigned by the merchant.
+- `bank_account_reference`: Reference of the bank account, as returned by read and store.
+```ignore
+let response = client.delete_bank_account()
+    .partner_profile_id(partner_profile_id)
+    .shop_buyer_id(shop_buyer_id)
+    .bank_account_reference(bank_account_reference)
+    .send()
+    .await;
+```*/
     pub fn delete_bank_account(&self) -> builder::DeleteBankAccount<'_> {
         builder::DeleteBankAccount::new(self)
     }
     /**Read a bank account by its reference
 
-    Returns the bank account with the given reference: a list of at most one bank account, or a single bank account object (both shapes are accepted). Note the path segment `shop-buyers` (the other operations use `consumer`). Headers: `Authorization` (required; the bearer token) and `Content-Type: application/json` (required by the specification). The specification lists 401, 404, 405, 406, 413 and 500 as possible statuses without stating their conditions; their body shape is not shown, so the common `DeclineResponse` (all fields optional) is used.
+Returns the bank account with the given reference: a list of at most one bank account, or a single bank account object (both shapes are accepted). Note the path segment `shop-buyers` (the other operations use `consumer`). Headers: `Authorization` (required; the bearer token) and `Content-Type: application/json` (required by the specification). The specification lists 401, 404, 405, 406, 413 and 500 as possible statuses without stating their conditions; their body shape is not shown, so the common `DeclineResponse` (all fields optional) is used.
 
-    Sends a `GET` request to `/partners/{partner_profile_id}/shop-buyers/{shop_buyer_id}/bank-accounts/{bank_account_reference}`
+Sends a `GET` request to `/partners/{partner_profile_id}/shop-buyers/{shop_buyer_id}/bank-accounts/{bank_account_reference}`
 
-    Arguments:
-    - `partner_profile_id`: Partner profile id, issued to the partner. The specification declares it as an integer for this operation while its sample value is alphanumeric; it is treated as the same string id as in the other operations.
-    - `shop_buyer_id`: Id of the buyer, assigned by the merchant.
-    - `bank_account_reference`: Reference of the bank account, as returned by read and store.
-    ```ignore
-    let response = client.get_bank_account_by_reference()
-        .partner_profile_id(partner_profile_id)
-        .shop_buyer_id(shop_buyer_id)
-        .bank_account_reference(bank_account_reference)
-        .send()
-        .await;
-    ```*/
-    pub fn get_bank_account_by_reference(&self) -> builder::GetBankAccountByReference<'_> {
+Arguments:
+- `partner_profile_id`: Partner profile id, issued to the partner. The specification declares it as an integer for this operation while its sample value is alphanumeric; it is treated as the same string id as in the other operations.
+- `shop_buyer_id`: Id of the buyer, assigned by the merchant.
+- `bank_account_reference`: Reference of the bank account, as returned by read and store.
+```ignore
+let response = client.get_bank_account_by_reference()
+    .partner_profile_id(partner_profile_id)
+    .shop_buyer_id(shop_buyer_id)
+    .bank_account_reference(bank_account_reference)
+    .send()
+    .await;
+```*/
+    pub fn get_bank_account_by_reference(
+        &self,
+    ) -> builder::GetBankAccountByReference<'_> {
         builder::GetBankAccountByReference::new(self)
     }
 }
@@ -885,12 +997,12 @@ pub mod builder {
     use super::types;
     #[allow(unused_imports)]
     use super::{
-        encode_path, ByteStream, ClientHooks, ClientInfo, Error, OperationInfo, RequestBuilderExt,
-        ResponseValue,
+        encode_path, ByteStream, ClientInfo, ClientHooks, Error, OperationInfo,
+        RequestBuilderExt, ResponseValue,
     };
     /**Builder for [`Client::get_bank_account`]
 
-    [`Client::get_bank_account`]: super::Client::get_bank_account*/
+[`Client::get_bank_account`]: super::Client::get_bank_account*/
     #[derive(Debug, Clone)]
     pub struct GetBankAccount<'a> {
         client: &'a super::Client,
@@ -901,7 +1013,9 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err("partner_profile_id was not initialized".to_string()),
+                partner_profile_id: Err(
+                    "partner_profile_id was not initialized".to_string(),
+                ),
                 shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
             }
         }
@@ -909,44 +1023,49 @@ pub mod builder {
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.partner_profile_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for partner_profile_id failed"
-                    .to_string()
-            });
+            self.partner_profile_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for partner_profile_id failed"
+                        .to_string()
+                });
             self
         }
         pub fn shop_buyer_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.shop_buyer_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for shop_buyer_id failed".to_string()
-            });
+            self.shop_buyer_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for shop_buyer_id failed"
+                        .to_string()
+                });
             self
         }
         ///Sends a `GET` request to `/partners/{partner_profile_id}/consumer/{shop_buyer_id}/bank-accounts`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::BankAccountReadResponse>, Error<types::DeclineResponse>>
-        {
-            let Self {
-                client,
-                partner_profile_id,
-                shop_buyer_id,
-            } = self;
+        ) -> Result<
+            ResponseValue<types::BankAccountReadResponse>,
+            Error<types::DeclineResponse>,
+        > {
+            let Self { client, partner_profile_id, shop_buyer_id } = self;
             let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
             let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/partners/{}/consumer/{}/bank-accounts",
-                client.baseurl,
-                encode_path(&partner_profile_id.to_string()),
-                encode_path(&shop_buyer_id.to_string()),
+                "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, encode_path(&
+                partner_profile_id.to_string()), encode_path(& shop_buyer_id
+                .to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -966,37 +1085,69 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                401u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                404u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                405u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                406u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                413u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                415u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                405u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                406u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::store_bank_account`]
 
-    [`Client::store_bank_account`]: super::Client::store_bank_account*/
+[`Client::store_bank_account`]: super::Client::store_bank_account*/
     #[derive(Debug, Clone)]
     pub struct StoreBankAccount<'a> {
         client: &'a super::Client,
@@ -1008,7 +1159,9 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err("partner_profile_id was not initialized".to_string()),
+                partner_profile_id: Err(
+                    "partner_profile_id was not initialized".to_string(),
+                ),
                 shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
                 body: Ok(::std::default::Default::default()),
             }
@@ -1017,32 +1170,41 @@ pub mod builder {
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.partner_profile_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for partner_profile_id failed"
-                    .to_string()
-            });
+            self.partner_profile_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for partner_profile_id failed"
+                        .to_string()
+                });
             self
         }
         pub fn shop_buyer_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.shop_buyer_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for shop_buyer_id failed".to_string()
-            });
+            self.shop_buyer_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for shop_buyer_id failed"
+                        .to_string()
+                });
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::BankAccountStoreRequest>,
-            <V as std::convert::TryInto<types::BankAccountStoreRequest>>::Error: std::fmt::Display,
+            <V as std::convert::TryInto<
+                types::BankAccountStoreRequest,
+            >>::Error: std::fmt::Display,
         {
-            self.body = value.try_into().map(From::from).map_err(|s| {
-                format!(
-                    "conversion to `BankAccountStoreRequest` for body failed: {}",
-                    s
-                )
-            });
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!(
+                        "conversion to `BankAccountStoreRequest` for body failed: {}", s
+                    )
+                });
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
@@ -1057,32 +1219,32 @@ pub mod builder {
         ///Sends a `POST` request to `/partners/{partner_profile_id}/consumer/{shop_buyer_id}/bank-accounts`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::BankAccountStoreResponse>, Error<types::DeclineResponse>>
-        {
-            let Self {
-                client,
-                partner_profile_id,
-                shop_buyer_id,
-                body,
-            } = self;
+        ) -> Result<
+            ResponseValue<types::BankAccountStoreResponse>,
+            Error<types::DeclineResponse>,
+        > {
+            let Self { client, partner_profile_id, shop_buyer_id, body } = self;
             let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
             let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
-                    types::BankAccountStoreRequest::try_from(v).map_err(|e| e.to_string())
+                    types::BankAccountStoreRequest::try_from(v)
+                        .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/partners/{}/consumer/{}/bank-accounts",
-                client.baseurl,
-                encode_path(&partner_profile_id.to_string()),
-                encode_path(&shop_buyer_id.to_string()),
+                "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, encode_path(&
+                partner_profile_id.to_string()), encode_path(& shop_buyer_id
+                .to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1103,37 +1265,69 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                401u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                405u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                406u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                413u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                415u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                422u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                405u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                406u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::delete_bank_account`]
 
-    [`Client::delete_bank_account`]: super::Client::delete_bank_account*/
+[`Client::delete_bank_account`]: super::Client::delete_bank_account*/
     #[derive(Debug, Clone)]
     pub struct DeleteBankAccount<'a> {
         client: &'a super::Client,
@@ -1145,10 +1339,12 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err("partner_profile_id was not initialized".to_string()),
+                partner_profile_id: Err(
+                    "partner_profile_id was not initialized".to_string(),
+                ),
                 shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
                 bank_account_reference: Err(
-                    "bank_account_reference was not initialized".to_string()
+                    "bank_account_reference was not initialized".to_string(),
                 ),
             }
         }
@@ -1156,32 +1352,42 @@ pub mod builder {
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.partner_profile_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for partner_profile_id failed"
-                    .to_string()
-            });
+            self.partner_profile_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for partner_profile_id failed"
+                        .to_string()
+                });
             self
         }
         pub fn shop_buyer_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.shop_buyer_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for shop_buyer_id failed".to_string()
-            });
+            self.shop_buyer_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for shop_buyer_id failed"
+                        .to_string()
+                });
             self
         }
         pub fn bank_account_reference<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
         {
-            self.bank_account_reference = value.try_into().map_err(|_| {
-                "conversion to `:: uuid :: Uuid` for bank_account_reference failed".to_string()
-            });
+            self.bank_account_reference = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for bank_account_reference failed"
+                        .to_string()
+                });
             self
         }
         ///Sends a `DELETE` request to `/partners/{partner_profile_id}/consumer/{shop_buyer_id}/bank-accounts/{bank_account_reference}`
-        pub async fn send(self) -> Result<ResponseValue<()>, Error<types::DeclineResponse>> {
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<()>, Error<types::DeclineResponse>> {
             let Self {
                 client,
                 partner_profile_id,
@@ -1190,19 +1396,22 @@ pub mod builder {
             } = self;
             let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
             let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
-            let bank_account_reference = bank_account_reference.map_err(Error::InvalidRequest)?;
+            let bank_account_reference = bank_account_reference
+                .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/partners/{}/consumer/{}/bank-accounts/{}",
-                client.baseurl,
-                encode_path(&partner_profile_id.to_string()),
-                encode_path(&shop_buyer_id.to_string()),
-                encode_path(&bank_account_reference.to_string()),
+                "{}/partners/{}/consumer/{}/bank-accounts/{}", client.baseurl,
+                encode_path(& partner_profile_id.to_string()), encode_path(&
+                shop_buyer_id.to_string()), encode_path(& bank_account_reference
+                .to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1222,37 +1431,69 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 204u16 => Ok(ResponseValue::empty(response)),
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                401u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                404u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                405u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                406u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                413u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                415u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                405u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                406u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::get_bank_account_by_reference`]
 
-    [`Client::get_bank_account_by_reference`]: super::Client::get_bank_account_by_reference*/
+[`Client::get_bank_account_by_reference`]: super::Client::get_bank_account_by_reference*/
     #[derive(Debug, Clone)]
     pub struct GetBankAccountByReference<'a> {
         client: &'a super::Client,
@@ -1264,10 +1505,12 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err("partner_profile_id was not initialized".to_string()),
+                partner_profile_id: Err(
+                    "partner_profile_id was not initialized".to_string(),
+                ),
                 shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
                 bank_account_reference: Err(
-                    "bank_account_reference was not initialized".to_string()
+                    "bank_account_reference was not initialized".to_string(),
                 ),
             }
         }
@@ -1275,35 +1518,45 @@ pub mod builder {
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.partner_profile_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for partner_profile_id failed"
-                    .to_string()
-            });
+            self.partner_profile_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for partner_profile_id failed"
+                        .to_string()
+                });
             self
         }
         pub fn shop_buyer_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.shop_buyer_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for shop_buyer_id failed".to_string()
-            });
+            self.shop_buyer_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for shop_buyer_id failed"
+                        .to_string()
+                });
             self
         }
         pub fn bank_account_reference<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::uuid::Uuid>,
         {
-            self.bank_account_reference = value.try_into().map_err(|_| {
-                "conversion to `:: uuid :: Uuid` for bank_account_reference failed".to_string()
-            });
+            self.bank_account_reference = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: uuid :: Uuid` for bank_account_reference failed"
+                        .to_string()
+                });
             self
         }
         ///Sends a `GET` request to `/partners/{partner_profile_id}/shop-buyers/{shop_buyer_id}/bank-accounts/{bank_account_reference}`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::BankAccountReadResponse>, Error<types::DeclineResponse>>
-        {
+        ) -> Result<
+            ResponseValue<types::BankAccountReadResponse>,
+            Error<types::DeclineResponse>,
+        > {
             let Self {
                 client,
                 partner_profile_id,
@@ -1312,19 +1565,22 @@ pub mod builder {
             } = self;
             let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
             let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
-            let bank_account_reference = bank_account_reference.map_err(Error::InvalidRequest)?;
+            let bank_account_reference = bank_account_reference
+                .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/partners/{}/shop-buyers/{}/bank-accounts/{}",
-                client.baseurl,
-                encode_path(&partner_profile_id.to_string()),
-                encode_path(&shop_buyer_id.to_string()),
-                encode_path(&bank_account_reference.to_string()),
+                "{}/partners/{}/shop-buyers/{}/bank-accounts/{}", client.baseurl,
+                encode_path(& partner_profile_id.to_string()), encode_path(&
+                shop_buyer_id.to_string()), encode_path(& bank_account_reference
+                .to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1344,24 +1600,48 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                401u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                404u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                405u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                406u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                413u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                405u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                406u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }

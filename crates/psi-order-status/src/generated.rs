@@ -2,9 +2,9 @@
 // Source: openapi/order-status.yaml. Regenerate with `cargo xtask generate`.
 
 #[allow(unused_imports)]
-use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
-#[allow(unused_imports)]
 pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+#[allow(unused_imports)]
+use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
@@ -21,7 +21,7 @@ pub mod types {
         Ord,
         PartialEq,
         PartialOrd,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub enum CorrespondenceFormat {
         #[serde(rename = "pdf")]
@@ -42,7 +42,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for CorrespondenceFormat {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "pdf" => Ok(Self::Pdf),
                 "eml" => Ok(Self::Eml),
@@ -53,7 +55,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CorrespondenceFormat {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -67,7 +71,15 @@ pub mod types {
     }
     ///ISO 4217 alphabetic currency code, three upper-case letters.
     #[derive(
-        ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars::JsonSchema,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct CurrencyCode(::std::string::String);
@@ -84,15 +96,17 @@ pub mod types {
     }
     impl ::std::str::FromStr for CurrencyCode {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 3usize {
                 return Err("longer than 3 characters".into());
             }
             if value.chars().count() < 3usize {
                 return Err("shorter than 3 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[A-Z]{3}$").unwrap());
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Z]{3}$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
             }
@@ -101,7 +115,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CurrencyCode {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -133,7 +149,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct Decline {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -158,7 +174,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct DeclineResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -177,14 +193,16 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct GeneralOrderInformation {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub currency: ::std::option::Option<CurrencyCode>,
         ///When the order was created.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub order_creation_date: ::std::option::Option<::chrono::DateTime<::chrono::FixedOffset>>,
+        pub order_creation_date: ::std::option::Option<
+            ::chrono::DateTime<::chrono::FixedOffset>,
+        >,
         ///The buyer id assigned by the shop; null when the shop did not send one.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub shop_buyer_id: ::std::option::Option<::std::string::String>,
@@ -212,7 +230,7 @@ pub mod types {
         Ord,
         PartialEq,
         PartialOrd,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub enum IncludeOption {
         #[serde(rename = "payment_status")]
@@ -239,7 +257,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for IncludeOption {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "payment_status" => Ok(Self::PaymentStatus),
                 "payment_method" => Ok(Self::PaymentMethod),
@@ -252,7 +272,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for IncludeOption {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -272,7 +294,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct InvalidField {
         ///JSON path of the invalid field, for example `$.order_data.currency`.
@@ -295,7 +317,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct InvoiceNotification {
         ///Id of the correspondence; the `correspondence_id` of `getInvoiceCorrespondence`.
@@ -327,7 +349,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct OrderBasket {
         ///Current items of the order, one entry per shop.
@@ -338,13 +360,18 @@ pub mod types {
         pub current_order_amount_gross: ::std::option::Option<::rust_decimal::Decimal>,
         ///Current special items (for example shipping). An object whose inner fields the specification does not show and the public documentation does not fill; kept free-form.
         #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub current_special_items: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub current_special_items: ::serde_json::Map<
+            ::std::string::String,
+            ::serde_json::Value,
+        >,
         ///Gross amount of the order when it was created.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub initial_order_amount_gross: ::std::option::Option<::rust_decimal::Decimal>,
         ///When the basket was last changed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub last_updated: ::std::option::Option<::chrono::DateTime<::chrono::FixedOffset>>,
+        pub last_updated: ::std::option::Option<
+            ::chrono::DateTime<::chrono::FixedOffset>,
+        >,
     }
     impl OrderBasket {
         pub fn builder() -> builder::OrderBasket {
@@ -359,7 +386,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct OrderItem {
         ///Additional description of the item.
@@ -400,21 +427,32 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct OrderPaymentInformation {
         ///The dunning status. Its inner fields (and the set of status values) are not shown by the specification nor documented publicly; kept free-form.
         #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub dunning_status: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub dunning_status: ::serde_json::Map<
+            ::std::string::String,
+            ::serde_json::Value,
+        >,
         ///Maximum processing offset, in hours.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub maximum_processing_offset_in_hours: ::std::option::Option<::rust_decimal::Decimal>,
+        pub maximum_processing_offset_in_hours: ::std::option::Option<
+            ::rust_decimal::Decimal,
+        >,
         ///The payment method. Its inner fields are not shown by the specification nor documented publicly; kept free-form.
         #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub payment_method: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub payment_method: ::serde_json::Map<
+            ::std::string::String,
+            ::serde_json::Value,
+        >,
         ///The payment status. Its inner fields (and the set of status values) are not shown by the specification nor documented publicly; kept free-form.
         #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub payment_status: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub payment_status: ::serde_json::Map<
+            ::std::string::String,
+            ::serde_json::Value,
+        >,
     }
     impl OrderPaymentInformation {
         pub fn builder() -> builder::OrderPaymentInformation {
@@ -429,7 +467,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct OrderStatusResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -452,7 +490,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct ShopItemGroups {
         ///Items neither shipped nor returned.
@@ -478,7 +516,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct ShopOrderItems {
         ///The shop's id.
@@ -500,8 +538,10 @@ pub mod types {
                 ::std::option::Option<crate::types::DeclineCategory>,
                 ::std::string::String,
             >,
-            invalid_fields:
-                ::std::result::Result<::std::vec::Vec<super::InvalidField>, ::std::string::String>,
+            invalid_fields: ::std::result::Result<
+                ::std::vec::Vec<super::InvalidField>,
+                ::std::string::String,
+            >,
             reasons: ::std::result::Result<
                 ::std::vec::Vec<::std::string::String>,
                 ::std::string::String,
@@ -519,12 +559,16 @@ pub mod types {
         impl Decline {
             pub fn category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::types::DeclineCategory>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::types::DeclineCategory>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.category = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for category: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for category: {e}")
+                    });
                 self
             }
             pub fn invalid_fields<T>(mut self, value: T) -> Self
@@ -532,9 +576,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::vec::Vec<super::InvalidField>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.invalid_fields = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for invalid_fields: {e}")
-                });
+                self.invalid_fields = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for invalid_fields: {e}"
+                        )
+                    });
                 self
             }
             pub fn reasons<T>(mut self, value: T) -> Self
@@ -544,7 +592,9 @@ pub mod types {
             {
                 self.reasons = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for reasons: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for reasons: {e}")
+                    });
                 self
             }
         }
@@ -571,8 +621,10 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct DeclineResponse {
-            decline:
-                ::std::result::Result<::std::option::Option<super::Decline>, ::std::string::String>,
+            decline: ::std::result::Result<
+                ::std::option::Option<super::Decline>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for DeclineResponse {
             fn default() -> Self {
@@ -589,7 +641,9 @@ pub mod types {
             {
                 self.decline = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for decline: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for decline: {e}")
+                    });
                 self
             }
         }
@@ -598,16 +652,12 @@ pub mod types {
             fn try_from(
                 value: DeclineResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    decline: value.decline?,
-                })
+                Ok(Self { decline: value.decline? })
             }
         }
         impl ::std::convert::From<super::DeclineResponse> for DeclineResponse {
             fn from(value: super::DeclineResponse) -> Self {
-                Self {
-                    decline: Ok(value.decline),
-                }
+                Self { decline: Ok(value.decline) }
             }
         }
         #[derive(Clone, Debug)]
@@ -652,7 +702,9 @@ pub mod types {
             {
                 self.currency = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for currency: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for currency: {e}")
+                    });
                 self
             }
             pub fn order_creation_date<T>(mut self, value: T) -> Self
@@ -662,9 +714,13 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.order_creation_date = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for order_creation_date: {e}")
-                });
+                self.order_creation_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for order_creation_date: {e}"
+                        )
+                    });
                 self
             }
             pub fn shop_buyer_id<T>(mut self, value: T) -> Self
@@ -674,7 +730,9 @@ pub mod types {
             {
                 self.shop_buyer_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for shop_buyer_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for shop_buyer_id: {e}")
+                    });
                 self
             }
             pub fn shop_order_id<T>(mut self, value: T) -> Self
@@ -684,7 +742,9 @@ pub mod types {
             {
                 self.shop_order_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for shop_order_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for shop_order_id: {e}")
+                    });
                 self
             }
             pub fn transaction_id<T>(mut self, value: T) -> Self
@@ -692,13 +752,18 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.transaction_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for transaction_id: {e}")
-                });
+                self.transaction_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for transaction_id: {e}"
+                        )
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<GeneralOrderInformation> for super::GeneralOrderInformation {
+        impl ::std::convert::TryFrom<GeneralOrderInformation>
+        for super::GeneralOrderInformation {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: GeneralOrderInformation,
@@ -712,7 +777,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::GeneralOrderInformation> for GeneralOrderInformation {
+        impl ::std::convert::From<super::GeneralOrderInformation>
+        for GeneralOrderInformation {
             fn from(value: super::GeneralOrderInformation) -> Self {
                 Self {
                     currency: Ok(value.currency),
@@ -750,7 +816,9 @@ pub mod types {
             {
                 self.json_path = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for json_path: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for json_path: {e}")
+                    });
                 self
             }
             pub fn message<T>(mut self, value: T) -> Self
@@ -760,7 +828,9 @@ pub mod types {
             {
                 self.message = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for message: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for message: {e}")
+                    });
                 self
             }
         }
@@ -823,9 +893,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.correspondence_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for correspondence_id: {e}")
-                });
+                self.correspondence_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for correspondence_id: {e}"
+                        )
+                    });
                 self
             }
             pub fn eml_url<T>(mut self, value: T) -> Self
@@ -835,7 +909,9 @@ pub mod types {
             {
                 self.eml_url = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for eml_url: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for eml_url: {e}")
+                    });
                 self
             }
             pub fn order_reference<T>(mut self, value: T) -> Self
@@ -843,9 +919,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.order_reference = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for order_reference: {e}")
-                });
+                self.order_reference = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for order_reference: {e}"
+                        )
+                    });
                 self
             }
             pub fn pdf_url<T>(mut self, value: T) -> Self
@@ -855,7 +935,9 @@ pub mod types {
             {
                 self.pdf_url = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for pdf_url: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for pdf_url: {e}")
+                    });
                 self
             }
             pub fn transaction_id<T>(mut self, value: T) -> Self
@@ -863,13 +945,18 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.transaction_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for transaction_id: {e}")
-                });
+                self.transaction_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for transaction_id: {e}"
+                        )
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<InvoiceNotification> for super::InvoiceNotification {
+        impl ::std::convert::TryFrom<InvoiceNotification>
+        for super::InvoiceNotification {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: InvoiceNotification,
@@ -936,17 +1023,25 @@ pub mod types {
             {
                 self.current_items = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for current_items: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for current_items: {e}")
+                    });
                 self
             }
             pub fn current_order_amount_gross<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.current_order_amount_gross = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for current_order_amount_gross: {e}")
-                });
+                self.current_order_amount_gross = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for current_order_amount_gross: {e}"
+                        )
+                    });
                 self
             }
             pub fn current_special_items<T>(mut self, value: T) -> Self
@@ -956,19 +1051,29 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.current_special_items = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for current_special_items: {e}")
-                });
+                self.current_special_items = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for current_special_items: {e}"
+                        )
+                    });
                 self
             }
             pub fn initial_order_amount_gross<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.initial_order_amount_gross = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for initial_order_amount_gross: {e}")
-                });
+                self.initial_order_amount_gross = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for initial_order_amount_gross: {e}"
+                        )
+                    });
                 self
             }
             pub fn last_updated<T>(mut self, value: T) -> Self
@@ -980,7 +1085,9 @@ pub mod types {
             {
                 self.last_updated = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for last_updated: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for last_updated: {e}")
+                    });
                 self
             }
         }
@@ -1064,9 +1171,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.additional_description = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for additional_description: {e}")
-                });
+                self.additional_description = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for additional_description: {e}"
+                        )
+                    });
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
@@ -1076,17 +1187,23 @@ pub mod types {
             {
                 self.description = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for description: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for description: {e}")
+                    });
                 self
             }
             pub fn discount<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.discount = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for discount: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for discount: {e}")
+                    });
                 self
             }
             pub fn identification_number<T>(mut self, value: T) -> Self
@@ -1094,29 +1211,41 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.identification_number = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for identification_number: {e}")
-                });
+                self.identification_number = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for identification_number: {e}"
+                        )
+                    });
                 self
             }
             pub fn quantity<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.quantity = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for quantity: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for quantity: {e}")
+                    });
                 self
             }
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.tax_rate = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for tax_rate: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for tax_rate: {e}")
+                    });
                 self
             }
             pub fn unique_identification_number<T>(mut self, value: T) -> Self
@@ -1124,19 +1253,29 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.unique_identification_number = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for unique_identification_number: {e}")
-                });
+                self.unique_identification_number = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for unique_identification_number: {e}"
+                        )
+                    });
                 self
             }
             pub fn unit_price_gross<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.unit_price_gross = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for unit_price_gross: {e}")
-                });
+                self.unit_price_gross = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for unit_price_gross: {e}"
+                        )
+                    });
                 self
             }
         }
@@ -1208,14 +1347,20 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.dunning_status = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for dunning_status: {e}")
-                });
+                self.dunning_status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for dunning_status: {e}"
+                        )
+                    });
                 self
             }
             pub fn maximum_processing_offset_in_hours<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.maximum_processing_offset_in_hours = value
@@ -1234,9 +1379,13 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.payment_method = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for payment_method: {e}")
-                });
+                self.payment_method = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for payment_method: {e}"
+                        )
+                    });
                 self
             }
             pub fn payment_status<T>(mut self, value: T) -> Self
@@ -1246,30 +1395,39 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.payment_status = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for payment_status: {e}")
-                });
+                self.payment_status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for payment_status: {e}"
+                        )
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<OrderPaymentInformation> for super::OrderPaymentInformation {
+        impl ::std::convert::TryFrom<OrderPaymentInformation>
+        for super::OrderPaymentInformation {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: OrderPaymentInformation,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     dunning_status: value.dunning_status?,
-                    maximum_processing_offset_in_hours: value.maximum_processing_offset_in_hours?,
+                    maximum_processing_offset_in_hours: value
+                        .maximum_processing_offset_in_hours?,
                     payment_method: value.payment_method?,
                     payment_status: value.payment_status?,
                 })
             }
         }
-        impl ::std::convert::From<super::OrderPaymentInformation> for OrderPaymentInformation {
+        impl ::std::convert::From<super::OrderPaymentInformation>
+        for OrderPaymentInformation {
             fn from(value: super::OrderPaymentInformation) -> Self {
                 Self {
                     dunning_status: Ok(value.dunning_status),
-                    maximum_processing_offset_in_hours: Ok(value.maximum_processing_offset_in_hours),
+                    maximum_processing_offset_in_hours: Ok(
+                        value.maximum_processing_offset_in_hours,
+                    ),
                     payment_method: Ok(value.payment_method),
                     payment_status: Ok(value.payment_status),
                 }
@@ -1307,31 +1465,46 @@ pub mod types {
             {
                 self.basket = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for basket: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for basket: {e}")
+                    });
                 self
             }
             pub fn general_order_information<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::GeneralOrderInformation>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::GeneralOrderInformation>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.general_order_information = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for general_order_information: {e}")
-                });
+                self.general_order_information = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for general_order_information: {e}"
+                        )
+                    });
                 self
             }
             pub fn payment_information<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::OrderPaymentInformation>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::OrderPaymentInformation>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.payment_information = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for payment_information: {e}")
-                });
+                self.payment_information = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for payment_information: {e}"
+                        )
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<OrderStatusResponse> for super::OrderStatusResponse {
+        impl ::std::convert::TryFrom<OrderStatusResponse>
+        for super::OrderStatusResponse {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: OrderStatusResponse,
@@ -1354,12 +1527,18 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct ShopItemGroups {
-            open_items:
-                ::std::result::Result<::std::vec::Vec<super::OrderItem>, ::std::string::String>,
-            returned_items:
-                ::std::result::Result<::std::vec::Vec<super::OrderItem>, ::std::string::String>,
-            shipped_items:
-                ::std::result::Result<::std::vec::Vec<super::OrderItem>, ::std::string::String>,
+            open_items: ::std::result::Result<
+                ::std::vec::Vec<super::OrderItem>,
+                ::std::string::String,
+            >,
+            returned_items: ::std::result::Result<
+                ::std::vec::Vec<super::OrderItem>,
+                ::std::string::String,
+            >,
+            shipped_items: ::std::result::Result<
+                ::std::vec::Vec<super::OrderItem>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for ShopItemGroups {
             fn default() -> Self {
@@ -1378,7 +1557,9 @@ pub mod types {
             {
                 self.open_items = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for open_items: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for open_items: {e}")
+                    });
                 self
             }
             pub fn returned_items<T>(mut self, value: T) -> Self
@@ -1386,9 +1567,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::vec::Vec<super::OrderItem>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.returned_items = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for returned_items: {e}")
-                });
+                self.returned_items = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for returned_items: {e}"
+                        )
+                    });
                 self
             }
             pub fn shipped_items<T>(mut self, value: T) -> Self
@@ -1398,7 +1583,9 @@ pub mod types {
             {
                 self.shipped_items = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for shipped_items: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for shipped_items: {e}")
+                    });
                 self
             }
         }
@@ -1450,7 +1637,9 @@ pub mod types {
             {
                 self.shop_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for shop_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for shop_id: {e}")
+                    });
                 self
             }
             pub fn shop_items<T>(mut self, value: T) -> Self
@@ -1460,7 +1649,9 @@ pub mod types {
             {
                 self.shop_items = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for shop_items: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for shop_items: {e}")
+                    });
                 self
             }
         }
@@ -1490,12 +1681,18 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -1535,9 +1732,7 @@ impl Client {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
-            reqwest::ClientBuilder::new()
-                .connect_timeout(dur)
-                .timeout(dur)
+            reqwest::ClientBuilder::new().connect_timeout(dur).timeout(dur)
         };
         #[cfg(target_arch = "wasm32")]
         let client = reqwest::ClientBuilder::new();
@@ -1574,41 +1769,41 @@ impl ClientHooks<()> for &Client {}
 impl Client {
     /**Download an invoice correspondence file
 
-    Returns an invoice file in the requested format; the body is the file itself, not JSON. The specification names pdf and eml as formats and its description also mentions html. `correspondence_id` and the access details come from the invoice webhook payload (see `InvoiceNotification`, whose `pdf_url` and `eml_url` point here). Required headers: `Authorization: Bearer <ACCESS_TOKEN>` and `Content-Type`.
+Returns an invoice file in the requested format; the body is the file itself, not JSON. The specification names pdf and eml as formats and its description also mentions html. `correspondence_id` and the access details come from the invoice webhook payload (see `InvoiceNotification`, whose `pdf_url` and `eml_url` point here). Required headers: `Authorization: Bearer <ACCESS_TOKEN>` and `Content-Type`.
 
-    Sends a `GET` request to `/api/order/{transaction_id}/correspondences/invoices/{correspondence_id}/{format}`
+Sends a `GET` request to `/api/order/{transaction_id}/correspondences/invoices/{correspondence_id}/{format}`
 
-    Arguments:
-    - `transaction_id`: The transaction id, as carried by the invoice webhook payload.
-    - `correspondence_id`: The correspondence id, as carried by the invoice webhook payload.
-    - `format`: File format of the invoice.
-    ```ignore
-    let response = client.get_invoice_correspondence()
-        .transaction_id(transaction_id)
-        .correspondence_id(correspondence_id)
-        .format(format)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `transaction_id`: The transaction id, as carried by the invoice webhook payload.
+- `correspondence_id`: The correspondence id, as carried by the invoice webhook payload.
+- `format`: File format of the invoice.
+```ignore
+let response = client.get_invoice_correspondence()
+    .transaction_id(transaction_id)
+    .correspondence_id(correspondence_id)
+    .format(format)
+    .send()
+    .await;
+```*/
     pub fn get_invoice_correspondence(&self) -> builder::GetInvoiceCorrespondence<'_> {
         builder::GetInvoiceCorrespondence::new(self)
     }
     /**Read the order status of a transaction
 
-    Returns the order information of a payment API 1.8 transaction. Without `include` only `general_order_information` is returned; `basket` adds the basket, and any of `payment_status`, `payment_method`, `dunning_status` adds `payment_information`; `all` adds everything. Required headers: `Authorization: Bearer <ACCESS_TOKEN>` (token for the audience `{api_url}/order/status/v2/transactions`) and `Content-Type`.
+Returns the order information of a payment API 1.8 transaction. Without `include` only `general_order_information` is returned; `basket` adds the basket, and any of `payment_status`, `payment_method`, `dunning_status` adds `payment_information`; `all` adds everything. Required headers: `Authorization: Bearer <ACCESS_TOKEN>` (token for the audience `{api_url}/order/status/v2/transactions`) and `Content-Type`.
 
-    Sends a `GET` request to `/order/status/v2/transactions/{transaction-id}`
+Sends a `GET` request to `/order/status/v2/transactions/{transaction-id}`
 
-    Arguments:
-    - `transaction_id`: The transaction id returned when the order was created.
-    - `include`: Optional sections to add, sent as one comma-separated value, e.g. `include=basket,payment_status`. Without `include` only `general_order_information` is returned.
-    ```ignore
-    let response = client.get_order_status()
-        .transaction_id(transaction_id)
-        .include(include)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `transaction_id`: The transaction id returned when the order was created.
+- `include`: Optional sections to add, sent as one comma-separated value, e.g. `include=basket,payment_status`. Without `include` only `general_order_information` is returned.
+```ignore
+let response = client.get_order_status()
+    .transaction_id(transaction_id)
+    .include(include)
+    .send()
+    .await;
+```*/
     pub fn get_order_status(&self) -> builder::GetOrderStatus<'_> {
         builder::GetOrderStatus::new(self)
     }
@@ -1619,12 +1814,12 @@ pub mod builder {
     use super::types;
     #[allow(unused_imports)]
     use super::{
-        encode_path, ByteStream, ClientHooks, ClientInfo, Error, OperationInfo, RequestBuilderExt,
-        ResponseValue,
+        encode_path, ByteStream, ClientInfo, ClientHooks, Error, OperationInfo,
+        RequestBuilderExt, ResponseValue,
     };
     /**Builder for [`Client::get_invoice_correspondence`]
 
-    [`Client::get_invoice_correspondence`]: super::Client::get_invoice_correspondence*/
+[`Client::get_invoice_correspondence`]: super::Client::get_invoice_correspondence*/
     #[derive(Debug, Clone)]
     pub struct GetInvoiceCorrespondence<'a> {
         client: &'a super::Client,
@@ -1637,7 +1832,9 @@ pub mod builder {
             Self {
                 client: client,
                 transaction_id: Err("transaction_id was not initialized".to_string()),
-                correspondence_id: Err("correspondence_id was not initialized".to_string()),
+                correspondence_id: Err(
+                    "correspondence_id was not initialized".to_string(),
+                ),
                 format: Err("format was not initialized".to_string()),
             }
         }
@@ -1645,19 +1842,24 @@ pub mod builder {
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.transaction_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for transaction_id failed".to_string()
-            });
+            self.transaction_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for transaction_id failed"
+                        .to_string()
+                });
             self
         }
         pub fn correspondence_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.correspondence_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for correspondence_id failed"
-                    .to_string()
-            });
+            self.correspondence_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for correspondence_id failed"
+                        .to_string()
+                });
             self
         }
         pub fn format<V>(mut self, value: V) -> Self
@@ -1666,34 +1868,32 @@ pub mod builder {
         {
             self.format = value
                 .try_into()
-                .map_err(|_| "conversion to `CorrespondenceFormat` for format failed".to_string());
+                .map_err(|_| {
+                    "conversion to `CorrespondenceFormat` for format failed".to_string()
+                });
             self
         }
         ///Sends a `GET` request to `/api/order/{transaction_id}/correspondences/invoices/{correspondence_id}/{format}`
         pub async fn send(
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<types::DeclineResponse>> {
-            let Self {
-                client,
-                transaction_id,
-                correspondence_id,
-                format,
-            } = self;
+            let Self { client, transaction_id, correspondence_id, format } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let correspondence_id = correspondence_id.map_err(Error::InvalidRequest)?;
             let format = format.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/api/order/{}/correspondences/invoices/{}/{}",
-                client.baseurl,
-                encode_path(&transaction_id.to_string()),
-                encode_path(&correspondence_id.to_string()),
-                encode_path(&format.to_string()),
+                "{}/api/order/{}/correspondences/invoices/{}/{}", client.baseurl,
+                encode_path(& transaction_id.to_string()), encode_path(&
+                correspondence_id.to_string()), encode_path(& format.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client.client.get(url).headers(header_map).build()?;
             let info = OperationInfo {
@@ -1705,27 +1905,42 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => Ok(ResponseValue::stream(response)),
-                401u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                404u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::get_order_status`]
 
-    [`Client::get_order_status`]: super::Client::get_order_status*/
+[`Client::get_order_status`]: super::Client::get_order_status*/
     #[derive(Debug, Clone)]
     pub struct GetOrderStatus<'a> {
         client: &'a super::Client,
         transaction_id: Result<::std::string::String, String>,
-        include: Result<Option<::psi_runtime::CommaSeparated<crate::types::IncludeOption>>, String>,
+        include: Result<
+            Option<::psi_runtime::CommaSeparated<crate::types::IncludeOption>>,
+            String,
+        >,
     }
     impl<'a> GetOrderStatus<'a> {
         pub fn new(client: &'a super::Client) -> Self {
@@ -1739,14 +1954,19 @@ pub mod builder {
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.transaction_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for transaction_id failed".to_string()
-            });
+            self.transaction_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for transaction_id failed"
+                        .to_string()
+                });
             self
         }
         pub fn include<V>(mut self, value: V) -> Self
         where
-            V: std::convert::TryInto<::psi_runtime::CommaSeparated<crate::types::IncludeOption>>,
+            V: std::convert::TryInto<
+                ::psi_runtime::CommaSeparated<crate::types::IncludeOption>,
+            >,
         {
             self.include = value
                 .try_into()
@@ -1760,25 +1980,25 @@ pub mod builder {
         ///Sends a `GET` request to `/order/status/v2/transactions/{transaction-id}`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::OrderStatusResponse>, Error<types::DeclineResponse>>
-        {
-            let Self {
-                client,
-                transaction_id,
-                include,
-            } = self;
+        ) -> Result<
+            ResponseValue<types::OrderStatusResponse>,
+            Error<types::DeclineResponse>,
+        > {
+            let Self { client, transaction_id, include } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let include = include.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/order/status/v2/transactions/{}",
-                client.baseurl,
-                encode_path(&transaction_id.to_string()),
+                "{}/order/status/v2/transactions/{}", client.baseurl, encode_path(&
+                transaction_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1799,18 +2019,34 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                401u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                404u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }

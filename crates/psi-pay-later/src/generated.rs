@@ -2,16 +2,24 @@
 // Source: openapi/pay-later.yaml. Regenerate with `cargo xtask generate`.
 
 #[allow(unused_imports)]
-use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
-#[allow(unused_imports)]
 pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+#[allow(unused_imports)]
+use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
     pub use super::open_enums::*;
     ///ISO 4217 alphabetic currency code, three upper-case letters.
     #[derive(
-        ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars::JsonSchema,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct CurrencyCode(::std::string::String);
@@ -28,15 +36,17 @@ pub mod types {
     }
     impl ::std::str::FromStr for CurrencyCode {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 3usize {
                 return Err("longer than 3 characters".into());
             }
             if value.chars().count() < 3usize {
                 return Err("shorter than 3 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[A-Z]{3}$").unwrap());
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Z]{3}$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
             }
@@ -45,7 +55,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CurrencyCode {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -77,7 +89,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct Decline {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -102,7 +114,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct DeclineResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -121,7 +133,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct InvalidField {
         ///JSON path of the invalid field, for example `$.order_data.currency`.
@@ -144,12 +156,14 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct PayLaterBooking {
         ///Time of the booking, with fractional seconds (microseconds) and a UTC offset; the offset is part of the value.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub booking_timestamp: ::std::option::Option<::chrono::DateTime<::chrono::FixedOffset>>,
+        pub booking_timestamp: ::std::option::Option<
+            ::chrono::DateTime<::chrono::FixedOffset>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub currency: ::std::option::Option<CurrencyCode>,
         ///Postponement of the due date in days, between 14 and 150.
@@ -175,7 +189,12 @@ pub mod types {
     }
     ///Booking of a pay later offer.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct PayLaterBookingRequest {
         ///An `offer_id` from the offers response.
@@ -194,12 +213,14 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct PayLaterBookingResponse {
         ///Time of the booking, with fractional seconds and a UTC offset; the offset is part of the value.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub booking_timestamp: ::std::option::Option<::chrono::DateTime<::chrono::FixedOffset>>,
+        pub booking_timestamp: ::std::option::Option<
+            ::chrono::DateTime<::chrono::FixedOffset>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub currency: ::std::option::Option<CurrencyCode>,
         ///Postponement of the due date in days, between 14 and 150.
@@ -228,7 +249,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct PayLaterOfferDto {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -261,7 +282,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct PayLaterOffersResponse {
         ///The current due date of the transaction (YYYY-MM-DD).
@@ -291,7 +312,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct PayLaterStatusResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -315,8 +336,10 @@ pub mod types {
                 ::std::option::Option<crate::types::DeclineCategory>,
                 ::std::string::String,
             >,
-            invalid_fields:
-                ::std::result::Result<::std::vec::Vec<super::InvalidField>, ::std::string::String>,
+            invalid_fields: ::std::result::Result<
+                ::std::vec::Vec<super::InvalidField>,
+                ::std::string::String,
+            >,
             reasons: ::std::result::Result<
                 ::std::vec::Vec<::std::string::String>,
                 ::std::string::String,
@@ -334,12 +357,16 @@ pub mod types {
         impl Decline {
             pub fn category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::types::DeclineCategory>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::types::DeclineCategory>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.category = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for category: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for category: {e}")
+                    });
                 self
             }
             pub fn invalid_fields<T>(mut self, value: T) -> Self
@@ -347,9 +374,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::vec::Vec<super::InvalidField>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.invalid_fields = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for invalid_fields: {e}")
-                });
+                self.invalid_fields = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for invalid_fields: {e}"
+                        )
+                    });
                 self
             }
             pub fn reasons<T>(mut self, value: T) -> Self
@@ -359,7 +390,9 @@ pub mod types {
             {
                 self.reasons = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for reasons: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for reasons: {e}")
+                    });
                 self
             }
         }
@@ -386,8 +419,10 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct DeclineResponse {
-            decline:
-                ::std::result::Result<::std::option::Option<super::Decline>, ::std::string::String>,
+            decline: ::std::result::Result<
+                ::std::option::Option<super::Decline>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for DeclineResponse {
             fn default() -> Self {
@@ -404,7 +439,9 @@ pub mod types {
             {
                 self.decline = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for decline: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for decline: {e}")
+                    });
                 self
             }
         }
@@ -413,16 +450,12 @@ pub mod types {
             fn try_from(
                 value: DeclineResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    decline: value.decline?,
-                })
+                Ok(Self { decline: value.decline? })
             }
         }
         impl ::std::convert::From<super::DeclineResponse> for DeclineResponse {
             fn from(value: super::DeclineResponse) -> Self {
-                Self {
-                    decline: Ok(value.decline),
-                }
+                Self { decline: Ok(value.decline) }
             }
         }
         #[derive(Clone, Debug)]
@@ -452,7 +485,9 @@ pub mod types {
             {
                 self.json_path = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for json_path: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for json_path: {e}")
+                    });
                 self
             }
             pub fn message<T>(mut self, value: T) -> Self
@@ -462,7 +497,9 @@ pub mod types {
             {
                 self.message = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for message: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for message: {e}")
+                    });
                 self
             }
         }
@@ -495,8 +532,10 @@ pub mod types {
                 ::std::option::Option<super::CurrencyCode>,
                 ::std::string::String,
             >,
-            delta_due_date:
-                ::std::result::Result<::std::option::Option<i32>, ::std::string::String>,
+            delta_due_date: ::std::result::Result<
+                ::std::option::Option<i32>,
+                ::std::string::String,
+            >,
             fee: ::std::result::Result<
                 ::std::option::Option<::rust_decimal::Decimal>,
                 ::std::string::String,
@@ -535,9 +574,13 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.booking_timestamp = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for booking_timestamp: {e}")
-                });
+                self.booking_timestamp = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for booking_timestamp: {e}"
+                        )
+                    });
                 self
             }
             pub fn currency<T>(mut self, value: T) -> Self
@@ -547,7 +590,9 @@ pub mod types {
             {
                 self.currency = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for currency: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for currency: {e}")
+                    });
                 self
             }
             pub fn delta_due_date<T>(mut self, value: T) -> Self
@@ -555,49 +600,75 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<i32>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.delta_due_date = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for delta_due_date: {e}")
-                });
+                self.delta_due_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for delta_due_date: {e}"
+                        )
+                    });
                 self
             }
             pub fn fee<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.fee = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for fee: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for fee: {e}")
+                    });
                 self
             }
             pub fn original_due_date<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::chrono::naive::NaiveDate>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::naive::NaiveDate>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.original_due_date = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for original_due_date: {e}")
-                });
+                self.original_due_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for original_due_date: {e}"
+                        )
+                    });
                 self
             }
             pub fn updated_due_date<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::chrono::naive::NaiveDate>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::naive::NaiveDate>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.updated_due_date = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for updated_due_date: {e}")
-                });
+                self.updated_due_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for updated_due_date: {e}"
+                        )
+                    });
                 self
             }
             pub fn withdrawal_date<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::chrono::naive::NaiveDate>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::naive::NaiveDate>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.withdrawal_date = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for withdrawal_date: {e}")
-                });
+                self.withdrawal_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for withdrawal_date: {e}"
+                        )
+                    });
                 self
             }
         }
@@ -632,7 +703,10 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct PayLaterBookingRequest {
-            offer_id: ::std::result::Result<::std::string::String, ::std::string::String>,
+            offer_id: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PayLaterBookingRequest {
             fn default() -> Self {
@@ -649,21 +723,23 @@ pub mod types {
             {
                 self.offer_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for offer_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for offer_id: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<PayLaterBookingRequest> for super::PayLaterBookingRequest {
+        impl ::std::convert::TryFrom<PayLaterBookingRequest>
+        for super::PayLaterBookingRequest {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: PayLaterBookingRequest,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    offer_id: value.offer_id?,
-                })
+                Ok(Self { offer_id: value.offer_id? })
             }
         }
-        impl ::std::convert::From<super::PayLaterBookingRequest> for PayLaterBookingRequest {
+        impl ::std::convert::From<super::PayLaterBookingRequest>
+        for PayLaterBookingRequest {
             fn from(value: super::PayLaterBookingRequest) -> Self {
                 Self {
                     offer_id: Ok(value.offer_id),
@@ -680,8 +756,10 @@ pub mod types {
                 ::std::option::Option<super::CurrencyCode>,
                 ::std::string::String,
             >,
-            delta_due_date:
-                ::std::result::Result<::std::option::Option<i32>, ::std::string::String>,
+            delta_due_date: ::std::result::Result<
+                ::std::option::Option<i32>,
+                ::std::string::String,
+            >,
             fee: ::std::result::Result<
                 ::std::option::Option<::rust_decimal::Decimal>,
                 ::std::string::String,
@@ -715,9 +793,13 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.booking_timestamp = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for booking_timestamp: {e}")
-                });
+                self.booking_timestamp = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for booking_timestamp: {e}"
+                        )
+                    });
                 self
             }
             pub fn currency<T>(mut self, value: T) -> Self
@@ -727,7 +809,9 @@ pub mod types {
             {
                 self.currency = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for currency: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for currency: {e}")
+                    });
                 self
             }
             pub fn delta_due_date<T>(mut self, value: T) -> Self
@@ -735,43 +819,62 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<i32>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.delta_due_date = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for delta_due_date: {e}")
-                });
+                self.delta_due_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for delta_due_date: {e}"
+                        )
+                    });
                 self
             }
             pub fn fee<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.fee = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for fee: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for fee: {e}")
+                    });
                 self
             }
             pub fn new_due_date<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::chrono::naive::NaiveDate>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::naive::NaiveDate>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.new_due_date = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for new_due_date: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for new_due_date: {e}")
+                    });
                 self
             }
             pub fn original_due_date<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::chrono::naive::NaiveDate>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::naive::NaiveDate>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.original_due_date = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for original_due_date: {e}")
-                });
+                self.original_due_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for original_due_date: {e}"
+                        )
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<PayLaterBookingResponse> for super::PayLaterBookingResponse {
+        impl ::std::convert::TryFrom<PayLaterBookingResponse>
+        for super::PayLaterBookingResponse {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: PayLaterBookingResponse,
@@ -786,7 +889,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::PayLaterBookingResponse> for PayLaterBookingResponse {
+        impl ::std::convert::From<super::PayLaterBookingResponse>
+        for PayLaterBookingResponse {
             fn from(value: super::PayLaterBookingResponse) -> Self {
                 Self {
                     booking_timestamp: Ok(value.booking_timestamp),
@@ -808,8 +912,10 @@ pub mod types {
                 ::std::option::Option<super::CurrencyCode>,
                 ::std::string::String,
             >,
-            delta_due_date:
-                ::std::result::Result<::std::option::Option<i32>, ::std::string::String>,
+            delta_due_date: ::std::result::Result<
+                ::std::option::Option<i32>,
+                ::std::string::String,
+            >,
             new_due_date: ::std::result::Result<
                 ::std::option::Option<::chrono::naive::NaiveDate>,
                 ::std::string::String,
@@ -845,7 +951,9 @@ pub mod types {
             {
                 self.available = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for available: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for available: {e}")
+                    });
                 self
             }
             pub fn currency<T>(mut self, value: T) -> Self
@@ -855,7 +963,9 @@ pub mod types {
             {
                 self.currency = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for currency: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for currency: {e}")
+                    });
                 self
             }
             pub fn delta_due_date<T>(mut self, value: T) -> Self
@@ -863,19 +973,27 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<i32>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.delta_due_date = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for delta_due_date: {e}")
-                });
+                self.delta_due_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for delta_due_date: {e}"
+                        )
+                    });
                 self
             }
             pub fn new_due_date<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::chrono::naive::NaiveDate>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::naive::NaiveDate>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.new_due_date = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for new_due_date: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for new_due_date: {e}")
+                    });
                 self
             }
             pub fn offer_id<T>(mut self, value: T) -> Self
@@ -885,17 +1003,23 @@ pub mod types {
             {
                 self.offer_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for offer_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for offer_id: {e}")
+                    });
                 self
             }
             pub fn price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.price = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for price: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for price: {e}")
+                    });
                 self
             }
         }
@@ -953,12 +1077,18 @@ pub mod types {
         impl PayLaterOffersResponse {
             pub fn current_due_date<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::chrono::naive::NaiveDate>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::naive::NaiveDate>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.current_due_date = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for current_due_date: {e}")
-                });
+                self.current_due_date = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for current_due_date: {e}"
+                        )
+                    });
                 self
             }
             pub fn pay_later_offers<T>(mut self, value: T) -> Self
@@ -966,9 +1096,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::vec::Vec<super::PayLaterOfferDto>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.pay_later_offers = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for pay_later_offers: {e}")
-                });
+                self.pay_later_offers = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for pay_later_offers: {e}"
+                        )
+                    });
                 self
             }
             pub fn transaction_id<T>(mut self, value: T) -> Self
@@ -976,13 +1110,18 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.transaction_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for transaction_id: {e}")
-                });
+                self.transaction_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for transaction_id: {e}"
+                        )
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<PayLaterOffersResponse> for super::PayLaterOffersResponse {
+        impl ::std::convert::TryFrom<PayLaterOffersResponse>
+        for super::PayLaterOffersResponse {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: PayLaterOffersResponse,
@@ -994,7 +1133,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::PayLaterOffersResponse> for PayLaterOffersResponse {
+        impl ::std::convert::From<super::PayLaterOffersResponse>
+        for PayLaterOffersResponse {
             fn from(value: super::PayLaterOffersResponse) -> Self {
                 Self {
                     current_due_date: Ok(value.current_due_date),
@@ -1030,22 +1170,32 @@ pub mod types {
         impl PayLaterStatusResponse {
             pub fn booking<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::PayLaterBooking>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::PayLaterBooking>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.booking = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for booking: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for booking: {e}")
+                    });
                 self
             }
             pub fn pay_later_status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::types::PayLaterStatus>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::types::PayLaterStatus>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.pay_later_status = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for pay_later_status: {e}")
-                });
+                self.pay_later_status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for pay_later_status: {e}"
+                        )
+                    });
                 self
             }
             pub fn transaction_id<T>(mut self, value: T) -> Self
@@ -1053,13 +1203,18 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.transaction_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for transaction_id: {e}")
-                });
+                self.transaction_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for transaction_id: {e}"
+                        )
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<PayLaterStatusResponse> for super::PayLaterStatusResponse {
+        impl ::std::convert::TryFrom<PayLaterStatusResponse>
+        for super::PayLaterStatusResponse {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: PayLaterStatusResponse,
@@ -1071,7 +1226,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::PayLaterStatusResponse> for PayLaterStatusResponse {
+        impl ::std::convert::From<super::PayLaterStatusResponse>
+        for PayLaterStatusResponse {
             fn from(value: super::PayLaterStatusResponse) -> Self {
                 Self {
                     booking: Ok(value.booking),
@@ -1087,12 +1243,18 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -1132,9 +1294,7 @@ impl Client {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
-            reqwest::ClientBuilder::new()
-                .connect_timeout(dur)
-                .timeout(dur)
+            reqwest::ClientBuilder::new().connect_timeout(dur).timeout(dur)
         };
         #[cfg(target_arch = "wasm32")]
         let client = reqwest::ClientBuilder::new();
@@ -1171,54 +1331,54 @@ impl ClientHooks<()> for &Client {}
 impl Client {
     /**Book a pay later offer
 
-    Books the offer with the given `offer_id` (taken from the offers response) and postpones the due date of the transaction by the offer's number of days. Booking is offered only while the pay later status is AVAILABLE. A booked option can be withdrawn within 14 days of booking through channels outside this interface. The numeric success status is not shown by the specification; the provider's public documentation answers 200. Headers: `Authorization` (required; the bearer token) and `Content-Type: application/json;charset=UTF-8` (required).
+Books the offer with the given `offer_id` (taken from the offers response) and postpones the due date of the transaction by the offer's number of days. Booking is offered only while the pay later status is AVAILABLE. A booked option can be withdrawn within 14 days of booking through channels outside this interface. The numeric success status is not shown by the specification; the provider's public documentation answers 200. Headers: `Authorization` (required; the bearer token) and `Content-Type: application/json;charset=UTF-8` (required).
 
-    Sends a `POST` request to `/order/paylater/v1/{transaction_id}`
+Sends a `POST` request to `/order/paylater/v1/{transaction_id}`
 
-    Arguments:
-    - `transaction_id`: The id returned when the order was created.
-    - `body`
-    ```ignore
-    let response = client.book_pay_later_offer()
-        .transaction_id(transaction_id)
-        .body(body)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `transaction_id`: The id returned when the order was created.
+- `body`
+```ignore
+let response = client.book_pay_later_offer()
+    .transaction_id(transaction_id)
+    .body(body)
+    .send()
+    .await;
+```*/
     pub fn book_pay_later_offer(&self) -> builder::BookPayLaterOffer<'_> {
         builder::BookPayLaterOffer::new(self)
     }
     /**List the pay later offers of a transaction
 
-    Returns the current due date of the transaction and the pay later offers, each postponing the due date by 14 to 150 days against a price. The `offer_id` of an offer is the input of the booking. Headers: `Authorization` (required; the bearer token) and `Content-Type` (required by the specification).
+Returns the current due date of the transaction and the pay later offers, each postponing the due date by 14 to 150 days against a price. The `offer_id` of an offer is the input of the booking. Headers: `Authorization` (required; the bearer token) and `Content-Type` (required by the specification).
 
-    Sends a `GET` request to `/order/paylater/v1/{transaction_id}/offers`
+Sends a `GET` request to `/order/paylater/v1/{transaction_id}/offers`
 
-    Arguments:
-    - `transaction_id`: The id returned when the order was created.
-    ```ignore
-    let response = client.get_pay_later_offers()
-        .transaction_id(transaction_id)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `transaction_id`: The id returned when the order was created.
+```ignore
+let response = client.get_pay_later_offers()
+    .transaction_id(transaction_id)
+    .send()
+    .await;
+```*/
     pub fn get_pay_later_offers(&self) -> builder::GetPayLaterOffers<'_> {
         builder::GetPayLaterOffers::new(self)
     }
     /**Read the pay later status of a transaction
 
-    Returns whether pay later can be booked for the transaction (AVAILABLE), cannot be booked (NOT_AVAILABLE), has been booked (ALREADY_BOOKED) or has been booked and then withdrawn (ALREADY_WITHDRAWN). For the last two the booking is returned as well. Headers: `Authorization` (required; the bearer token) and `Content-Type` (required by the specification).
+Returns whether pay later can be booked for the transaction (AVAILABLE), cannot be booked (NOT_AVAILABLE), has been booked (ALREADY_BOOKED) or has been booked and then withdrawn (ALREADY_WITHDRAWN). For the last two the booking is returned as well. Headers: `Authorization` (required; the bearer token) and `Content-Type` (required by the specification).
 
-    Sends a `GET` request to `/order/paylater/v1/{transaction_id}/status`
+Sends a `GET` request to `/order/paylater/v1/{transaction_id}/status`
 
-    Arguments:
-    - `transaction_id`: The id returned when the order was created.
-    ```ignore
-    let response = client.get_pay_later_status()
-        .transaction_id(transaction_id)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `transaction_id`: The id returned when the order was created.
+```ignore
+let response = client.get_pay_later_status()
+    .transaction_id(transaction_id)
+    .send()
+    .await;
+```*/
     pub fn get_pay_later_status(&self) -> builder::GetPayLaterStatus<'_> {
         builder::GetPayLaterStatus::new(self)
     }
@@ -1229,12 +1389,12 @@ pub mod builder {
     use super::types;
     #[allow(unused_imports)]
     use super::{
-        encode_path, ByteStream, ClientHooks, ClientInfo, Error, OperationInfo, RequestBuilderExt,
-        ResponseValue,
+        encode_path, ByteStream, ClientInfo, ClientHooks, Error, OperationInfo,
+        RequestBuilderExt, ResponseValue,
     };
     /**Builder for [`Client::book_pay_later_offer`]
 
-    [`Client::book_pay_later_offer`]: super::Client::book_pay_later_offer*/
+[`Client::book_pay_later_offer`]: super::Client::book_pay_later_offer*/
     #[derive(Debug, Clone)]
     pub struct BookPayLaterOffer<'a> {
         client: &'a super::Client,
@@ -1253,22 +1413,29 @@ pub mod builder {
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.transaction_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for transaction_id failed".to_string()
-            });
+            self.transaction_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for transaction_id failed"
+                        .to_string()
+                });
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::PayLaterBookingRequest>,
-            <V as std::convert::TryInto<types::PayLaterBookingRequest>>::Error: std::fmt::Display,
+            <V as std::convert::TryInto<
+                types::PayLaterBookingRequest,
+            >>::Error: std::fmt::Display,
         {
-            self.body = value.try_into().map(From::from).map_err(|s| {
-                format!(
-                    "conversion to `PayLaterBookingRequest` for body failed: {}",
-                    s
-                )
-            });
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!(
+                        "conversion to `PayLaterBookingRequest` for body failed: {}", s
+                    )
+                });
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
@@ -1283,27 +1450,29 @@ pub mod builder {
         ///Sends a `POST` request to `/order/paylater/v1/{transaction_id}`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::PayLaterBookingResponse>, Error<types::DeclineResponse>>
-        {
-            let Self {
-                client,
-                transaction_id,
-                body,
-            } = self;
+        ) -> Result<
+            ResponseValue<types::PayLaterBookingResponse>,
+            Error<types::DeclineResponse>,
+        > {
+            let Self { client, transaction_id, body } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let body = body
-                .and_then(|v| types::PayLaterBookingRequest::try_from(v).map_err(|e| e.to_string()))
+                .and_then(|v| {
+                    types::PayLaterBookingRequest::try_from(v).map_err(|e| e.to_string())
+                })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/order/paylater/v1/{}",
-                client.baseurl,
-                encode_path(&transaction_id.to_string()),
+                "{}/order/paylater/v1/{}", client.baseurl, encode_path(& transaction_id
+                .to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1324,37 +1493,69 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                404u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                405u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                406u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                409u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                413u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                415u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                405u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                406u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                409u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::get_pay_later_offers`]
 
-    [`Client::get_pay_later_offers`]: super::Client::get_pay_later_offers*/
+[`Client::get_pay_later_offers`]: super::Client::get_pay_later_offers*/
     #[derive(Debug, Clone)]
     pub struct GetPayLaterOffers<'a> {
         client: &'a super::Client,
@@ -1371,31 +1572,35 @@ pub mod builder {
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.transaction_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for transaction_id failed".to_string()
-            });
+            self.transaction_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for transaction_id failed"
+                        .to_string()
+                });
             self
         }
         ///Sends a `GET` request to `/order/paylater/v1/{transaction_id}/offers`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::PayLaterOffersResponse>, Error<types::DeclineResponse>>
-        {
-            let Self {
-                client,
-                transaction_id,
-            } = self;
+        ) -> Result<
+            ResponseValue<types::PayLaterOffersResponse>,
+            Error<types::DeclineResponse>,
+        > {
+            let Self { client, transaction_id } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/order/paylater/v1/{}/offers",
-                client.baseurl,
-                encode_path(&transaction_id.to_string()),
+                "{}/order/paylater/v1/{}/offers", client.baseurl, encode_path(&
+                transaction_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1415,31 +1620,55 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                404u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                405u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                406u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                413u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                415u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                405u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                406u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::get_pay_later_status`]
 
-    [`Client::get_pay_later_status`]: super::Client::get_pay_later_status*/
+[`Client::get_pay_later_status`]: super::Client::get_pay_later_status*/
     #[derive(Debug, Clone)]
     pub struct GetPayLaterStatus<'a> {
         client: &'a super::Client,
@@ -1456,31 +1685,35 @@ pub mod builder {
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.transaction_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for transaction_id failed".to_string()
-            });
+            self.transaction_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for transaction_id failed"
+                        .to_string()
+                });
             self
         }
         ///Sends a `GET` request to `/order/paylater/v1/{transaction_id}/status`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::PayLaterStatusResponse>, Error<types::DeclineResponse>>
-        {
-            let Self {
-                client,
-                transaction_id,
-            } = self;
+        ) -> Result<
+            ResponseValue<types::PayLaterStatusResponse>,
+            Error<types::DeclineResponse>,
+        > {
+            let Self { client, transaction_id } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/order/paylater/v1/{}/status",
-                client.baseurl,
-                encode_path(&transaction_id.to_string()),
+                "{}/order/paylater/v1/{}/status", client.baseurl, encode_path(&
+                transaction_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1500,24 +1733,48 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                404u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                405u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                406u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                413u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                415u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                405u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                406u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }

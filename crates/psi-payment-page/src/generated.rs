@@ -2,9 +2,9 @@
 // Source: openapi/payment-page.yaml. Regenerate with `cargo xtask generate`.
 
 #[allow(unused_imports)]
-use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
-#[allow(unused_imports)]
 pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+#[allow(unused_imports)]
+use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
@@ -17,7 +17,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct Address {
         ///City.
@@ -51,7 +51,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct BasketItem {
         ///Article number.
@@ -101,7 +101,12 @@ pub mod types {
     }
     ///The buyer: billing_address, contact, and either company (business buyer) or person (consumer). Decoded first-match-wins: a buyer with `company` is a CompanyBuyer, otherwise a buyer with `person` is a PersonBuyer.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     #[serde(untagged)]
     pub enum Buyer {
@@ -126,7 +131,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct Company {
         ///Company name.
@@ -143,7 +148,12 @@ pub mod types {
     }
     ///Business buyer. `company` is required because it is what tells this variant apart from a consumer (PersonBuyer).
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct CompanyBuyer {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -162,7 +172,12 @@ pub mod types {
     }
     ///Delivery of a consumer to an address. `full_name` is required because it is what tells this shape apart from a delivery to a named person (NamedAddressDelivery), which is tried after it.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct ConsumerAddressDelivery {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -183,7 +198,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct Contact {
         ///Email address of the buyer.
@@ -200,7 +215,15 @@ pub mod types {
     }
     ///ISO 3166-1 alpha-2 country code, two upper-case letters.
     #[derive(
-        ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars::JsonSchema,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct CountryCode(::std::string::String);
@@ -217,15 +240,17 @@ pub mod types {
     }
     impl ::std::str::FromStr for CountryCode {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 2usize {
                 return Err("longer than 2 characters".into());
             }
             if value.chars().count() < 2usize {
                 return Err("shorter than 2 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[A-Z]{2}$").unwrap());
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Z]{2}$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
             }
@@ -234,7 +259,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CountryCode {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -260,7 +287,15 @@ pub mod types {
     }
     ///ISO 4217 alphabetic currency code, three upper-case letters.
     #[derive(
-        ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars::JsonSchema,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct CurrencyCode(::std::string::String);
@@ -277,15 +312,17 @@ pub mod types {
     }
     impl ::std::str::FromStr for CurrencyCode {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 3usize {
                 return Err("longer than 3 characters".into());
             }
             if value.chars().count() < 3usize {
                 return Err("shorter than 3 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[A-Z]{3}$").unwrap());
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Z]{3}$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
             }
@@ -294,7 +331,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CurrencyCode {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -326,7 +365,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct Decline {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -351,7 +390,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct DeclineResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -364,7 +403,12 @@ pub mod types {
     }
     ///Delivery of the order, one of five shapes. Decoded first-match-wins in this order, each shape recognised by its required property: in-store collect (`in_store_collect`), pick-up box (`pick_up_box`), pick-up shop (`pick_up_shop`), consumer to an address (`full_name`), company or named person to an address (`address`).
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     #[serde(untagged)]
     pub enum Delivery {
@@ -401,7 +445,15 @@ pub mod types {
     }
     ///Idempotency key of session creation: at most 64 characters; a UUID version 4 is recommended; a key must not be reused for different calls. Field notes: a key is remembered for 24 hours; reusing it with a different body answers 409 (category CONFLICT); a request whose first attempt ended in a 5xx is executed again on retry.
     #[derive(
-        ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars::JsonSchema,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct IdempotencyKey(::std::string::String);
@@ -418,7 +470,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for IdempotencyKey {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 64usize {
                 return Err("longer than 64 characters".into());
             }
@@ -427,7 +481,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for IdempotencyKey {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -459,7 +515,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct InStoreCollect {
         ///City of the store.
@@ -490,7 +546,12 @@ pub mod types {
     }
     ///In-store collect. `in_store_collect` is required because it is what tells this delivery shape apart from the others.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct InStoreCollectDelivery {
         ///Company of the recipient.
@@ -517,7 +578,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct InvalidField {
         ///JSON path of the invalid field, for example `$.order_data.currency`.
@@ -534,7 +595,12 @@ pub mod types {
     }
     ///Delivery of a company or named person to an address (also the B2C shape with only first_name, last_name and address of the public example requests). `address` is required because it is what tells this shape apart; it is tried last.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct NamedAddressDelivery {
         pub address: Address,
@@ -561,7 +627,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct OrderData {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -592,7 +658,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct PaymentMethodRestriction {
         ///Payment option. Value shown by the specification: PAY_NOW; the full enumeration is not shown.
@@ -615,7 +681,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct Person {
         ///Date of birth, YYYY-MM-DD.
@@ -638,7 +704,12 @@ pub mod types {
     }
     ///Consumer buyer. `person` is required because it is what tells this variant apart from a business buyer (CompanyBuyer).
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct PersonBuyer {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -663,7 +734,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct PickUpBox {
         ///Name of the carrier running the box.
@@ -691,7 +762,12 @@ pub mod types {
     }
     ///Delivery to a pick-up box. `pick_up_box` is required because it is what tells this delivery shape apart from the others.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct PickUpBoxDelivery {
         ///First name of the recipient.
@@ -715,7 +791,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct PickUpShop {
         ///City of the shop.
@@ -746,7 +822,12 @@ pub mod types {
     }
     ///Delivery to a pick-up shop. `pick_up_shop` is required because it is what tells this delivery shape apart from the others.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct PickUpShopDelivery {
         ///Company of the recipient.
@@ -773,12 +854,14 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct SessionRecord {
         ///When the session was created.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub created_date: ::std::option::Option<::chrono::DateTime<::chrono::FixedOffset>>,
+        pub created_date: ::std::option::Option<
+            ::chrono::DateTime<::chrono::FixedOffset>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub decline_reasons: ::std::option::Option<Decline>,
         ///Merchant's transaction id from the session request.
@@ -797,7 +880,9 @@ pub mod types {
         pub transaction_id: ::std::option::Option<::std::string::String>,
         ///When the session was last updated.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub updated_date: ::std::option::Option<::chrono::DateTime<::chrono::FixedOffset>>,
+        pub updated_date: ::std::option::Option<
+            ::chrono::DateTime<::chrono::FixedOffset>,
+        >,
     }
     impl SessionRecord {
         pub fn builder() -> builder::SessionRecord {
@@ -806,7 +891,12 @@ pub mod types {
     }
     ///Session records created on the requested day.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct SessionRecordList(pub ::std::vec::Vec<SessionRecord>);
@@ -834,7 +924,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct SessionRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -855,7 +945,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct SessionResponse {
         ///Address of the hosted payment page; redirect the buyer to it.
@@ -878,7 +968,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct ShopBasket {
         ///Basket gross total.
@@ -913,7 +1003,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct SpecialItem {
         ///Article number.
@@ -963,7 +1053,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct UrlData {
         ///Where the buyer is redirected after cancelling.
@@ -992,7 +1082,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct Vat {
         ///Net amount taxed at this rate.
@@ -1059,7 +1149,9 @@ pub mod types {
             {
                 self.city = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for city: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for city: {e}")
+                    });
                 self
             }
             pub fn country_code<T>(mut self, value: T) -> Self
@@ -1069,7 +1161,9 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for country_code: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for country_code: {e}")
+                    });
                 self
             }
             pub fn street<T>(mut self, value: T) -> Self
@@ -1079,7 +1173,9 @@ pub mod types {
             {
                 self.street = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for street: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for street: {e}")
+                    });
                 self
             }
             pub fn street_addition<T>(mut self, value: T) -> Self
@@ -1087,9 +1183,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.street_addition = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for street_addition: {e}")
-                });
+                self.street_addition = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for street_addition: {e}"
+                        )
+                    });
                 self
             }
             pub fn street_number<T>(mut self, value: T) -> Self
@@ -1099,7 +1199,9 @@ pub mod types {
             {
                 self.street_number = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for street_number: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for street_number: {e}")
+                    });
                 self
             }
             pub fn zip_code<T>(mut self, value: T) -> Self
@@ -1109,7 +1211,9 @@ pub mod types {
             {
                 self.zip_code = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for zip_code: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for zip_code: {e}")
+                    });
                 self
             }
         }
@@ -1220,9 +1324,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.article_number = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for article_number: {e}")
-                });
+                self.article_number = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for article_number: {e}"
+                        )
+                    });
                 self
             }
             pub fn category<T>(mut self, value: T) -> Self
@@ -1232,7 +1340,9 @@ pub mod types {
             {
                 self.category = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for category: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for category: {e}")
+                    });
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
@@ -1242,37 +1352,57 @@ pub mod types {
             {
                 self.description = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for description: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for description: {e}")
+                    });
                 self
             }
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.gross_total_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for gross_total_price: {e}")
-                });
+                self.gross_total_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for gross_total_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn gross_unit_discount<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.gross_unit_discount = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for gross_unit_discount: {e}")
-                });
+                self.gross_unit_discount = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for gross_unit_discount: {e}"
+                        )
+                    });
                 self
             }
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.gross_unit_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for gross_unit_price: {e}")
-                });
+                self.gross_unit_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for gross_unit_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
@@ -1282,57 +1412,85 @@ pub mod types {
             {
                 self.name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
                 self
             }
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.net_total_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for net_total_price: {e}")
-                });
+                self.net_total_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for net_total_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn net_unit_discount<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.net_unit_discount = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for net_unit_discount: {e}")
-                });
+                self.net_unit_discount = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for net_unit_discount: {e}"
+                        )
+                    });
                 self
             }
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.net_unit_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for net_unit_price: {e}")
-                });
+                self.net_unit_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for net_unit_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn quantity<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.quantity = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for quantity: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for quantity: {e}")
+                    });
                 self
             }
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.tax_rate = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for tax_rate: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for tax_rate: {e}")
+                    });
                 self
             }
             pub fn unit<T>(mut self, value: T) -> Self
@@ -1342,7 +1500,9 @@ pub mod types {
             {
                 self.unit = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for unit: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for unit: {e}")
+                    });
                 self
             }
         }
@@ -1414,7 +1574,9 @@ pub mod types {
             {
                 self.name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
                 self
             }
             pub fn vat_id<T>(mut self, value: T) -> Self
@@ -1424,7 +1586,9 @@ pub mod types {
             {
                 self.vat_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for vat_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for vat_id: {e}")
+                    });
                 self
             }
         }
@@ -1449,11 +1613,15 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct CompanyBuyer {
-            billing_address:
-                ::std::result::Result<::std::option::Option<super::Address>, ::std::string::String>,
+            billing_address: ::std::result::Result<
+                ::std::option::Option<super::Address>,
+                ::std::string::String,
+            >,
             company: ::std::result::Result<super::Company, ::std::string::String>,
-            contact:
-                ::std::result::Result<::std::option::Option<super::Contact>, ::std::string::String>,
+            contact: ::std::result::Result<
+                ::std::option::Option<super::Contact>,
+                ::std::string::String,
+            >,
             language: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -1475,9 +1643,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<super::Address>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.billing_address = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for billing_address: {e}")
-                });
+                self.billing_address = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for billing_address: {e}"
+                        )
+                    });
                 self
             }
             pub fn company<T>(mut self, value: T) -> Self
@@ -1487,7 +1659,9 @@ pub mod types {
             {
                 self.company = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for company: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for company: {e}")
+                    });
                 self
             }
             pub fn contact<T>(mut self, value: T) -> Self
@@ -1497,7 +1671,9 @@ pub mod types {
             {
                 self.contact = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for contact: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for contact: {e}")
+                    });
                 self
             }
             pub fn language<T>(mut self, value: T) -> Self
@@ -1507,7 +1683,9 @@ pub mod types {
             {
                 self.language = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for language: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for language: {e}")
+                    });
                 self
             }
         }
@@ -1536,9 +1714,14 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct ConsumerAddressDelivery {
-            address:
-                ::std::result::Result<::std::option::Option<super::Address>, ::std::string::String>,
-            full_name: ::std::result::Result<::std::string::String, ::std::string::String>,
+            address: ::std::result::Result<
+                ::std::option::Option<super::Address>,
+                ::std::string::String,
+            >,
+            full_name: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for ConsumerAddressDelivery {
             fn default() -> Self {
@@ -1556,7 +1739,9 @@ pub mod types {
             {
                 self.address = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for address: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for address: {e}")
+                    });
                 self
             }
             pub fn full_name<T>(mut self, value: T) -> Self
@@ -1566,11 +1751,14 @@ pub mod types {
             {
                 self.full_name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for full_name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for full_name: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<ConsumerAddressDelivery> for super::ConsumerAddressDelivery {
+        impl ::std::convert::TryFrom<ConsumerAddressDelivery>
+        for super::ConsumerAddressDelivery {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: ConsumerAddressDelivery,
@@ -1581,7 +1769,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::ConsumerAddressDelivery> for ConsumerAddressDelivery {
+        impl ::std::convert::From<super::ConsumerAddressDelivery>
+        for ConsumerAddressDelivery {
             fn from(value: super::ConsumerAddressDelivery) -> Self {
                 Self {
                     address: Ok(value.address),
@@ -1616,7 +1805,9 @@ pub mod types {
             {
                 self.email = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for email: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for email: {e}")
+                    });
                 self
             }
             pub fn phone<T>(mut self, value: T) -> Self
@@ -1626,7 +1817,9 @@ pub mod types {
             {
                 self.phone = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for phone: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for phone: {e}")
+                    });
                 self
             }
         }
@@ -1655,8 +1848,10 @@ pub mod types {
                 ::std::option::Option<crate::types::DeclineCategory>,
                 ::std::string::String,
             >,
-            invalid_fields:
-                ::std::result::Result<::std::vec::Vec<super::InvalidField>, ::std::string::String>,
+            invalid_fields: ::std::result::Result<
+                ::std::vec::Vec<super::InvalidField>,
+                ::std::string::String,
+            >,
             reasons: ::std::result::Result<
                 ::std::vec::Vec<::std::string::String>,
                 ::std::string::String,
@@ -1674,12 +1869,16 @@ pub mod types {
         impl Decline {
             pub fn category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::types::DeclineCategory>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::types::DeclineCategory>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.category = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for category: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for category: {e}")
+                    });
                 self
             }
             pub fn invalid_fields<T>(mut self, value: T) -> Self
@@ -1687,9 +1886,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::vec::Vec<super::InvalidField>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.invalid_fields = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for invalid_fields: {e}")
-                });
+                self.invalid_fields = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for invalid_fields: {e}"
+                        )
+                    });
                 self
             }
             pub fn reasons<T>(mut self, value: T) -> Self
@@ -1699,7 +1902,9 @@ pub mod types {
             {
                 self.reasons = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for reasons: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for reasons: {e}")
+                    });
                 self
             }
         }
@@ -1726,8 +1931,10 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct DeclineResponse {
-            decline:
-                ::std::result::Result<::std::option::Option<super::Decline>, ::std::string::String>,
+            decline: ::std::result::Result<
+                ::std::option::Option<super::Decline>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for DeclineResponse {
             fn default() -> Self {
@@ -1744,7 +1951,9 @@ pub mod types {
             {
                 self.decline = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for decline: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for decline: {e}")
+                    });
                 self
             }
         }
@@ -1753,16 +1962,12 @@ pub mod types {
             fn try_from(
                 value: DeclineResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    decline: value.decline?,
-                })
+                Ok(Self { decline: value.decline? })
             }
         }
         impl ::std::convert::From<super::DeclineResponse> for DeclineResponse {
             fn from(value: super::DeclineResponse) -> Self {
-                Self {
-                    decline: Ok(value.decline),
-                }
+                Self { decline: Ok(value.decline) }
             }
         }
         #[derive(Clone, Debug)]
@@ -1817,7 +2022,9 @@ pub mod types {
             {
                 self.city = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for city: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for city: {e}")
+                    });
                 self
             }
             pub fn country_code<T>(mut self, value: T) -> Self
@@ -1827,7 +2034,9 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for country_code: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for country_code: {e}")
+                    });
                 self
             }
             pub fn location_name<T>(mut self, value: T) -> Self
@@ -1837,7 +2046,9 @@ pub mod types {
             {
                 self.location_name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for location_name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for location_name: {e}")
+                    });
                 self
             }
             pub fn street<T>(mut self, value: T) -> Self
@@ -1847,7 +2058,9 @@ pub mod types {
             {
                 self.street = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for street: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for street: {e}")
+                    });
                 self
             }
             pub fn street_addition<T>(mut self, value: T) -> Self
@@ -1855,9 +2068,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.street_addition = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for street_addition: {e}")
-                });
+                self.street_addition = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for street_addition: {e}"
+                        )
+                    });
                 self
             }
             pub fn street_number<T>(mut self, value: T) -> Self
@@ -1867,7 +2084,9 @@ pub mod types {
             {
                 self.street_number = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for street_number: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for street_number: {e}")
+                    });
                 self
             }
             pub fn zip_code<T>(mut self, value: T) -> Self
@@ -1877,7 +2096,9 @@ pub mod types {
             {
                 self.zip_code = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for zip_code: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for zip_code: {e}")
+                    });
                 self
             }
         }
@@ -1920,7 +2141,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
-            in_store_collect: ::std::result::Result<super::InStoreCollect, ::std::string::String>,
+            in_store_collect: ::std::result::Result<
+                super::InStoreCollect,
+                ::std::string::String,
+            >,
             last_name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -1931,7 +2155,9 @@ pub mod types {
                 Self {
                     company: Ok(Default::default()),
                     first_name: Ok(Default::default()),
-                    in_store_collect: Err("no value supplied for in_store_collect".to_string()),
+                    in_store_collect: Err(
+                        "no value supplied for in_store_collect".to_string(),
+                    ),
                     last_name: Ok(Default::default()),
                 }
             }
@@ -1944,7 +2170,9 @@ pub mod types {
             {
                 self.company = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for company: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for company: {e}")
+                    });
                 self
             }
             pub fn first_name<T>(mut self, value: T) -> Self
@@ -1954,7 +2182,9 @@ pub mod types {
             {
                 self.first_name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for first_name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for first_name: {e}")
+                    });
                 self
             }
             pub fn in_store_collect<T>(mut self, value: T) -> Self
@@ -1962,9 +2192,13 @@ pub mod types {
                 T: ::std::convert::TryInto<super::InStoreCollect>,
                 T::Error: ::std::fmt::Display,
             {
-                self.in_store_collect = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for in_store_collect: {e}")
-                });
+                self.in_store_collect = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for in_store_collect: {e}"
+                        )
+                    });
                 self
             }
             pub fn last_name<T>(mut self, value: T) -> Self
@@ -1974,11 +2208,14 @@ pub mod types {
             {
                 self.last_name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for last_name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for last_name: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<InStoreCollectDelivery> for super::InStoreCollectDelivery {
+        impl ::std::convert::TryFrom<InStoreCollectDelivery>
+        for super::InStoreCollectDelivery {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: InStoreCollectDelivery,
@@ -1991,7 +2228,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::InStoreCollectDelivery> for InStoreCollectDelivery {
+        impl ::std::convert::From<super::InStoreCollectDelivery>
+        for InStoreCollectDelivery {
             fn from(value: super::InStoreCollectDelivery) -> Self {
                 Self {
                     company: Ok(value.company),
@@ -2028,7 +2266,9 @@ pub mod types {
             {
                 self.json_path = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for json_path: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for json_path: {e}")
+                    });
                 self
             }
             pub fn message<T>(mut self, value: T) -> Self
@@ -2038,7 +2278,9 @@ pub mod types {
             {
                 self.message = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for message: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for message: {e}")
+                    });
                 self
             }
         }
@@ -2095,7 +2337,9 @@ pub mod types {
             {
                 self.address = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for address: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for address: {e}")
+                    });
                 self
             }
             pub fn company<T>(mut self, value: T) -> Self
@@ -2105,7 +2349,9 @@ pub mod types {
             {
                 self.company = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for company: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for company: {e}")
+                    });
                 self
             }
             pub fn first_name<T>(mut self, value: T) -> Self
@@ -2115,7 +2361,9 @@ pub mod types {
             {
                 self.first_name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for first_name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for first_name: {e}")
+                    });
                 self
             }
             pub fn last_name<T>(mut self, value: T) -> Self
@@ -2125,11 +2373,14 @@ pub mod types {
             {
                 self.last_name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for last_name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for last_name: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<NamedAddressDelivery> for super::NamedAddressDelivery {
+        impl ::std::convert::TryFrom<NamedAddressDelivery>
+        for super::NamedAddressDelivery {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: NamedAddressDelivery,
@@ -2154,8 +2405,10 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct OrderData {
-            buyer:
-                ::std::result::Result<::std::option::Option<super::Buyer>, ::std::string::String>,
+            buyer: ::std::result::Result<
+                ::std::option::Option<super::Buyer>,
+                ::std::string::String,
+            >,
             currency: ::std::result::Result<
                 ::std::option::Option<super::CurrencyCode>,
                 ::std::string::String,
@@ -2172,8 +2425,10 @@ pub mod types {
                 ::std::option::Option<super::PaymentMethodRestriction>,
                 ::std::string::String,
             >,
-            shop_baskets:
-                ::std::result::Result<::std::vec::Vec<super::ShopBasket>, ::std::string::String>,
+            shop_baskets: ::std::result::Result<
+                ::std::vec::Vec<super::ShopBasket>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for OrderData {
             fn default() -> Self {
@@ -2195,7 +2450,9 @@ pub mod types {
             {
                 self.buyer = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for buyer: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for buyer: {e}")
+                    });
                 self
             }
             pub fn currency<T>(mut self, value: T) -> Self
@@ -2205,7 +2462,9 @@ pub mod types {
             {
                 self.currency = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for currency: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for currency: {e}")
+                    });
                 self
             }
             pub fn delivery<T>(mut self, value: T) -> Self
@@ -2215,7 +2474,9 @@ pub mod types {
             {
                 self.delivery = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for delivery: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for delivery: {e}")
+                    });
                 self
             }
             pub fn partner_transaction_id<T>(mut self, value: T) -> Self
@@ -2223,19 +2484,29 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.partner_transaction_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for partner_transaction_id: {e}")
-                });
+                self.partner_transaction_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for partner_transaction_id: {e}"
+                        )
+                    });
                 self
             }
             pub fn payment_method<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::PaymentMethodRestriction>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::PaymentMethodRestriction>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.payment_method = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for payment_method: {e}")
-                });
+                self.payment_method = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for payment_method: {e}"
+                        )
+                    });
                 self
             }
             pub fn shop_baskets<T>(mut self, value: T) -> Self
@@ -2245,7 +2516,9 @@ pub mod types {
             {
                 self.shop_baskets = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for shop_baskets: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for shop_baskets: {e}")
+                    });
                 self
             }
         }
@@ -2301,9 +2574,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.payment_option = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for payment_option: {e}")
-                });
+                self.payment_option = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for payment_option: {e}"
+                        )
+                    });
                 self
             }
             pub fn transfer_type<T>(mut self, value: T) -> Self
@@ -2313,11 +2590,14 @@ pub mod types {
             {
                 self.transfer_type = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for transfer_type: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for transfer_type: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<PaymentMethodRestriction> for super::PaymentMethodRestriction {
+        impl ::std::convert::TryFrom<PaymentMethodRestriction>
+        for super::PaymentMethodRestriction {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: PaymentMethodRestriction,
@@ -2328,7 +2608,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::PaymentMethodRestriction> for PaymentMethodRestriction {
+        impl ::std::convert::From<super::PaymentMethodRestriction>
+        for PaymentMethodRestriction {
             fn from(value: super::PaymentMethodRestriction) -> Self {
                 Self {
                     payment_option: Ok(value.payment_option),
@@ -2368,12 +2649,16 @@ pub mod types {
         impl Person {
             pub fn date_of_birth<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::chrono::naive::NaiveDate>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::naive::NaiveDate>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.date_of_birth = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for date_of_birth: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for date_of_birth: {e}")
+                    });
                 self
             }
             pub fn first_name<T>(mut self, value: T) -> Self
@@ -2383,7 +2668,9 @@ pub mod types {
             {
                 self.first_name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for first_name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for first_name: {e}")
+                    });
                 self
             }
             pub fn last_name<T>(mut self, value: T) -> Self
@@ -2393,7 +2680,9 @@ pub mod types {
             {
                 self.last_name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for last_name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for last_name: {e}")
+                    });
                 self
             }
             pub fn title<T>(mut self, value: T) -> Self
@@ -2403,7 +2692,9 @@ pub mod types {
             {
                 self.title = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for title: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for title: {e}")
+                    });
                 self
             }
         }
@@ -2432,10 +2723,14 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct PersonBuyer {
-            billing_address:
-                ::std::result::Result<::std::option::Option<super::Address>, ::std::string::String>,
-            contact:
-                ::std::result::Result<::std::option::Option<super::Contact>, ::std::string::String>,
+            billing_address: ::std::result::Result<
+                ::std::option::Option<super::Address>,
+                ::std::string::String,
+            >,
+            contact: ::std::result::Result<
+                ::std::option::Option<super::Contact>,
+                ::std::string::String,
+            >,
             language: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -2458,9 +2753,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<super::Address>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.billing_address = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for billing_address: {e}")
-                });
+                self.billing_address = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for billing_address: {e}"
+                        )
+                    });
                 self
             }
             pub fn contact<T>(mut self, value: T) -> Self
@@ -2470,7 +2769,9 @@ pub mod types {
             {
                 self.contact = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for contact: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for contact: {e}")
+                    });
                 self
             }
             pub fn language<T>(mut self, value: T) -> Self
@@ -2480,7 +2781,9 @@ pub mod types {
             {
                 self.language = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for language: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for language: {e}")
+                    });
                 self
             }
             pub fn person<T>(mut self, value: T) -> Self
@@ -2490,7 +2793,9 @@ pub mod types {
             {
                 self.person = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for person: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for person: {e}")
+                    });
                 self
             }
         }
@@ -2564,7 +2869,9 @@ pub mod types {
             {
                 self.carrier_name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for carrier_name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for carrier_name: {e}")
+                    });
                 self
             }
             pub fn city<T>(mut self, value: T) -> Self
@@ -2574,7 +2881,9 @@ pub mod types {
             {
                 self.city = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for city: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for city: {e}")
+                    });
                 self
             }
             pub fn country_code<T>(mut self, value: T) -> Self
@@ -2584,7 +2893,9 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for country_code: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for country_code: {e}")
+                    });
                 self
             }
             pub fn location_id<T>(mut self, value: T) -> Self
@@ -2594,7 +2905,9 @@ pub mod types {
             {
                 self.location_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for location_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for location_id: {e}")
+                    });
                 self
             }
             pub fn recipient_account_id<T>(mut self, value: T) -> Self
@@ -2602,9 +2915,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.recipient_account_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for recipient_account_id: {e}")
-                });
+                self.recipient_account_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for recipient_account_id: {e}"
+                        )
+                    });
                 self
             }
             pub fn zip_code<T>(mut self, value: T) -> Self
@@ -2614,7 +2931,9 @@ pub mod types {
             {
                 self.zip_code = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for zip_code: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for zip_code: {e}")
+                    });
                 self
             }
         }
@@ -2674,7 +2993,9 @@ pub mod types {
             {
                 self.first_name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for first_name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for first_name: {e}")
+                    });
                 self
             }
             pub fn last_name<T>(mut self, value: T) -> Self
@@ -2684,7 +3005,9 @@ pub mod types {
             {
                 self.last_name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for last_name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for last_name: {e}")
+                    });
                 self
             }
             pub fn pick_up_box<T>(mut self, value: T) -> Self
@@ -2694,7 +3017,9 @@ pub mod types {
             {
                 self.pick_up_box = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for pick_up_box: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for pick_up_box: {e}")
+                    });
                 self
             }
         }
@@ -2771,7 +3096,9 @@ pub mod types {
             {
                 self.city = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for city: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for city: {e}")
+                    });
                 self
             }
             pub fn country_code<T>(mut self, value: T) -> Self
@@ -2781,7 +3108,9 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for country_code: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for country_code: {e}")
+                    });
                 self
             }
             pub fn location_name<T>(mut self, value: T) -> Self
@@ -2791,7 +3120,9 @@ pub mod types {
             {
                 self.location_name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for location_name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for location_name: {e}")
+                    });
                 self
             }
             pub fn street<T>(mut self, value: T) -> Self
@@ -2801,7 +3132,9 @@ pub mod types {
             {
                 self.street = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for street: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for street: {e}")
+                    });
                 self
             }
             pub fn street_addition<T>(mut self, value: T) -> Self
@@ -2809,9 +3142,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.street_addition = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for street_addition: {e}")
-                });
+                self.street_addition = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for street_addition: {e}"
+                        )
+                    });
                 self
             }
             pub fn street_number<T>(mut self, value: T) -> Self
@@ -2821,7 +3158,9 @@ pub mod types {
             {
                 self.street_number = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for street_number: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for street_number: {e}")
+                    });
                 self
             }
             pub fn zip_code<T>(mut self, value: T) -> Self
@@ -2831,7 +3170,9 @@ pub mod types {
             {
                 self.zip_code = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for zip_code: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for zip_code: {e}")
+                    });
                 self
             }
         }
@@ -2878,7 +3219,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
-            pick_up_shop: ::std::result::Result<super::PickUpShop, ::std::string::String>,
+            pick_up_shop: ::std::result::Result<
+                super::PickUpShop,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PickUpShopDelivery {
             fn default() -> Self {
@@ -2898,7 +3242,9 @@ pub mod types {
             {
                 self.company = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for company: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for company: {e}")
+                    });
                 self
             }
             pub fn first_name<T>(mut self, value: T) -> Self
@@ -2908,7 +3254,9 @@ pub mod types {
             {
                 self.first_name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for first_name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for first_name: {e}")
+                    });
                 self
             }
             pub fn last_name<T>(mut self, value: T) -> Self
@@ -2918,7 +3266,9 @@ pub mod types {
             {
                 self.last_name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for last_name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for last_name: {e}")
+                    });
                 self
             }
             pub fn pick_up_shop<T>(mut self, value: T) -> Self
@@ -2928,7 +3278,9 @@ pub mod types {
             {
                 self.pick_up_shop = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for pick_up_shop: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for pick_up_shop: {e}")
+                    });
                 self
             }
         }
@@ -2961,8 +3313,10 @@ pub mod types {
                 ::std::option::Option<::chrono::DateTime<::chrono::FixedOffset>>,
                 ::std::string::String,
             >,
-            decline_reasons:
-                ::std::result::Result<::std::option::Option<super::Decline>, ::std::string::String>,
+            decline_reasons: ::std::result::Result<
+                ::std::option::Option<super::Decline>,
+                ::std::string::String,
+            >,
             partner_transaction_id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -3012,7 +3366,9 @@ pub mod types {
             {
                 self.created_date = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for created_date: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for created_date: {e}")
+                    });
                 self
             }
             pub fn decline_reasons<T>(mut self, value: T) -> Self
@@ -3020,9 +3376,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<super::Decline>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.decline_reasons = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for decline_reasons: {e}")
-                });
+                self.decline_reasons = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for decline_reasons: {e}"
+                        )
+                    });
                 self
             }
             pub fn partner_transaction_id<T>(mut self, value: T) -> Self
@@ -3030,9 +3390,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.partner_transaction_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for partner_transaction_id: {e}")
-                });
+                self.partner_transaction_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for partner_transaction_id: {e}"
+                        )
+                    });
                 self
             }
             pub fn session_id<T>(mut self, value: T) -> Self
@@ -3042,17 +3406,25 @@ pub mod types {
             {
                 self.session_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for session_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for session_id: {e}")
+                    });
                 self
             }
             pub fn session_status<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::types::SessionStatus>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::types::SessionStatus>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.session_status = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for session_status: {e}")
-                });
+                self.session_status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for session_status: {e}"
+                        )
+                    });
                 self
             }
             pub fn shop_buyer_id<T>(mut self, value: T) -> Self
@@ -3062,7 +3434,9 @@ pub mod types {
             {
                 self.shop_buyer_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for shop_buyer_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for shop_buyer_id: {e}")
+                    });
                 self
             }
             pub fn transaction_id<T>(mut self, value: T) -> Self
@@ -3070,9 +3444,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.transaction_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for transaction_id: {e}")
-                });
+                self.transaction_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for transaction_id: {e}"
+                        )
+                    });
                 self
             }
             pub fn updated_date<T>(mut self, value: T) -> Self
@@ -3084,7 +3462,9 @@ pub mod types {
             {
                 self.updated_date = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for updated_date: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for updated_date: {e}")
+                    });
                 self
             }
         }
@@ -3125,8 +3505,10 @@ pub mod types {
                 ::std::option::Option<super::OrderData>,
                 ::std::string::String,
             >,
-            url_data:
-                ::std::result::Result<::std::option::Option<super::UrlData>, ::std::string::String>,
+            url_data: ::std::result::Result<
+                ::std::option::Option<super::UrlData>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for SessionRequest {
             fn default() -> Self {
@@ -3144,7 +3526,9 @@ pub mod types {
             {
                 self.order_data = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for order_data: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for order_data: {e}")
+                    });
                 self
             }
             pub fn url_data<T>(mut self, value: T) -> Self
@@ -3154,7 +3538,9 @@ pub mod types {
             {
                 self.url_data = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for url_data: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for url_data: {e}")
+                    });
                 self
             }
         }
@@ -3204,7 +3590,9 @@ pub mod types {
             {
                 self.landing_page = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for landing_page: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for landing_page: {e}")
+                    });
                 self
             }
             pub fn session_id<T>(mut self, value: T) -> Self
@@ -3214,7 +3602,9 @@ pub mod types {
             {
                 self.session_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for session_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for session_id: {e}")
+                    });
                 self
             }
         }
@@ -3243,7 +3633,10 @@ pub mod types {
                 ::std::option::Option<::rust_decimal::Decimal>,
                 ::std::string::String,
             >,
-            items: ::std::result::Result<::std::vec::Vec<super::BasketItem>, ::std::string::String>,
+            items: ::std::result::Result<
+                ::std::vec::Vec<super::BasketItem>,
+                ::std::string::String,
+            >,
             partner_shop_id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -3252,9 +3645,14 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
-            special_items:
-                ::std::result::Result<::std::vec::Vec<super::SpecialItem>, ::std::string::String>,
-            vats: ::std::result::Result<::std::vec::Vec<super::Vat>, ::std::string::String>,
+            special_items: ::std::result::Result<
+                ::std::vec::Vec<super::SpecialItem>,
+                ::std::string::String,
+            >,
+            vats: ::std::result::Result<
+                ::std::vec::Vec<super::Vat>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for ShopBasket {
             fn default() -> Self {
@@ -3271,12 +3669,16 @@ pub mod types {
         impl ShopBasket {
             pub fn gross_amount<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.gross_amount = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for gross_amount: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for gross_amount: {e}")
+                    });
                 self
             }
             pub fn items<T>(mut self, value: T) -> Self
@@ -3286,7 +3688,9 @@ pub mod types {
             {
                 self.items = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for items: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for items: {e}")
+                    });
                 self
             }
             pub fn partner_shop_id<T>(mut self, value: T) -> Self
@@ -3294,9 +3698,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.partner_shop_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for partner_shop_id: {e}")
-                });
+                self.partner_shop_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for partner_shop_id: {e}"
+                        )
+                    });
                 self
             }
             pub fn shop_transaction_id<T>(mut self, value: T) -> Self
@@ -3304,9 +3712,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.shop_transaction_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for shop_transaction_id: {e}")
-                });
+                self.shop_transaction_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for shop_transaction_id: {e}"
+                        )
+                    });
                 self
             }
             pub fn special_items<T>(mut self, value: T) -> Self
@@ -3316,7 +3728,9 @@ pub mod types {
             {
                 self.special_items = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for special_items: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for special_items: {e}")
+                    });
                 self
             }
             pub fn vats<T>(mut self, value: T) -> Self
@@ -3326,7 +3740,9 @@ pub mod types {
             {
                 self.vats = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for vats: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for vats: {e}")
+                    });
                 self
             }
         }
@@ -3427,9 +3843,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.article_number = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for article_number: {e}")
-                });
+                self.article_number = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for article_number: {e}"
+                        )
+                    });
                 self
             }
             pub fn category<T>(mut self, value: T) -> Self
@@ -3439,7 +3859,9 @@ pub mod types {
             {
                 self.category = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for category: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for category: {e}")
+                    });
                 self
             }
             pub fn description<T>(mut self, value: T) -> Self
@@ -3449,27 +3871,41 @@ pub mod types {
             {
                 self.description = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for description: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for description: {e}")
+                    });
                 self
             }
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.gross_total_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for gross_total_price: {e}")
-                });
+                self.gross_total_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for gross_total_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.gross_unit_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for gross_unit_price: {e}")
-                });
+                self.gross_unit_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for gross_unit_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
@@ -3479,47 +3915,69 @@ pub mod types {
             {
                 self.name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
                 self
             }
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.net_total_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for net_total_price: {e}")
-                });
+                self.net_total_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for net_total_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.net_unit_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for net_unit_price: {e}")
-                });
+                self.net_unit_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for net_unit_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn quantity<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.quantity = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for quantity: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for quantity: {e}")
+                    });
                 self
             }
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.tax_rate = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for tax_rate: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for tax_rate: {e}")
+                    });
                 self
             }
             pub fn unit<T>(mut self, value: T) -> Self
@@ -3529,7 +3987,9 @@ pub mod types {
             {
                 self.unit = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for unit: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for unit: {e}")
+                    });
                 self
             }
         }
@@ -3607,7 +4067,9 @@ pub mod types {
             {
                 self.cancel_url = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for cancel_url: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for cancel_url: {e}")
+                    });
                 self
             }
             pub fn failure_url<T>(mut self, value: T) -> Self
@@ -3617,7 +4079,9 @@ pub mod types {
             {
                 self.failure_url = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for failure_url: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for failure_url: {e}")
+                    });
                 self
             }
             pub fn success_url<T>(mut self, value: T) -> Self
@@ -3627,7 +4091,9 @@ pub mod types {
             {
                 self.success_url = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for success_url: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for success_url: {e}")
+                    });
                 self
             }
             pub fn webhook_url<T>(mut self, value: T) -> Self
@@ -3637,7 +4103,9 @@ pub mod types {
             {
                 self.webhook_url = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for webhook_url: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for webhook_url: {e}")
+                    });
                 self
             }
         }
@@ -3691,38 +4159,52 @@ pub mod types {
         impl Vat {
             pub fn net_amount<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.net_amount = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for net_amount: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for net_amount: {e}")
+                    });
                 self
             }
             pub fn tax_amount<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.tax_amount = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for tax_amount: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for tax_amount: {e}")
+                    });
                 self
             }
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.tax_rate = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for tax_rate: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for tax_rate: {e}")
+                    });
                 self
             }
         }
         impl ::std::convert::TryFrom<Vat> for super::Vat {
             type Error = super::error::ConversionError;
-            fn try_from(value: Vat) -> ::std::result::Result<Self, super::error::ConversionError> {
+            fn try_from(
+                value: Vat,
+            ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     net_amount: value.net_amount?,
                     tax_amount: value.tax_amount?,
@@ -3746,12 +4228,18 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -3787,9 +4275,7 @@ impl Client {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
-            reqwest::ClientBuilder::new()
-                .connect_timeout(dur)
-                .timeout(dur)
+            reqwest::ClientBuilder::new().connect_timeout(dur).timeout(dur)
         };
         #[cfg(target_arch = "wasm32")]
         let client = reqwest::ClientBuilder::new();
@@ -3826,54 +4312,54 @@ impl ClientHooks<()> for &Client {}
 impl Client {
     /**Create a payment session
 
-    Creates a payment session from `order_data` and `url_data`; the merchant then redirects the buyer to `landing_page`. Headers: Authorization (bearer token for the audience `{base_url}`) and Content-Type application/json. The optional Idempotency-Key makes a retry safe (field notes): a key is remembered for 24 hours, reusing it with a different body answers 409 (category CONFLICT), and a request whose first attempt ended in a 5xx is executed again on retry. The required or optional status of each request field is not shown by the specification. The service compares the sum of the item amounts with the basket gross amount with a tolerance of (sum of all quantities) x 0.02; a mismatch is a 422 with reason SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT (field notes).
+Creates a payment session from `order_data` and `url_data`; the merchant then redirects the buyer to `landing_page`. Headers: Authorization (bearer token for the audience `{base_url}`) and Content-Type application/json. The optional Idempotency-Key makes a retry safe (field notes): a key is remembered for 24 hours, reusing it with a different body answers 409 (category CONFLICT), and a request whose first attempt ended in a 5xx is executed again on retry. The required or optional status of each request field is not shown by the specification. The service compares the sum of the item amounts with the basket gross amount with a tolerance of (sum of all quantities) x 0.02; a mismatch is a 422 with reason SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT (field notes).
 
-    Sends a `POST` request to `/pps/api/v1/session`
+Sends a `POST` request to `/pps/api/v1/session`
 
-    Arguments:
-    - `idempotency_key`: Optional idempotency key, at most 64 characters; a UUID version 4 is recommended; a key must not be reused for different calls.
-    - `body`
-    ```ignore
-    let response = client.create_session()
-        .idempotency_key(idempotency_key)
-        .body(body)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `idempotency_key`: Optional idempotency key, at most 64 characters; a UUID version 4 is recommended; a key must not be reused for different calls.
+- `body`
+```ignore
+let response = client.create_session()
+    .idempotency_key(idempotency_key)
+    .body(body)
+    .send()
+    .await;
+```*/
     pub fn create_session(&self) -> builder::CreateSession<'_> {
         builder::CreateSession::new(self)
     }
     /**List the session records created on one day
 
-    Lists the records of the sessions created on `createdDate` (field notes; not in the specification). Header: Authorization (bearer token for the audience `{base_url}`).
+Lists the records of the sessions created on `createdDate` (field notes; not in the specification). Header: Authorization (bearer token for the audience `{base_url}`).
 
-    Sends a `GET` request to `/pps/api/v1/session-record`
+Sends a `GET` request to `/pps/api/v1/session-record`
 
-    Arguments:
-    - `created_date`: Creation day of the sessions, YYYY-MM-DD.
-    ```ignore
-    let response = client.list_session_records()
-        .created_date(created_date)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `created_date`: Creation day of the sessions, YYYY-MM-DD.
+```ignore
+let response = client.list_session_records()
+    .created_date(created_date)
+    .send()
+    .await;
+```*/
     pub fn list_session_records(&self) -> builder::ListSessionRecords<'_> {
         builder::ListSessionRecords::new(self)
     }
     /**Read the record of one session
 
-    Reads the record of a session (field notes; not in the specification). Header: Authorization (bearer token for the audience `{base_url}`).
+Reads the record of a session (field notes; not in the specification). Header: Authorization (bearer token for the audience `{base_url}`).
 
-    Sends a `GET` request to `/pps/api/v1/session-record/{session_id}`
+Sends a `GET` request to `/pps/api/v1/session-record/{session_id}`
 
-    Arguments:
-    - `session_id`: The session_id returned by session creation.
-    ```ignore
-    let response = client.get_session_record()
-        .session_id(session_id)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `session_id`: The session_id returned by session creation.
+```ignore
+let response = client.get_session_record()
+    .session_id(session_id)
+    .send()
+    .await;
+```*/
     pub fn get_session_record(&self) -> builder::GetSessionRecord<'_> {
         builder::GetSessionRecord::new(self)
     }
@@ -3884,12 +4370,12 @@ pub mod builder {
     use super::types;
     #[allow(unused_imports)]
     use super::{
-        encode_path, ByteStream, ClientHooks, ClientInfo, Error, OperationInfo, RequestBuilderExt,
-        ResponseValue,
+        encode_path, ByteStream, ClientInfo, ClientHooks, Error, OperationInfo,
+        RequestBuilderExt, ResponseValue,
     };
     /**Builder for [`Client::create_session`]
 
-    [`Client::create_session`]: super::Client::create_session*/
+[`Client::create_session`]: super::Client::create_session*/
     #[derive(Debug, Clone)]
     pub struct CreateSession<'a> {
         client: &'a super::Client,
@@ -3908,25 +4394,35 @@ pub mod builder {
         where
             V: std::convert::TryInto<types::IdempotencyKey>,
         {
-            self.idempotency_key = value.try_into().map(Some).map_err(|_| {
-                "conversion to `IdempotencyKey` for idempotency_key failed".to_string()
-            });
+            self.idempotency_key = value
+                .try_into()
+                .map(Some)
+                .map_err(|_| {
+                    "conversion to `IdempotencyKey` for idempotency_key failed"
+                        .to_string()
+                });
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::SessionRequest>,
-            <V as std::convert::TryInto<types::SessionRequest>>::Error: std::fmt::Display,
+            <V as std::convert::TryInto<
+                types::SessionRequest,
+            >>::Error: std::fmt::Display,
         {
             self.body = value
                 .try_into()
                 .map(From::from)
-                .map_err(|s| format!("conversion to `SessionRequest` for body failed: {}", s));
+                .map_err(|s| {
+                    format!("conversion to `SessionRequest` for body failed: {}", s)
+                });
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
         where
-            F: std::ops::FnOnce(types::builder::SessionRequest) -> types::builder::SessionRequest,
+            F: std::ops::FnOnce(
+                types::builder::SessionRequest,
+            ) -> types::builder::SessionRequest,
         {
             self.body = self.body.map(f);
             self
@@ -3934,22 +4430,26 @@ pub mod builder {
         ///Sends a `POST` request to `/pps/api/v1/session`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::SessionResponse>, Error<types::DeclineResponse>> {
-            let Self {
-                client,
-                idempotency_key,
-                body,
-            } = self;
+        ) -> Result<
+            ResponseValue<types::SessionResponse>,
+            Error<types::DeclineResponse>,
+        > {
+            let Self { client, idempotency_key, body } = self;
             let idempotency_key = idempotency_key.map_err(Error::InvalidRequest)?;
             let body = body
-                .and_then(|v| types::SessionRequest::try_from(v).map_err(|e| e.to_string()))
+                .and_then(|v| {
+                    types::SessionRequest::try_from(v).map_err(|e| e.to_string())
+                })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/pps/api/v1/session", client.baseurl,);
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             if let Some(value) = idempotency_key {
                 header_map.append("Idempotency-Key", value.to_string().try_into()?);
             }
@@ -3973,34 +4473,62 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 201u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                401u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                403u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                404u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                409u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                422u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                403u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                409u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::list_session_records`]
 
-    [`Client::list_session_records`]: super::Client::list_session_records*/
+[`Client::list_session_records`]: super::Client::list_session_records*/
     #[derive(Debug, Clone)]
     pub struct ListSessionRecords<'a> {
         client: &'a super::Client,
@@ -4017,28 +4545,32 @@ pub mod builder {
         where
             V: std::convert::TryInto<::chrono::naive::NaiveDate>,
         {
-            self.created_date = value.try_into().map_err(|_| {
-                "conversion to `:: chrono :: naive :: NaiveDate` for created_date failed"
-                    .to_string()
-            });
+            self.created_date = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: chrono :: naive :: NaiveDate` for created_date failed"
+                        .to_string()
+                });
             self
         }
         ///Sends a `GET` request to `/pps/api/v1/session-record`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::SessionRecordList>, Error<types::DeclineResponse>>
-        {
-            let Self {
-                client,
-                created_date,
-            } = self;
+        ) -> Result<
+            ResponseValue<types::SessionRecordList>,
+            Error<types::DeclineResponse>,
+        > {
+            let Self { client, created_date } = self;
             let created_date = created_date.map_err(Error::InvalidRequest)?;
             let url = format!("{}/pps/api/v1/session-record", client.baseurl,);
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -4047,10 +4579,7 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .query(&progenitor_client::QueryParam::new(
-                    "createdDate",
-                    &created_date,
-                ))
+                .query(&progenitor_client::QueryParam::new("createdDate", &created_date))
                 .headers(header_map)
                 .build()?;
             let info = OperationInfo {
@@ -4062,22 +4591,34 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                401u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::get_session_record`]
 
-    [`Client::get_session_record`]: super::Client::get_session_record*/
+[`Client::get_session_record`]: super::Client::get_session_record*/
     #[derive(Debug, Clone)]
     pub struct GetSessionRecord<'a> {
         client: &'a super::Client,
@@ -4094,9 +4635,12 @@ pub mod builder {
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.session_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for session_id failed".to_string()
-            });
+            self.session_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for session_id failed"
+                        .to_string()
+                });
             self
         }
         ///Sends a `GET` request to `/pps/api/v1/session-record/{session_id}`
@@ -4106,15 +4650,17 @@ pub mod builder {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/pps/api/v1/session-record/{}",
-                client.baseurl,
-                encode_path(&session_id.to_string()),
+                "{}/pps/api/v1/session-record/{}", client.baseurl, encode_path(&
+                session_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -4134,15 +4680,27 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                401u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                404u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }

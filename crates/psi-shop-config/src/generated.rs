@@ -2,9 +2,9 @@
 // Source: openapi/shop-config.yaml. Regenerate with `cargo xtask generate`.
 
 #[allow(unused_imports)]
-use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
-#[allow(unused_imports)]
 pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+#[allow(unused_imports)]
+use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
@@ -16,7 +16,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct BrandingSettings {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -37,7 +37,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct CorrespondencePaymentMethod {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -52,7 +52,12 @@ pub mod types {
     }
     ///Settings of one correspondence kind (payment_instruction, payment_receipt, dunning_1, dunning_2, dunning_3, advance_notice, order_confirmation, initial_plan, updated_plan, advance_notice_sepa_update). Sent by default and in shop branding by default. dunning_3 is always sent in provider branding regardless of shop_branding. advance_notice and advance_notice_sepa_update carry a legal obligation to be sent before a direct debit withdrawal; when skipped, the merchant must send a replacement.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct CorrespondenceSetting {
         ///Send this correspondence in shop branding. Defaults to true. Ignored for dunning_3, which is always in provider branding.
@@ -83,7 +88,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct CorrespondenceSettings {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -101,7 +106,15 @@ pub mod types {
     }
     ///ISO 3166-1 alpha-2 country code, two upper-case letters.
     #[derive(
-        ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars::JsonSchema,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct CountryCode(::std::string::String);
@@ -118,15 +131,17 @@ pub mod types {
     }
     impl ::std::str::FromStr for CountryCode {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 2usize {
                 return Err("longer than 2 characters".into());
             }
             if value.chars().count() < 2usize {
                 return Err("shorter than 2 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[A-Z]{2}$").unwrap());
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Z]{2}$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
             }
@@ -135,7 +150,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CountryCode {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -161,7 +178,12 @@ pub mod types {
     }
     ///Customer service contact of the shop.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct CustomerServiceContact {
         ///Customer service email address.
@@ -180,7 +202,12 @@ pub mod types {
     }
     ///A contact given by email address only (fraud, incident, data protection, and invoice_copy: a blind-copy address for invoice correspondence).
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct EmailContact {
         ///Email address.
@@ -203,7 +230,7 @@ pub mod types {
         Ord,
         PartialEq,
         PartialOrd,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub enum FormalTone {
         #[serde(rename = "FORMAL")]
@@ -221,7 +248,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for FormalTone {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "FORMAL" => Ok(Self::Formal),
                 "INFORMAL" => Ok(Self::Informal),
@@ -231,7 +260,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for FormalTone {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -245,7 +276,15 @@ pub mod types {
     }
     ///HTML hex colour code, `#` followed by 3 or 6 hexadecimal digits.
     #[derive(
-        ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars::JsonSchema,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct HexColor(::std::string::String);
@@ -262,20 +301,24 @@ pub mod types {
     }
     impl ::std::str::FromStr for HexColor {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| {
-                    ::regress::Regex::new("^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$").unwrap()
-                });
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$").unwrap() });
             if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$\"".into());
+                return Err(
+                    "doesn't match pattern \"^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$\"".into(),
+                );
             }
             Ok(Self(value.to_string()))
         }
     }
     impl ::std::convert::TryFrom<&str> for HexColor {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -301,7 +344,12 @@ pub mod types {
     }
     ///Settings of the invoice correspondence. Unlike the other kinds, the invoice is not sent by default (skip_sending defaults to true).
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct InvoiceCorrespondenceSetting {
         ///Send the invoice in shop branding. Defaults to true.
@@ -336,7 +384,7 @@ pub mod types {
         Ord,
         PartialEq,
         PartialOrd,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub enum LogoPosition {
         #[serde(rename = "LEFT")]
@@ -357,7 +405,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for LogoPosition {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "LEFT" => Ok(Self::Left),
                 "CENTER" => Ok(Self::Center),
@@ -368,7 +418,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for LogoPosition {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -392,7 +444,7 @@ pub mod types {
         Ord,
         PartialEq,
         PartialOrd,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub enum NameFormat {
         #[serde(rename = "FIRST_NAME")]
@@ -413,7 +465,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for NameFormat {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "FIRST_NAME" => Ok(Self::FirstName),
                 "LAST_NAME" => Ok(Self::LastName),
@@ -424,7 +478,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for NameFormat {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -448,7 +504,7 @@ pub mod types {
         Ord,
         PartialEq,
         PartialOrd,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub enum OrderWording {
         #[serde(rename = "ORDER")]
@@ -466,7 +522,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for OrderWording {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "ORDER" => Ok(Self::Order),
                 "BOOKING" => Ok(Self::Booking),
@@ -476,7 +534,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for OrderWording {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -496,7 +556,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct PaymentMethodSpecificSettings {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -541,7 +601,7 @@ pub mod types {
         Ord,
         PartialEq,
         PartialOrd,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub enum PaymentOption {
         #[serde(rename = "OPEN_INVOICE")]
@@ -562,7 +622,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for PaymentOption {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "OPEN_INVOICE" => Ok(Self::OpenInvoice),
                 "PREPAYMENT" => Ok(Self::Prepayment),
@@ -573,7 +635,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for PaymentOption {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -587,7 +651,12 @@ pub mod types {
     }
     ///Postal address of the shop.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct ShopAddress {
         ///City.
@@ -611,7 +680,12 @@ pub mod types {
     }
     ///Configuration of a shop (update request). The stored configuration is replaced entirely by this object.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct ShopConfiguration {
         pub address: ShopAddress,
@@ -639,7 +713,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct ShopConfigurationError {
         ///One array of error messages per field name.
@@ -668,7 +742,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct ShopConfigurationResponse {
         ///Id of the shop whose configuration was stored.
@@ -688,7 +762,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct ShopContacts {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -709,7 +783,12 @@ pub mod types {
     }
     ///Legal data of the company that runs the shop. The specification marks both vat_id_number and tax_number as required but also says that either vat_id_number or tax_number must be given, so neither is required by this schema: at least one of the two must be given. designation_of_management is mandatory when managing_directors is given.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct ShopLegal {
         ///Chairman of the board.
@@ -749,7 +828,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct SlangSettings {
         ///Additional lines of customer service contact information.
@@ -778,7 +857,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct SlangSettingsByLanguage {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -805,7 +884,7 @@ pub mod types {
         Ord,
         PartialEq,
         PartialOrd,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub enum TransferType {
         #[serde(rename = "BANK_TRANSFER")]
@@ -823,7 +902,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for TransferType {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "BANK_TRANSFER" => Ok(Self::BankTransfer),
                 "DIRECT_DEBIT" => Ok(Self::DirectDebit),
@@ -833,7 +914,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for TransferType {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -872,9 +955,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<super::HexColor>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.highlight_color = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for highlight_color: {e}")
-                });
+                self.highlight_color = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for highlight_color: {e}"
+                        )
+                    });
                 self
             }
             pub fn logo_position<T>(mut self, value: T) -> Self
@@ -884,7 +971,9 @@ pub mod types {
             {
                 self.logo_position = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for logo_position: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for logo_position: {e}")
+                    });
                 self
             }
         }
@@ -932,9 +1021,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<super::PaymentOption>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.payment_option = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for payment_option: {e}")
-                });
+                self.payment_option = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for payment_option: {e}"
+                        )
+                    });
                 self
             }
             pub fn transfer_type<T>(mut self, value: T) -> Self
@@ -944,11 +1037,14 @@ pub mod types {
             {
                 self.transfer_type = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for transfer_type: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for transfer_type: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<CorrespondencePaymentMethod> for super::CorrespondencePaymentMethod {
+        impl ::std::convert::TryFrom<CorrespondencePaymentMethod>
+        for super::CorrespondencePaymentMethod {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: CorrespondencePaymentMethod,
@@ -959,7 +1055,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::CorrespondencePaymentMethod> for CorrespondencePaymentMethod {
+        impl ::std::convert::From<super::CorrespondencePaymentMethod>
+        for CorrespondencePaymentMethod {
             fn from(value: super::CorrespondencePaymentMethod) -> Self {
                 Self {
                     payment_option: Ok(value.payment_option),
@@ -988,7 +1085,9 @@ pub mod types {
             {
                 self.shop_branding = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for shop_branding: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for shop_branding: {e}")
+                    });
                 self
             }
             pub fn skip_sending<T>(mut self, value: T) -> Self
@@ -998,11 +1097,14 @@ pub mod types {
             {
                 self.skip_sending = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for skip_sending: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for skip_sending: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<CorrespondenceSetting> for super::CorrespondenceSetting {
+        impl ::std::convert::TryFrom<CorrespondenceSetting>
+        for super::CorrespondenceSetting {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: CorrespondenceSetting,
@@ -1013,7 +1115,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::CorrespondenceSetting> for CorrespondenceSetting {
+        impl ::std::convert::From<super::CorrespondenceSetting>
+        for CorrespondenceSetting {
             fn from(value: super::CorrespondenceSetting) -> Self {
                 Self {
                     shop_branding: Ok(value.shop_branding),
@@ -1048,36 +1151,53 @@ pub mod types {
         impl CorrespondenceSettings {
             pub fn branding_settings<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::BrandingSettings>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::BrandingSettings>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.branding_settings = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for branding_settings: {e}")
-                });
+                self.branding_settings = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for branding_settings: {e}"
+                        )
+                    });
                 self
             }
             pub fn payment_method_specific<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::PaymentMethodSpecificSettings>>,
+                T: ::std::convert::TryInto<
+                    ::std::vec::Vec<super::PaymentMethodSpecificSettings>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.payment_method_specific = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for payment_method_specific: {e}")
-                });
+                self.payment_method_specific = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for payment_method_specific: {e}"
+                        )
+                    });
                 self
             }
             pub fn slang<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::SlangSettingsByLanguage>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::SlangSettingsByLanguage>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.slang = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for slang: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for slang: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<CorrespondenceSettings> for super::CorrespondenceSettings {
+        impl ::std::convert::TryFrom<CorrespondenceSettings>
+        for super::CorrespondenceSettings {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: CorrespondenceSettings,
@@ -1089,7 +1209,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::CorrespondenceSettings> for CorrespondenceSettings {
+        impl ::std::convert::From<super::CorrespondenceSettings>
+        for CorrespondenceSettings {
             fn from(value: super::CorrespondenceSettings) -> Self {
                 Self {
                     branding_settings: Ok(value.branding_settings),
@@ -1127,7 +1248,9 @@ pub mod types {
             {
                 self.email = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for email: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for email: {e}")
+                    });
                 self
             }
             pub fn fax<T>(mut self, value: T) -> Self
@@ -1137,7 +1260,9 @@ pub mod types {
             {
                 self.fax = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for fax: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for fax: {e}")
+                    });
                 self
             }
             pub fn phone<T>(mut self, value: T) -> Self
@@ -1147,11 +1272,14 @@ pub mod types {
             {
                 self.phone = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for phone: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for phone: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<CustomerServiceContact> for super::CustomerServiceContact {
+        impl ::std::convert::TryFrom<CustomerServiceContact>
+        for super::CustomerServiceContact {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: CustomerServiceContact,
@@ -1163,7 +1291,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::CustomerServiceContact> for CustomerServiceContact {
+        impl ::std::convert::From<super::CustomerServiceContact>
+        for CustomerServiceContact {
             fn from(value: super::CustomerServiceContact) -> Self {
                 Self {
                     email: Ok(value.email),
@@ -1191,7 +1320,9 @@ pub mod types {
             {
                 self.email = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for email: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for email: {e}")
+                    });
                 self
             }
         }
@@ -1200,16 +1331,12 @@ pub mod types {
             fn try_from(
                 value: EmailContact,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    email: value.email?,
-                })
+                Ok(Self { email: value.email? })
             }
         }
         impl ::std::convert::From<super::EmailContact> for EmailContact {
             fn from(value: super::EmailContact) -> Self {
-                Self {
-                    email: Ok(value.email),
-                }
+                Self { email: Ok(value.email) }
             }
         }
         #[derive(Clone, Debug)]
@@ -1233,7 +1360,9 @@ pub mod types {
             {
                 self.shop_branding = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for shop_branding: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for shop_branding: {e}")
+                    });
                 self
             }
             pub fn skip_sending<T>(mut self, value: T) -> Self
@@ -1243,11 +1372,14 @@ pub mod types {
             {
                 self.skip_sending = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for skip_sending: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for skip_sending: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<InvoiceCorrespondenceSetting> for super::InvoiceCorrespondenceSetting {
+        impl ::std::convert::TryFrom<InvoiceCorrespondenceSetting>
+        for super::InvoiceCorrespondenceSetting {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: InvoiceCorrespondenceSetting,
@@ -1258,7 +1390,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::InvoiceCorrespondenceSetting> for InvoiceCorrespondenceSetting {
+        impl ::std::convert::From<super::InvoiceCorrespondenceSetting>
+        for InvoiceCorrespondenceSetting {
             fn from(value: super::InvoiceCorrespondenceSetting) -> Self {
                 Self {
                     shop_branding: Ok(value.shop_branding),
@@ -1338,62 +1471,90 @@ pub mod types {
         impl PaymentMethodSpecificSettings {
             pub fn advance_notice<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CorrespondenceSetting>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CorrespondenceSetting>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.advance_notice = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for advance_notice: {e}")
-                });
+                self.advance_notice = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for advance_notice: {e}"
+                        )
+                    });
                 self
             }
             pub fn advance_notice_sepa_update<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CorrespondenceSetting>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CorrespondenceSetting>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.advance_notice_sepa_update = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for advance_notice_sepa_update: {e}")
-                });
+                self.advance_notice_sepa_update = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for advance_notice_sepa_update: {e}"
+                        )
+                    });
                 self
             }
             pub fn dunning_1<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CorrespondenceSetting>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CorrespondenceSetting>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.dunning_1 = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for dunning_1: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for dunning_1: {e}")
+                    });
                 self
             }
             pub fn dunning_2<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CorrespondenceSetting>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CorrespondenceSetting>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.dunning_2 = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for dunning_2: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for dunning_2: {e}")
+                    });
                 self
             }
             pub fn dunning_3<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CorrespondenceSetting>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CorrespondenceSetting>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.dunning_3 = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for dunning_3: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for dunning_3: {e}")
+                    });
                 self
             }
             pub fn initial_plan<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CorrespondenceSetting>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CorrespondenceSetting>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.initial_plan = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for initial_plan: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for initial_plan: {e}")
+                    });
                 self
             }
             pub fn invoice<T>(mut self, value: T) -> Self
@@ -1405,27 +1566,41 @@ pub mod types {
             {
                 self.invoice = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for invoice: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for invoice: {e}")
+                    });
                 self
             }
             pub fn order_confirmation<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CorrespondenceSetting>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CorrespondenceSetting>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.order_confirmation = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for order_confirmation: {e}")
-                });
+                self.order_confirmation = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for order_confirmation: {e}"
+                        )
+                    });
                 self
             }
             pub fn payment_instruction<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CorrespondenceSetting>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CorrespondenceSetting>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.payment_instruction = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for payment_instruction: {e}")
-                });
+                self.payment_instruction = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for payment_instruction: {e}"
+                        )
+                    });
                 self
             }
             pub fn payment_method<T>(mut self, value: T) -> Self
@@ -1435,35 +1610,48 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.payment_method = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for payment_method: {e}")
-                });
+                self.payment_method = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for payment_method: {e}"
+                        )
+                    });
                 self
             }
             pub fn payment_receipt<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CorrespondenceSetting>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CorrespondenceSetting>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.payment_receipt = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for payment_receipt: {e}")
-                });
+                self.payment_receipt = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for payment_receipt: {e}"
+                        )
+                    });
                 self
             }
             pub fn updated_plan<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CorrespondenceSetting>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CorrespondenceSetting>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.updated_plan = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for updated_plan: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for updated_plan: {e}")
+                    });
                 self
             }
         }
         impl ::std::convert::TryFrom<PaymentMethodSpecificSettings>
-            for super::PaymentMethodSpecificSettings
-        {
+        for super::PaymentMethodSpecificSettings {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: PaymentMethodSpecificSettings,
@@ -1484,7 +1672,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::PaymentMethodSpecificSettings> for PaymentMethodSpecificSettings {
+        impl ::std::convert::From<super::PaymentMethodSpecificSettings>
+        for PaymentMethodSpecificSettings {
             fn from(value: super::PaymentMethodSpecificSettings) -> Self {
                 Self {
                     advance_notice: Ok(value.advance_notice),
@@ -1505,8 +1694,14 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct ShopAddress {
             city: ::std::result::Result<::std::string::String, ::std::string::String>,
-            country_code: ::std::result::Result<super::CountryCode, ::std::string::String>,
-            postal_code: ::std::result::Result<::std::string::String, ::std::string::String>,
+            country_code: ::std::result::Result<
+                super::CountryCode,
+                ::std::string::String,
+            >,
+            postal_code: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
             street: ::std::result::Result<::std::string::String, ::std::string::String>,
             street_additional: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
@@ -1537,7 +1732,9 @@ pub mod types {
             {
                 self.city = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for city: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for city: {e}")
+                    });
                 self
             }
             pub fn country_code<T>(mut self, value: T) -> Self
@@ -1547,7 +1744,9 @@ pub mod types {
             {
                 self.country_code = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for country_code: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for country_code: {e}")
+                    });
                 self
             }
             pub fn postal_code<T>(mut self, value: T) -> Self
@@ -1557,7 +1756,9 @@ pub mod types {
             {
                 self.postal_code = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for postal_code: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for postal_code: {e}")
+                    });
                 self
             }
             pub fn street<T>(mut self, value: T) -> Self
@@ -1567,7 +1768,9 @@ pub mod types {
             {
                 self.street = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for street: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for street: {e}")
+                    });
                 self
             }
             pub fn street_additional<T>(mut self, value: T) -> Self
@@ -1575,9 +1778,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.street_additional = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for street_additional: {e}")
-                });
+                self.street_additional = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for street_additional: {e}"
+                        )
+                    });
                 self
             }
             pub fn street_number<T>(mut self, value: T) -> Self
@@ -1587,7 +1794,9 @@ pub mod types {
             {
                 self.street_number = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for street_number: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for street_number: {e}")
+                    });
                 self
             }
         }
@@ -1656,7 +1865,9 @@ pub mod types {
             {
                 self.address = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for address: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for address: {e}")
+                    });
                 self
             }
             pub fn contacts<T>(mut self, value: T) -> Self
@@ -1666,17 +1877,25 @@ pub mod types {
             {
                 self.contacts = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for contacts: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for contacts: {e}")
+                    });
                 self
             }
             pub fn correspondence_settings<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CorrespondenceSettings>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CorrespondenceSettings>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.correspondence_settings = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for correspondence_settings: {e}")
-                });
+                self.correspondence_settings = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for correspondence_settings: {e}"
+                        )
+                    });
                 self
             }
             pub fn legal<T>(mut self, value: T) -> Self
@@ -1686,7 +1905,9 @@ pub mod types {
             {
                 self.legal = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for legal: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for legal: {e}")
+                    });
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
@@ -1696,7 +1917,9 @@ pub mod types {
             {
                 self.name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
                 self
             }
             pub fn website<T>(mut self, value: T) -> Self
@@ -1706,7 +1929,9 @@ pub mod types {
             {
                 self.website = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for website: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for website: {e}")
+                    });
                 self
             }
         }
@@ -1772,7 +1997,9 @@ pub mod types {
             {
                 self.errors = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for errors: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for errors: {e}")
+                    });
                 self
             }
             pub fn message<T>(mut self, value: T) -> Self
@@ -1782,11 +2009,14 @@ pub mod types {
             {
                 self.message = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for message: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for message: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<ShopConfigurationError> for super::ShopConfigurationError {
+        impl ::std::convert::TryFrom<ShopConfigurationError>
+        for super::ShopConfigurationError {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: ShopConfigurationError,
@@ -1797,7 +2027,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::ShopConfigurationError> for ShopConfigurationError {
+        impl ::std::convert::From<super::ShopConfigurationError>
+        for ShopConfigurationError {
             fn from(value: super::ShopConfigurationError) -> Self {
                 Self {
                     errors: Ok(value.errors),
@@ -1827,25 +2058,25 @@ pub mod types {
             {
                 self.shop_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for shop_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for shop_id: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<ShopConfigurationResponse> for super::ShopConfigurationResponse {
+        impl ::std::convert::TryFrom<ShopConfigurationResponse>
+        for super::ShopConfigurationResponse {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: ShopConfigurationResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    shop_id: value.shop_id?,
-                })
+                Ok(Self { shop_id: value.shop_id? })
             }
         }
-        impl ::std::convert::From<super::ShopConfigurationResponse> for ShopConfigurationResponse {
+        impl ::std::convert::From<super::ShopConfigurationResponse>
+        for ShopConfigurationResponse {
             fn from(value: super::ShopConfigurationResponse) -> Self {
-                Self {
-                    shop_id: Ok(value.shop_id),
-                }
+                Self { shop_id: Ok(value.shop_id) }
             }
         }
         #[derive(Clone, Debug)]
@@ -1885,12 +2116,18 @@ pub mod types {
         impl ShopContacts {
             pub fn customer_service<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CustomerServiceContact>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::CustomerServiceContact>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.customer_service = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for customer_service: {e}")
-                });
+                self.customer_service = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for customer_service: {e}"
+                        )
+                    });
                 self
             }
             pub fn data_protection<T>(mut self, value: T) -> Self
@@ -1898,9 +2135,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<super::EmailContact>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.data_protection = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for data_protection: {e}")
-                });
+                self.data_protection = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for data_protection: {e}"
+                        )
+                    });
                 self
             }
             pub fn fraud<T>(mut self, value: T) -> Self
@@ -1910,7 +2151,9 @@ pub mod types {
             {
                 self.fraud = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for fraud: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for fraud: {e}")
+                    });
                 self
             }
             pub fn incident<T>(mut self, value: T) -> Self
@@ -1920,7 +2163,9 @@ pub mod types {
             {
                 self.incident = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for incident: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for incident: {e}")
+                    });
                 self
             }
             pub fn invoice_copy<T>(mut self, value: T) -> Self
@@ -1930,7 +2175,9 @@ pub mod types {
             {
                 self.invoice_copy = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for invoice_copy: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for invoice_copy: {e}")
+                    });
                 self
             }
         }
@@ -1965,20 +2212,27 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
-            commercial_register_number:
-                ::std::result::Result<::std::string::String, ::std::string::String>,
+            commercial_register_number: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
             designation_of_management: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
-            legal_form: ::std::result::Result<::std::string::String, ::std::string::String>,
+            legal_form: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
             managing_directors: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
             name: ::std::result::Result<::std::string::String, ::std::string::String>,
-            registration_office:
-                ::std::result::Result<::std::string::String, ::std::string::String>,
+            registration_office: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
             tax_number: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -2000,7 +2254,7 @@ pub mod types {
                     managing_directors: Ok(Default::default()),
                     name: Err("no value supplied for name".to_string()),
                     registration_office: Err(
-                        "no value supplied for registration_office".to_string()
+                        "no value supplied for registration_office".to_string(),
                     ),
                     tax_number: Ok(Default::default()),
                     vat_id_number: Ok(Default::default()),
@@ -2013,9 +2267,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.board_chairman = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for board_chairman: {e}")
-                });
+                self.board_chairman = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for board_chairman: {e}"
+                        )
+                    });
                 self
             }
             pub fn commercial_register_number<T>(mut self, value: T) -> Self
@@ -2023,9 +2281,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::string::String>,
                 T::Error: ::std::fmt::Display,
             {
-                self.commercial_register_number = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for commercial_register_number: {e}")
-                });
+                self.commercial_register_number = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for commercial_register_number: {e}"
+                        )
+                    });
                 self
             }
             pub fn designation_of_management<T>(mut self, value: T) -> Self
@@ -2033,9 +2295,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.designation_of_management = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for designation_of_management: {e}")
-                });
+                self.designation_of_management = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for designation_of_management: {e}"
+                        )
+                    });
                 self
             }
             pub fn legal_form<T>(mut self, value: T) -> Self
@@ -2045,7 +2311,9 @@ pub mod types {
             {
                 self.legal_form = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for legal_form: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for legal_form: {e}")
+                    });
                 self
             }
             pub fn managing_directors<T>(mut self, value: T) -> Self
@@ -2053,9 +2321,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.managing_directors = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for managing_directors: {e}")
-                });
+                self.managing_directors = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for managing_directors: {e}"
+                        )
+                    });
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
@@ -2065,7 +2337,9 @@ pub mod types {
             {
                 self.name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
                 self
             }
             pub fn registration_office<T>(mut self, value: T) -> Self
@@ -2073,9 +2347,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::string::String>,
                 T::Error: ::std::fmt::Display,
             {
-                self.registration_office = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for registration_office: {e}")
-                });
+                self.registration_office = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for registration_office: {e}"
+                        )
+                    });
                 self
             }
             pub fn tax_number<T>(mut self, value: T) -> Self
@@ -2085,7 +2363,9 @@ pub mod types {
             {
                 self.tax_number = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for tax_number: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for tax_number: {e}")
+                    });
                 self
             }
             pub fn vat_id_number<T>(mut self, value: T) -> Self
@@ -2095,7 +2375,9 @@ pub mod types {
             {
                 self.vat_id_number = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for vat_id_number: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for vat_id_number: {e}")
+                    });
                 self
             }
         }
@@ -2172,9 +2454,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.customer_service_contact = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for customer_service_contact: {e}")
-                });
+                self.customer_service_contact = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for customer_service_contact: {e}"
+                        )
+                    });
                 self
             }
             pub fn formal_tone<T>(mut self, value: T) -> Self
@@ -2184,7 +2470,9 @@ pub mod types {
             {
                 self.formal_tone = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for formal_tone: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for formal_tone: {e}")
+                    });
                 self
             }
             pub fn name_format<T>(mut self, value: T) -> Self
@@ -2194,7 +2482,9 @@ pub mod types {
             {
                 self.name_format = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for name_format: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for name_format: {e}")
+                    });
                 self
             }
             pub fn order<T>(mut self, value: T) -> Self
@@ -2204,7 +2494,9 @@ pub mod types {
             {
                 self.order = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for order: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for order: {e}")
+                    });
                 self
             }
             pub fn salutation<T>(mut self, value: T) -> Self
@@ -2214,7 +2506,9 @@ pub mod types {
             {
                 self.salutation = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for salutation: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for salutation: {e}")
+                    });
                 self
             }
         }
@@ -2299,7 +2593,8 @@ pub mod types {
                 self
             }
         }
-        impl ::std::convert::TryFrom<SlangSettingsByLanguage> for super::SlangSettingsByLanguage {
+        impl ::std::convert::TryFrom<SlangSettingsByLanguage>
+        for super::SlangSettingsByLanguage {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: SlangSettingsByLanguage,
@@ -2311,7 +2606,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::SlangSettingsByLanguage> for SlangSettingsByLanguage {
+        impl ::std::convert::From<super::SlangSettingsByLanguage>
+        for SlangSettingsByLanguage {
             fn from(value: super::SlangSettingsByLanguage) -> Self {
                 Self {
                     de: Ok(value.de),
@@ -2333,12 +2629,18 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -2376,9 +2678,7 @@ impl Client {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
-            reqwest::ClientBuilder::new()
-                .connect_timeout(dur)
-                .timeout(dur)
+            reqwest::ClientBuilder::new().connect_timeout(dur).timeout(dur)
         };
         #[cfg(target_arch = "wasm32")]
         let client = reqwest::ClientBuilder::new();
@@ -2415,22 +2715,22 @@ impl ClientHooks<()> for &Client {}
 impl Client {
     /**Replace the configuration of a shop
 
-    Replaces the stored configuration of the shop entirely with the body (fields left out are not kept from the previous configuration). Requires the headers `Authorization: Bearer <ACCESS_TOKEN>` and `Content-Type: application/json`. Answers 200 with the shop id; 400 when the body is invalid (the errors are listed per field name) and 404 when the partner profile is unknown.
+Replaces the stored configuration of the shop entirely with the body (fields left out are not kept from the previous configuration). Requires the headers `Authorization: Bearer <ACCESS_TOKEN>` and `Content-Type: application/json`. Answers 200 with the shop id; 400 when the body is invalid (the errors are listed per field name) and 404 when the partner profile is unknown.
 
-    Sends a `PUT` request to `/v2/partners/{partner_profile_id}/shops/{shop_id}`
+Sends a `PUT` request to `/v2/partners/{partner_profile_id}/shops/{shop_id}`
 
-    Arguments:
-    - `partner_profile_id`: The partner profile under which the shop is registered.
-    - `shop_id`: Unique shop identifier given by the partner.
-    - `body`: The new configuration of the shop; it replaces the stored one entirely.
-    ```ignore
-    let response = client.update_shop_configuration()
-        .partner_profile_id(partner_profile_id)
-        .shop_id(shop_id)
-        .body(body)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `partner_profile_id`: The partner profile under which the shop is registered.
+- `shop_id`: Unique shop identifier given by the partner.
+- `body`: The new configuration of the shop; it replaces the stored one entirely.
+```ignore
+let response = client.update_shop_configuration()
+    .partner_profile_id(partner_profile_id)
+    .shop_id(shop_id)
+    .body(body)
+    .send()
+    .await;
+```*/
     pub fn update_shop_configuration(&self) -> builder::UpdateShopConfiguration<'_> {
         builder::UpdateShopConfiguration::new(self)
     }
@@ -2441,12 +2741,12 @@ pub mod builder {
     use super::types;
     #[allow(unused_imports)]
     use super::{
-        encode_path, ByteStream, ClientHooks, ClientInfo, Error, OperationInfo, RequestBuilderExt,
-        ResponseValue,
+        encode_path, ByteStream, ClientInfo, ClientHooks, Error, OperationInfo,
+        RequestBuilderExt, ResponseValue,
     };
     /**Builder for [`Client::update_shop_configuration`]
 
-    [`Client::update_shop_configuration`]: super::Client::update_shop_configuration*/
+[`Client::update_shop_configuration`]: super::Client::update_shop_configuration*/
     #[derive(Debug, Clone)]
     pub struct UpdateShopConfiguration<'a> {
         client: &'a super::Client,
@@ -2458,7 +2758,9 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err("partner_profile_id was not initialized".to_string()),
+                partner_profile_id: Err(
+                    "partner_profile_id was not initialized".to_string(),
+                ),
                 shop_id: Err("shop_id was not initialized".to_string()),
                 body: Ok(::std::default::Default::default()),
             }
@@ -2467,30 +2769,39 @@ pub mod builder {
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.partner_profile_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for partner_profile_id failed"
-                    .to_string()
-            });
+            self.partner_profile_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for partner_profile_id failed"
+                        .to_string()
+                });
             self
         }
         pub fn shop_id<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.shop_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for shop_id failed".to_string()
-            });
+            self.shop_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for shop_id failed"
+                        .to_string()
+                });
             self
         }
         pub fn body<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::ShopConfiguration>,
-            <V as std::convert::TryInto<types::ShopConfiguration>>::Error: std::fmt::Display,
+            <V as std::convert::TryInto<
+                types::ShopConfiguration,
+            >>::Error: std::fmt::Display,
         {
             self.body = value
                 .try_into()
                 .map(From::from)
-                .map_err(|s| format!("conversion to `ShopConfiguration` for body failed: {}", s));
+                .map_err(|s| {
+                    format!("conversion to `ShopConfiguration` for body failed: {}", s)
+                });
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
@@ -2509,28 +2820,26 @@ pub mod builder {
             ResponseValue<types::ShopConfigurationResponse>,
             Error<types::ShopConfigurationError>,
         > {
-            let Self {
-                client,
-                partner_profile_id,
-                shop_id,
-                body,
-            } = self;
+            let Self { client, partner_profile_id, shop_id, body } = self;
             let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
             let shop_id = shop_id.map_err(Error::InvalidRequest)?;
             let body = body
-                .and_then(|v| types::ShopConfiguration::try_from(v).map_err(|e| e.to_string()))
+                .and_then(|v| {
+                    types::ShopConfiguration::try_from(v).map_err(|e| e.to_string())
+                })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/v2/partners/{}/shops/{}",
-                client.baseurl,
-                encode_path(&partner_profile_id.to_string()),
-                encode_path(&shop_id.to_string()),
+                "{}/v2/partners/{}/shops/{}", client.baseurl, encode_path(&
+                partner_profile_id.to_string()), encode_path(& shop_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2551,18 +2860,34 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                401u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                404u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }

@@ -2,15 +2,20 @@
 // Source: openapi/storefront.yaml. Regenerate with `cargo xtask generate`.
 
 #[allow(unused_imports)]
-use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
-#[allow(unused_imports)]
 pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+#[allow(unused_imports)]
+use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
     ///Body of addItem: a debit or credit line item. Precondition: at least one order item has been marked as shipped and not returned.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct AddItemRequest {
         ///Gross amount of the line item; negative for a credit.
@@ -28,7 +33,12 @@ pub mod types {
     }
     ///The order items. Module 7.x (and the 6.x documentation) return an array; module 6.x returns an object keyed by line item id. The JSON type (array or object) tells the two shapes apart.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     #[serde(untagged)]
     pub enum LoadData {
@@ -53,7 +63,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct LoadItem {
         ///The order line item id, or `shipping` for the shipping costs.
@@ -87,7 +97,12 @@ pub mod types {
     }
     ///The order items as an array: the shape of module 7.x and of the 6.x documentation. Recognised by being a JSON array.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct LoadItemList(pub ::std::vec::Vec<LoadItem>);
@@ -109,27 +124,37 @@ pub mod types {
     }
     ///The order items as an object keyed by line item id: what module 6.x returns. Recognised by being a JSON object.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
-    pub struct LoadItemMap(pub ::std::collections::HashMap<::std::string::String, LoadItem>);
+    pub struct LoadItemMap(
+        pub ::std::collections::HashMap<::std::string::String, LoadItem>,
+    );
     impl ::std::ops::Deref for LoadItemMap {
         type Target = ::std::collections::HashMap<::std::string::String, LoadItem>;
-        fn deref(&self) -> &::std::collections::HashMap<::std::string::String, LoadItem> {
+        fn deref(
+            &self,
+        ) -> &::std::collections::HashMap<::std::string::String, LoadItem> {
             &self.0
         }
     }
     impl ::std::convert::From<LoadItemMap>
-        for ::std::collections::HashMap<::std::string::String, LoadItem>
-    {
+    for ::std::collections::HashMap<::std::string::String, LoadItem> {
         fn from(value: LoadItemMap) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::std::collections::HashMap<::std::string::String, LoadItem>>
-        for LoadItemMap
-    {
-        fn from(value: ::std::collections::HashMap<::std::string::String, LoadItem>) -> Self {
+    impl ::std::convert::From<
+        ::std::collections::HashMap<::std::string::String, LoadItem>,
+    > for LoadItemMap {
+        fn from(
+            value: ::std::collections::HashMap<::std::string::String, LoadItem>,
+        ) -> Self {
             Self(value)
         }
     }
@@ -141,7 +166,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct LoadItemPosition {
         ///Quantity canceled.
@@ -182,7 +207,12 @@ pub mod types {
     }
     ///State of the order items processed by the payment module. `success` defaults to true.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct LoadResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -212,7 +242,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct ModuleResult {
         ///Message of the module, for example why the payment service refused.
@@ -229,7 +259,15 @@ pub mod types {
     }
     ///Id of an order in the platform, 32 lowercase hexadecimal characters.
     #[derive(
-        ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars::JsonSchema,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct OrderId(::std::string::String);
@@ -246,15 +284,17 @@ pub mod types {
     }
     impl ::std::str::FromStr for OrderId {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 32usize {
                 return Err("longer than 32 characters".into());
             }
             if value.chars().count() < 32usize {
                 return Err("shorter than 32 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[0-9a-f]{32}$").unwrap());
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-f]{32}$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-f]{32}$\"".into());
             }
@@ -263,7 +303,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for OrderId {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -295,7 +337,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct OrderItemQuantity {
         ///Item identifier (the order line item id, or `shipping`).
@@ -318,7 +360,12 @@ pub mod types {
     }
     ///Body of deliver, cancel and return (6.x and below): the order items and quantities concerned.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct OrderItemsRequest {
         ///The order items and their quantities.
@@ -331,7 +378,12 @@ pub mod types {
     }
     ///Body of deliver, cancel and refund (7.x and above). The specification does not show this body; it is modelled as the 6.x item list plus an optional top-level `updateStock`, because one module version reads updateStock at the top level of the body instead of per item.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct OrderItemsRequestV7 {
         ///The order items and their quantities. Must not be empty (400).
@@ -350,7 +402,12 @@ pub mod types {
     }
     ///Error body of the platform's token endpoint. The specification does not show its shape, so it is kept as a free-form object.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct PlatformTokenError(
@@ -358,21 +415,24 @@ pub mod types {
     );
     impl ::std::ops::Deref for PlatformTokenError {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(&self) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn deref(
+            &self,
+        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
             &self.0
         }
     }
     impl ::std::convert::From<PlatformTokenError>
-        for ::serde_json::Map<::std::string::String, ::serde_json::Value>
-    {
+    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
         fn from(value: PlatformTokenError) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
-        for PlatformTokenError
-    {
-        fn from(value: ::serde_json::Map<::std::string::String, ::serde_json::Value>) -> Self {
+    impl ::std::convert::From<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    > for PlatformTokenError {
+        fn from(
+            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ) -> Self {
             Self(value)
         }
     }
@@ -384,7 +444,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct PlatformTokenRequest {
         ///Client id of the platform integration.
@@ -413,7 +473,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct PlatformTokenResponse {
         ///The access token, sent in the header `Authorization` as a bearer token.
@@ -433,7 +493,15 @@ pub mod types {
     }
     ///Id of a tax rule in the platform, 32 lowercase hexadecimal characters.
     #[derive(
-        ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars::JsonSchema,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct TaxId(::std::string::String);
@@ -450,15 +518,17 @@ pub mod types {
     }
     impl ::std::str::FromStr for TaxId {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 32usize {
                 return Err("longer than 32 characters".into());
             }
             if value.chars().count() < 32usize {
                 return Err("shorter than 32 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[0-9a-f]{32}$").unwrap());
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[0-9a-f]{32}$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-f]{32}$\"".into());
             }
@@ -467,7 +537,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for TaxId {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -495,7 +567,10 @@ pub mod types {
     pub mod builder {
         #[derive(Clone, Debug)]
         pub struct AddItemRequest {
-            gross_amount: ::std::result::Result<::rust_decimal::Decimal, ::std::string::String>,
+            gross_amount: ::std::result::Result<
+                ::rust_decimal::Decimal,
+                ::std::string::String,
+            >,
             name: ::std::result::Result<::std::string::String, ::std::string::String>,
             tax_id: ::std::result::Result<super::TaxId, ::std::string::String>,
         }
@@ -516,7 +591,9 @@ pub mod types {
             {
                 self.gross_amount = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for gross_amount: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for gross_amount: {e}")
+                    });
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
@@ -526,7 +603,9 @@ pub mod types {
             {
                 self.name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
                 self
             }
             pub fn tax_id<T>(mut self, value: T) -> Self
@@ -536,7 +615,9 @@ pub mod types {
             {
                 self.tax_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for tax_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for tax_id: {e}")
+                    });
                 self
             }
         }
@@ -618,47 +699,65 @@ pub mod types {
             {
                 self.name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
                 self
             }
             pub fn ordered<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.ordered = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for ordered: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for ordered: {e}")
+                    });
                 self
             }
             pub fn position<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::LoadItemPosition>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::LoadItemPosition>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.position = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for position: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for position: {e}")
+                    });
                 self
             }
             pub fn total_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.total_price = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for total_price: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for total_price: {e}")
+                    });
                 self
             }
             pub fn unit_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.unit_price = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for unit_price: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for unit_price: {e}")
+                    });
                 self
             }
         }
@@ -736,22 +835,30 @@ pub mod types {
         impl LoadItemPosition {
             pub fn canceled<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.canceled = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for canceled: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for canceled: {e}")
+                    });
                 self
             }
             pub fn delivered<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.delivered = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for delivered: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for delivered: {e}")
+                    });
                 self
             }
             pub fn id<T>(mut self, value: T) -> Self
@@ -766,42 +873,58 @@ pub mod types {
             }
             pub fn max_cancel<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.max_cancel = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for max_cancel: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for max_cancel: {e}")
+                    });
                 self
             }
             pub fn max_delivery<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.max_delivery = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for max_delivery: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for max_delivery: {e}")
+                    });
                 self
             }
             pub fn max_return<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.max_return = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for max_return: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for max_return: {e}")
+                    });
                 self
             }
             pub fn returned<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.returned = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for returned: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for returned: {e}")
+                    });
                 self
             }
         }
@@ -858,7 +981,9 @@ pub mod types {
             {
                 self.data = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for data: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for data: {e}")
+                    });
                 self
             }
             pub fn success<T>(mut self, value: T) -> Self
@@ -868,7 +993,9 @@ pub mod types {
             {
                 self.success = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for success: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for success: {e}")
+                    });
                 self
             }
         }
@@ -897,7 +1024,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
-            success: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
+            success: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for ModuleResult {
             fn default() -> Self {
@@ -915,7 +1045,9 @@ pub mod types {
             {
                 self.message = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for message: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for message: {e}")
+                    });
                 self
             }
             pub fn success<T>(mut self, value: T) -> Self
@@ -925,7 +1057,9 @@ pub mod types {
             {
                 self.success = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for success: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for success: {e}")
+                    });
                 self
             }
         }
@@ -958,7 +1092,10 @@ pub mod types {
                 ::std::option::Option<::rust_decimal::Decimal>,
                 ::std::string::String,
             >,
-            update_stock: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
+            update_stock: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for OrderItemQuantity {
             fn default() -> Self {
@@ -982,12 +1119,16 @@ pub mod types {
             }
             pub fn quantity<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.quantity = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for quantity: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for quantity: {e}")
+                    });
                 self
             }
             pub fn update_stock<T>(mut self, value: T) -> Self
@@ -997,7 +1138,9 @@ pub mod types {
             {
                 self.update_stock = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for update_stock: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for update_stock: {e}")
+                    });
                 self
             }
         }
@@ -1044,7 +1187,9 @@ pub mod types {
             {
                 self.items = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for items: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for items: {e}")
+                    });
                 self
             }
         }
@@ -1053,16 +1198,12 @@ pub mod types {
             fn try_from(
                 value: OrderItemsRequest,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    items: value.items?,
-                })
+                Ok(Self { items: value.items? })
             }
         }
         impl ::std::convert::From<super::OrderItemsRequest> for OrderItemsRequest {
             fn from(value: super::OrderItemsRequest) -> Self {
-                Self {
-                    items: Ok(value.items),
-                }
+                Self { items: Ok(value.items) }
             }
         }
         #[derive(Clone, Debug)]
@@ -1071,7 +1212,10 @@ pub mod types {
                 ::std::vec::Vec<super::OrderItemQuantity>,
                 ::std::string::String,
             >,
-            update_stock: ::std::result::Result<::std::option::Option<bool>, ::std::string::String>,
+            update_stock: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for OrderItemsRequestV7 {
             fn default() -> Self {
@@ -1089,7 +1233,9 @@ pub mod types {
             {
                 self.items = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for items: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for items: {e}")
+                    });
                 self
             }
             pub fn update_stock<T>(mut self, value: T) -> Self
@@ -1099,11 +1245,14 @@ pub mod types {
             {
                 self.update_stock = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for update_stock: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for update_stock: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<OrderItemsRequestV7> for super::OrderItemsRequestV7 {
+        impl ::std::convert::TryFrom<OrderItemsRequestV7>
+        for super::OrderItemsRequestV7 {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: OrderItemsRequestV7,
@@ -1159,7 +1308,9 @@ pub mod types {
             {
                 self.client_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for client_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for client_id: {e}")
+                    });
                 self
             }
             pub fn client_secret<T>(mut self, value: T) -> Self
@@ -1169,7 +1320,9 @@ pub mod types {
             {
                 self.client_secret = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for client_secret: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for client_secret: {e}")
+                    });
                 self
             }
             pub fn grant_type<T>(mut self, value: T) -> Self
@@ -1179,7 +1332,9 @@ pub mod types {
             {
                 self.grant_type = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for grant_type: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for grant_type: {e}")
+                    });
                 self
             }
             pub fn scope<T>(mut self, value: T) -> Self
@@ -1189,11 +1344,14 @@ pub mod types {
             {
                 self.scope = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for scope: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for scope: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<PlatformTokenRequest> for super::PlatformTokenRequest {
+        impl ::std::convert::TryFrom<PlatformTokenRequest>
+        for super::PlatformTokenRequest {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: PlatformTokenRequest,
@@ -1222,7 +1380,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
-            expires_in: ::std::result::Result<::std::option::Option<i64>, ::std::string::String>,
+            expires_in: ::std::result::Result<
+                ::std::option::Option<i64>,
+                ::std::string::String,
+            >,
             token_type: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -1245,7 +1406,9 @@ pub mod types {
             {
                 self.access_token = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for access_token: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for access_token: {e}")
+                    });
                 self
             }
             pub fn expires_in<T>(mut self, value: T) -> Self
@@ -1255,7 +1418,9 @@ pub mod types {
             {
                 self.expires_in = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for expires_in: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for expires_in: {e}")
+                    });
                 self
             }
             pub fn token_type<T>(mut self, value: T) -> Self
@@ -1265,11 +1430,14 @@ pub mod types {
             {
                 self.token_type = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for token_type: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for token_type: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<PlatformTokenResponse> for super::PlatformTokenResponse {
+        impl ::std::convert::TryFrom<PlatformTokenResponse>
+        for super::PlatformTokenResponse {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: PlatformTokenResponse,
@@ -1281,7 +1449,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::PlatformTokenResponse> for PlatformTokenResponse {
+        impl ::std::convert::From<super::PlatformTokenResponse>
+        for PlatformTokenResponse {
             fn from(value: super::PlatformTokenResponse) -> Self {
                 Self {
                     access_token: Ok(value.access_token),
@@ -1303,12 +1472,18 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -1346,9 +1521,7 @@ impl Client {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
-            reqwest::ClientBuilder::new()
-                .connect_timeout(dur)
-                .timeout(dur)
+            reqwest::ClientBuilder::new().connect_timeout(dur).timeout(dur)
         };
         #[cfg(target_arch = "wasm32")]
         let client = reqwest::ClientBuilder::new();
@@ -1385,202 +1558,202 @@ impl ClientHooks<()> for &Client {}
 impl Client {
     /**Add a debit or credit item (7.x and above)
 
-    Adds a debit (positive grossAmount) or credit (negative grossAmount) line item to the order. Precondition: at least one order item has been marked as shipped and not returned. The specification does not show this body; it is modelled as the 6.x addItem body. Answers 204 on success, 400 for an invalid request, 500 with `{success: false, message}` when the payment service refused. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
+Adds a debit (positive grossAmount) or credit (negative grossAmount) line item to the order. Precondition: at least one order item has been marked as shipped and not returned. The specification does not show this body; it is modelled as the 6.x addItem body. Answers 204 on success, 400 for an invalid request, 500 with `{success: false, message}` when the payment service refused. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
 
-    Sends a `POST` request to `/_action/order/{orderId}/gateway/addItem`
+Sends a `POST` request to `/_action/order/{orderId}/gateway/addItem`
 
-    Arguments:
-    - `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
-    - `body`
-    ```ignore
-    let response = client.add_order_item_v7()
-        .order_id(order_id)
-        .body(body)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
+- `body`
+```ignore
+let response = client.add_order_item_v7()
+    .order_id(order_id)
+    .body(body)
+    .send()
+    .await;
+```*/
     pub fn add_order_item_v7(&self) -> builder::AddOrderItemV7<'_> {
         builder::AddOrderItemV7::new(self)
     }
     /**Cancel order items (7.x and above)
 
-    Cancels the given quantities of order items. The specification does not show this body; it is modelled as the 6.x item list plus an optional top-level `updateStock` (one module version reads it there). Answers 204 on success, 400 for an empty item list, 500 with `{success: false, message}` when the payment service refused. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
+Cancels the given quantities of order items. The specification does not show this body; it is modelled as the 6.x item list plus an optional top-level `updateStock` (one module version reads it there). Answers 204 on success, 400 for an empty item list, 500 with `{success: false, message}` when the payment service refused. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
 
-    Sends a `POST` request to `/_action/order/{orderId}/gateway/cancel`
+Sends a `POST` request to `/_action/order/{orderId}/gateway/cancel`
 
-    Arguments:
-    - `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
-    - `body`
-    ```ignore
-    let response = client.cancel_order_items_v7()
-        .order_id(order_id)
-        .body(body)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
+- `body`
+```ignore
+let response = client.cancel_order_items_v7()
+    .order_id(order_id)
+    .body(body)
+    .send()
+    .await;
+```*/
     pub fn cancel_order_items_v7(&self) -> builder::CancelOrderItemsV7<'_> {
         builder::CancelOrderItemsV7::new(self)
     }
     /**Report the delivery of order items (7.x and above)
 
-    Reports the delivery of the given quantities of order items. The specification does not show this body; it is modelled as the 6.x item list plus an optional top-level `updateStock` (one module version reads it there). Answers 204 on success, 400 for an empty item list, 500 with `{success: false, message}` when the payment service refused. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
+Reports the delivery of the given quantities of order items. The specification does not show this body; it is modelled as the 6.x item list plus an optional top-level `updateStock` (one module version reads it there). Answers 204 on success, 400 for an empty item list, 500 with `{success: false, message}` when the payment service refused. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
 
-    Sends a `POST` request to `/_action/order/{orderId}/gateway/deliver`
+Sends a `POST` request to `/_action/order/{orderId}/gateway/deliver`
 
-    Arguments:
-    - `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
-    - `body`
-    ```ignore
-    let response = client.deliver_order_items_v7()
-        .order_id(order_id)
-        .body(body)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
+- `body`
+```ignore
+let response = client.deliver_order_items_v7()
+    .order_id(order_id)
+    .body(body)
+    .send()
+    .await;
+```*/
     pub fn deliver_order_items_v7(&self) -> builder::DeliverOrderItemsV7<'_> {
         builder::DeliverOrderItemsV7::new(self)
     }
     /**Load the state of the processed order items (7.x and above)
 
-    Reads the order items processed by the payment module with their ordered, delivered, canceled and returned quantities. The specification does not show this response; the field notes say 7.x returns the load response with `data` as an array (the keyed shape is accepted too). 404 for an unknown order. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`).
+Reads the order items processed by the payment module with their ordered, delivered, canceled and returned quantities. The specification does not show this response; the field notes say 7.x returns the load response with `data` as an array (the keyed shape is accepted too). 404 for an unknown order. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`).
 
-    Sends a `GET` request to `/_action/order/{orderId}/gateway/info`
+Sends a `GET` request to `/_action/order/{orderId}/gateway/info`
 
-    Arguments:
-    - `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
-    ```ignore
-    let response = client.get_order_info()
-        .order_id(order_id)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
+```ignore
+let response = client.get_order_info()
+    .order_id(order_id)
+    .send()
+    .await;
+```*/
     pub fn get_order_info(&self) -> builder::GetOrderInfo<'_> {
         builder::GetOrderInfo::new(self)
     }
     /**Refund returned order items (7.x and above)
 
-    Reports the return (refund) of the given quantities of order items. The specification does not show this body; it is modelled as the 6.x item list plus an optional top-level `updateStock` (one module version reads it there). Answers 204 on success, 400 for an empty item list, 500 with `{success: false, message}` when the payment service refused. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
+Reports the return (refund) of the given quantities of order items. The specification does not show this body; it is modelled as the 6.x item list plus an optional top-level `updateStock` (one module version reads it there). Answers 204 on success, 400 for an empty item list, 500 with `{success: false, message}` when the payment service refused. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
 
-    Sends a `POST` request to `/_action/order/{orderId}/gateway/refund`
+Sends a `POST` request to `/_action/order/{orderId}/gateway/refund`
 
-    Arguments:
-    - `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
-    - `body`
-    ```ignore
-    let response = client.refund_order_items_v7()
-        .order_id(order_id)
-        .body(body)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
+- `body`
+```ignore
+let response = client.refund_order_items_v7()
+    .order_id(order_id)
+    .body(body)
+    .send()
+    .await;
+```*/
     pub fn refund_order_items_v7(&self) -> builder::RefundOrderItemsV7<'_> {
         builder::RefundOrderItemsV7::new(self)
     }
     /**Add a debit or credit item (6.x and below)
 
-    Adds a debit (positive grossAmount) or credit (negative grossAmount) line item to the order. Precondition: at least one order item has been marked as shipped and not returned. The specification says "no content"; module 6.x answers 200 with `{success, message}` even when the payment service refused the operation, so the caller must check `success`. 400 for an unknown order. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
+Adds a debit (positive grossAmount) or credit (negative grossAmount) line item to the order. Precondition: at least one order item has been marked as shipped and not returned. The specification says "no content"; module 6.x answers 200 with `{success, message}` even when the payment service refused the operation, so the caller must check `success`. 400 for an unknown order. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
 
-    Sends a `POST` request to `/gateway/order-management/addItem/{orderId}`
+Sends a `POST` request to `/gateway/order-management/addItem/{orderId}`
 
-    Arguments:
-    - `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
-    - `body`
-    ```ignore
-    let response = client.add_order_item()
-        .order_id(order_id)
-        .body(body)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
+- `body`
+```ignore
+let response = client.add_order_item()
+    .order_id(order_id)
+    .body(body)
+    .send()
+    .await;
+```*/
     pub fn add_order_item(&self) -> builder::AddOrderItem<'_> {
         builder::AddOrderItem::new(self)
     }
     /**Cancel order items (6.x and below)
 
-    Cancels the given quantities of order items. The specification says "no content"; module 6.x answers 200 with `{success, message}` even when the payment service refused the operation, so the caller must check `success`. 400 for an unknown order. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
+Cancels the given quantities of order items. The specification says "no content"; module 6.x answers 200 with `{success, message}` even when the payment service refused the operation, so the caller must check `success`. 400 for an unknown order. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
 
-    Sends a `POST` request to `/gateway/order-management/cancel/{orderId}`
+Sends a `POST` request to `/gateway/order-management/cancel/{orderId}`
 
-    Arguments:
-    - `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
-    - `body`
-    ```ignore
-    let response = client.cancel_order_items()
-        .order_id(order_id)
-        .body(body)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
+- `body`
+```ignore
+let response = client.cancel_order_items()
+    .order_id(order_id)
+    .body(body)
+    .send()
+    .await;
+```*/
     pub fn cancel_order_items(&self) -> builder::CancelOrderItems<'_> {
         builder::CancelOrderItems::new(self)
     }
     /**Report the delivery of order items (6.x and below)
 
-    Reports the delivery of the given quantities of order items. The specification says "no content"; module 6.x answers 200 with `{success, message}` even when the payment service refused the operation, so the caller must check `success`. 400 for an unknown order. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
+Reports the delivery of the given quantities of order items. The specification says "no content"; module 6.x answers 200 with `{success, message}` even when the payment service refused the operation, so the caller must check `success`. 400 for an unknown order. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
 
-    Sends a `POST` request to `/gateway/order-management/deliver/{orderId}`
+Sends a `POST` request to `/gateway/order-management/deliver/{orderId}`
 
-    Arguments:
-    - `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
-    - `body`
-    ```ignore
-    let response = client.deliver_order_items()
-        .order_id(order_id)
-        .body(body)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
+- `body`
+```ignore
+let response = client.deliver_order_items()
+    .order_id(order_id)
+    .body(body)
+    .send()
+    .await;
+```*/
     pub fn deliver_order_items(&self) -> builder::DeliverOrderItems<'_> {
         builder::DeliverOrderItems::new(self)
     }
     /**Load the state of the processed order items (6.x and below)
 
-    Reads the order items processed by the payment module with their ordered, delivered, canceled and returned quantities. Module 6.x returns `data` as an object keyed by line item id, although its own documentation shows an array; both shapes are accepted. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`). Module 6.x answers 400 for an unknown order.
+Reads the order items processed by the payment module with their ordered, delivered, canceled and returned quantities. Module 6.x returns `data` as an object keyed by line item id, although its own documentation shows an array; both shapes are accepted. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`). Module 6.x answers 400 for an unknown order.
 
-    Sends a `GET` request to `/gateway/order-management/load/{orderId}`
+Sends a `GET` request to `/gateway/order-management/load/{orderId}`
 
-    Arguments:
-    - `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
-    ```ignore
-    let response = client.load_order_items()
-        .order_id(order_id)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
+```ignore
+let response = client.load_order_items()
+    .order_id(order_id)
+    .send()
+    .await;
+```*/
     pub fn load_order_items(&self) -> builder::LoadOrderItems<'_> {
         builder::LoadOrderItems::new(self)
     }
     /**Refund returned order items (6.x and below)
 
-    Reports the return (refund) of the given quantities of order items. The specification says "no content"; module 6.x answers 200 with `{success, message}` even when the payment service refused the operation, so the caller must check `success`. 400 for an unknown order. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
+Reports the return (refund) of the given quantities of order items. The specification says "no content"; module 6.x answers 200 with `{success, message}` even when the payment service refused the operation, so the caller must check `success`. 400 for an unknown order. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
 
-    Sends a `POST` request to `/gateway/order-management/return/{orderId}`
+Sends a `POST` request to `/gateway/order-management/return/{orderId}`
 
-    Arguments:
-    - `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
-    - `body`
-    ```ignore
-    let response = client.return_order_items()
-        .order_id(order_id)
-        .body(body)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `order_id`: Id of the order in the platform, 32 lowercase hexadecimal characters.
+- `body`
+```ignore
+let response = client.return_order_items()
+    .order_id(order_id)
+    .body(body)
+    .send()
+    .await;
+```*/
     pub fn return_order_items(&self) -> builder::ReturnOrderItems<'_> {
         builder::ReturnOrderItems::new(self)
     }
     /**Obtain a platform access token
 
-    The platform's own OAuth 2.0 token endpoint (client-credentials grant). Request the scope `write` (full write access) for the order-management endpoints, and send the returned token as `Authorization: Bearer <ACCESS_TOKEN>`. Needs no Authorization header. Send `Content-Type: application/json`.
+The platform's own OAuth 2.0 token endpoint (client-credentials grant). Request the scope `write` (full write access) for the order-management endpoints, and send the returned token as `Authorization: Bearer <ACCESS_TOKEN>`. Needs no Authorization header. Send `Content-Type: application/json`.
 
-    Sends a `POST` request to `/oauth/token`
+Sends a `POST` request to `/oauth/token`
 
-    ```ignore
-    let response = client.get_platform_token()
-        .body(body)
-        .send()
-        .await;
-    ```*/
+```ignore
+let response = client.get_platform_token()
+    .body(body)
+    .send()
+    .await;
+```*/
     pub fn get_platform_token(&self) -> builder::GetPlatformToken<'_> {
         builder::GetPlatformToken::new(self)
     }
@@ -1591,12 +1764,12 @@ pub mod builder {
     use super::types;
     #[allow(unused_imports)]
     use super::{
-        encode_path, ByteStream, ClientHooks, ClientInfo, Error, OperationInfo, RequestBuilderExt,
-        ResponseValue,
+        encode_path, ByteStream, ClientInfo, ClientHooks, Error, OperationInfo,
+        RequestBuilderExt, ResponseValue,
     };
     /**Builder for [`Client::add_order_item_v7`]
 
-    [`Client::add_order_item_v7`]: super::Client::add_order_item_v7*/
+[`Client::add_order_item_v7`]: super::Client::add_order_item_v7*/
     #[derive(Debug, Clone)]
     pub struct AddOrderItemV7<'a> {
         client: &'a super::Client,
@@ -1623,42 +1796,50 @@ pub mod builder {
         pub fn body<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::AddItemRequest>,
-            <V as std::convert::TryInto<types::AddItemRequest>>::Error: std::fmt::Display,
+            <V as std::convert::TryInto<
+                types::AddItemRequest,
+            >>::Error: std::fmt::Display,
         {
             self.body = value
                 .try_into()
                 .map(From::from)
-                .map_err(|s| format!("conversion to `AddItemRequest` for body failed: {}", s));
+                .map_err(|s| {
+                    format!("conversion to `AddItemRequest` for body failed: {}", s)
+                });
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
         where
-            F: std::ops::FnOnce(types::builder::AddItemRequest) -> types::builder::AddItemRequest,
+            F: std::ops::FnOnce(
+                types::builder::AddItemRequest,
+            ) -> types::builder::AddItemRequest,
         {
             self.body = self.body.map(f);
             self
         }
         ///Sends a `POST` request to `/_action/order/{orderId}/gateway/addItem`
-        pub async fn send(self) -> Result<ResponseValue<()>, Error<types::ModuleResult>> {
-            let Self {
-                client,
-                order_id,
-                body,
-            } = self;
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<()>, Error<types::ModuleResult>> {
+            let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
-                .and_then(|v| types::AddItemRequest::try_from(v).map_err(|e| e.to_string()))
+                .and_then(|v| {
+                    types::AddItemRequest::try_from(v).map_err(|e| e.to_string())
+                })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/_action/order/{}/gateway/addItem",
-                client.baseurl,
-                encode_path(&order_id.to_string()),
+                "{}/_action/order/{}/gateway/addItem", client.baseurl, encode_path(&
+                order_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1679,19 +1860,27 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 204u16 => Ok(ResponseValue::empty(response)),
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::cancel_order_items_v7`]
 
-    [`Client::cancel_order_items_v7`]: super::Client::cancel_order_items_v7*/
+[`Client::cancel_order_items_v7`]: super::Client::cancel_order_items_v7*/
     #[derive(Debug, Clone)]
     pub struct CancelOrderItemsV7<'a> {
         client: &'a super::Client,
@@ -1718,12 +1907,16 @@ pub mod builder {
         pub fn body<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::OrderItemsRequestV7>,
-            <V as std::convert::TryInto<types::OrderItemsRequestV7>>::Error: std::fmt::Display,
+            <V as std::convert::TryInto<
+                types::OrderItemsRequestV7,
+            >>::Error: std::fmt::Display,
         {
             self.body = value
                 .try_into()
                 .map(From::from)
-                .map_err(|s| format!("conversion to `OrderItemsRequestV7` for body failed: {}", s));
+                .map_err(|s| {
+                    format!("conversion to `OrderItemsRequestV7` for body failed: {}", s)
+                });
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
@@ -1736,26 +1929,28 @@ pub mod builder {
             self
         }
         ///Sends a `POST` request to `/_action/order/{orderId}/gateway/cancel`
-        pub async fn send(self) -> Result<ResponseValue<()>, Error<types::ModuleResult>> {
-            let Self {
-                client,
-                order_id,
-                body,
-            } = self;
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<()>, Error<types::ModuleResult>> {
+            let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
-                .and_then(|v| types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string()))
+                .and_then(|v| {
+                    types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
+                })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/_action/order/{}/gateway/cancel",
-                client.baseurl,
-                encode_path(&order_id.to_string()),
+                "{}/_action/order/{}/gateway/cancel", client.baseurl, encode_path(&
+                order_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1776,19 +1971,27 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 204u16 => Ok(ResponseValue::empty(response)),
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::deliver_order_items_v7`]
 
-    [`Client::deliver_order_items_v7`]: super::Client::deliver_order_items_v7*/
+[`Client::deliver_order_items_v7`]: super::Client::deliver_order_items_v7*/
     #[derive(Debug, Clone)]
     pub struct DeliverOrderItemsV7<'a> {
         client: &'a super::Client,
@@ -1815,12 +2018,16 @@ pub mod builder {
         pub fn body<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::OrderItemsRequestV7>,
-            <V as std::convert::TryInto<types::OrderItemsRequestV7>>::Error: std::fmt::Display,
+            <V as std::convert::TryInto<
+                types::OrderItemsRequestV7,
+            >>::Error: std::fmt::Display,
         {
             self.body = value
                 .try_into()
                 .map(From::from)
-                .map_err(|s| format!("conversion to `OrderItemsRequestV7` for body failed: {}", s));
+                .map_err(|s| {
+                    format!("conversion to `OrderItemsRequestV7` for body failed: {}", s)
+                });
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
@@ -1833,26 +2040,28 @@ pub mod builder {
             self
         }
         ///Sends a `POST` request to `/_action/order/{orderId}/gateway/deliver`
-        pub async fn send(self) -> Result<ResponseValue<()>, Error<types::ModuleResult>> {
-            let Self {
-                client,
-                order_id,
-                body,
-            } = self;
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<()>, Error<types::ModuleResult>> {
+            let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
-                .and_then(|v| types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string()))
+                .and_then(|v| {
+                    types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
+                })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/_action/order/{}/gateway/deliver",
-                client.baseurl,
-                encode_path(&order_id.to_string()),
+                "{}/_action/order/{}/gateway/deliver", client.baseurl, encode_path(&
+                order_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1873,19 +2082,27 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 204u16 => Ok(ResponseValue::empty(response)),
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::get_order_info`]
 
-    [`Client::get_order_info`]: super::Client::get_order_info*/
+[`Client::get_order_info`]: super::Client::get_order_info*/
     #[derive(Debug, Clone)]
     pub struct GetOrderInfo<'a> {
         client: &'a super::Client,
@@ -1914,15 +2131,17 @@ pub mod builder {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/_action/order/{}/gateway/info",
-                client.baseurl,
-                encode_path(&order_id.to_string()),
+                "{}/_action/order/{}/gateway/info", client.baseurl, encode_path(&
+                order_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1942,19 +2161,27 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                404u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::refund_order_items_v7`]
 
-    [`Client::refund_order_items_v7`]: super::Client::refund_order_items_v7*/
+[`Client::refund_order_items_v7`]: super::Client::refund_order_items_v7*/
     #[derive(Debug, Clone)]
     pub struct RefundOrderItemsV7<'a> {
         client: &'a super::Client,
@@ -1981,12 +2208,16 @@ pub mod builder {
         pub fn body<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::OrderItemsRequestV7>,
-            <V as std::convert::TryInto<types::OrderItemsRequestV7>>::Error: std::fmt::Display,
+            <V as std::convert::TryInto<
+                types::OrderItemsRequestV7,
+            >>::Error: std::fmt::Display,
         {
             self.body = value
                 .try_into()
                 .map(From::from)
-                .map_err(|s| format!("conversion to `OrderItemsRequestV7` for body failed: {}", s));
+                .map_err(|s| {
+                    format!("conversion to `OrderItemsRequestV7` for body failed: {}", s)
+                });
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
@@ -1999,26 +2230,28 @@ pub mod builder {
             self
         }
         ///Sends a `POST` request to `/_action/order/{orderId}/gateway/refund`
-        pub async fn send(self) -> Result<ResponseValue<()>, Error<types::ModuleResult>> {
-            let Self {
-                client,
-                order_id,
-                body,
-            } = self;
+        pub async fn send(
+            self,
+        ) -> Result<ResponseValue<()>, Error<types::ModuleResult>> {
+            let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
-                .and_then(|v| types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string()))
+                .and_then(|v| {
+                    types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
+                })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/_action/order/{}/gateway/refund",
-                client.baseurl,
-                encode_path(&order_id.to_string()),
+                "{}/_action/order/{}/gateway/refund", client.baseurl, encode_path(&
+                order_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2039,19 +2272,27 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 204u16 => Ok(ResponseValue::empty(response)),
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::add_order_item`]
 
-    [`Client::add_order_item`]: super::Client::add_order_item*/
+[`Client::add_order_item`]: super::Client::add_order_item*/
     #[derive(Debug, Clone)]
     pub struct AddOrderItem<'a> {
         client: &'a super::Client,
@@ -2078,17 +2319,23 @@ pub mod builder {
         pub fn body<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::AddItemRequest>,
-            <V as std::convert::TryInto<types::AddItemRequest>>::Error: std::fmt::Display,
+            <V as std::convert::TryInto<
+                types::AddItemRequest,
+            >>::Error: std::fmt::Display,
         {
             self.body = value
                 .try_into()
                 .map(From::from)
-                .map_err(|s| format!("conversion to `AddItemRequest` for body failed: {}", s));
+                .map_err(|s| {
+                    format!("conversion to `AddItemRequest` for body failed: {}", s)
+                });
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
         where
-            F: std::ops::FnOnce(types::builder::AddItemRequest) -> types::builder::AddItemRequest,
+            F: std::ops::FnOnce(
+                types::builder::AddItemRequest,
+            ) -> types::builder::AddItemRequest,
         {
             self.body = self.body.map(f);
             self
@@ -2097,25 +2344,25 @@ pub mod builder {
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::ModuleResult>, Error<types::ModuleResult>> {
-            let Self {
-                client,
-                order_id,
-                body,
-            } = self;
+            let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
-                .and_then(|v| types::AddItemRequest::try_from(v).map_err(|e| e.to_string()))
+                .and_then(|v| {
+                    types::AddItemRequest::try_from(v).map_err(|e| e.to_string())
+                })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/gateway/order-management/addItem/{}",
-                client.baseurl,
-                encode_path(&order_id.to_string()),
+                "{}/gateway/order-management/addItem/{}", client.baseurl, encode_path(&
+                order_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2136,16 +2383,20 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::cancel_order_items`]
 
-    [`Client::cancel_order_items`]: super::Client::cancel_order_items*/
+[`Client::cancel_order_items`]: super::Client::cancel_order_items*/
     #[derive(Debug, Clone)]
     pub struct CancelOrderItems<'a> {
         client: &'a super::Client,
@@ -2172,12 +2423,16 @@ pub mod builder {
         pub fn body<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::OrderItemsRequest>,
-            <V as std::convert::TryInto<types::OrderItemsRequest>>::Error: std::fmt::Display,
+            <V as std::convert::TryInto<
+                types::OrderItemsRequest,
+            >>::Error: std::fmt::Display,
         {
             self.body = value
                 .try_into()
                 .map(From::from)
-                .map_err(|s| format!("conversion to `OrderItemsRequest` for body failed: {}", s));
+                .map_err(|s| {
+                    format!("conversion to `OrderItemsRequest` for body failed: {}", s)
+                });
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
@@ -2193,25 +2448,25 @@ pub mod builder {
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::ModuleResult>, Error<types::ModuleResult>> {
-            let Self {
-                client,
-                order_id,
-                body,
-            } = self;
+            let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
-                .and_then(|v| types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string()))
+                .and_then(|v| {
+                    types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
+                })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/gateway/order-management/cancel/{}",
-                client.baseurl,
-                encode_path(&order_id.to_string()),
+                "{}/gateway/order-management/cancel/{}", client.baseurl, encode_path(&
+                order_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2232,16 +2487,20 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::deliver_order_items`]
 
-    [`Client::deliver_order_items`]: super::Client::deliver_order_items*/
+[`Client::deliver_order_items`]: super::Client::deliver_order_items*/
     #[derive(Debug, Clone)]
     pub struct DeliverOrderItems<'a> {
         client: &'a super::Client,
@@ -2268,12 +2527,16 @@ pub mod builder {
         pub fn body<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::OrderItemsRequest>,
-            <V as std::convert::TryInto<types::OrderItemsRequest>>::Error: std::fmt::Display,
+            <V as std::convert::TryInto<
+                types::OrderItemsRequest,
+            >>::Error: std::fmt::Display,
         {
             self.body = value
                 .try_into()
                 .map(From::from)
-                .map_err(|s| format!("conversion to `OrderItemsRequest` for body failed: {}", s));
+                .map_err(|s| {
+                    format!("conversion to `OrderItemsRequest` for body failed: {}", s)
+                });
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
@@ -2289,25 +2552,25 @@ pub mod builder {
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::ModuleResult>, Error<types::ModuleResult>> {
-            let Self {
-                client,
-                order_id,
-                body,
-            } = self;
+            let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
-                .and_then(|v| types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string()))
+                .and_then(|v| {
+                    types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
+                })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/gateway/order-management/deliver/{}",
-                client.baseurl,
-                encode_path(&order_id.to_string()),
+                "{}/gateway/order-management/deliver/{}", client.baseurl, encode_path(&
+                order_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2328,16 +2591,20 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::load_order_items`]
 
-    [`Client::load_order_items`]: super::Client::load_order_items*/
+[`Client::load_order_items`]: super::Client::load_order_items*/
     #[derive(Debug, Clone)]
     pub struct LoadOrderItems<'a> {
         client: &'a super::Client,
@@ -2366,15 +2633,17 @@ pub mod builder {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/gateway/order-management/load/{}",
-                client.baseurl,
-                encode_path(&order_id.to_string()),
+                "{}/gateway/order-management/load/{}", client.baseurl, encode_path(&
+                order_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2394,16 +2663,20 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::return_order_items`]
 
-    [`Client::return_order_items`]: super::Client::return_order_items*/
+[`Client::return_order_items`]: super::Client::return_order_items*/
     #[derive(Debug, Clone)]
     pub struct ReturnOrderItems<'a> {
         client: &'a super::Client,
@@ -2430,12 +2703,16 @@ pub mod builder {
         pub fn body<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::OrderItemsRequest>,
-            <V as std::convert::TryInto<types::OrderItemsRequest>>::Error: std::fmt::Display,
+            <V as std::convert::TryInto<
+                types::OrderItemsRequest,
+            >>::Error: std::fmt::Display,
         {
             self.body = value
                 .try_into()
                 .map(From::from)
-                .map_err(|s| format!("conversion to `OrderItemsRequest` for body failed: {}", s));
+                .map_err(|s| {
+                    format!("conversion to `OrderItemsRequest` for body failed: {}", s)
+                });
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
@@ -2451,25 +2728,25 @@ pub mod builder {
         pub async fn send(
             self,
         ) -> Result<ResponseValue<types::ModuleResult>, Error<types::ModuleResult>> {
-            let Self {
-                client,
-                order_id,
-                body,
-            } = self;
+            let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
-                .and_then(|v| types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string()))
+                .and_then(|v| {
+                    types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
+                })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/gateway/order-management/return/{}",
-                client.baseurl,
-                encode_path(&order_id.to_string()),
+                "{}/gateway/order-management/return/{}", client.baseurl, encode_path(&
+                order_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2490,16 +2767,20 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
     }
     /**Builder for [`Client::get_platform_token`]
 
-    [`Client::get_platform_token`]: super::Client::get_platform_token*/
+[`Client::get_platform_token`]: super::Client::get_platform_token*/
     #[derive(Debug, Clone)]
     pub struct GetPlatformToken<'a> {
         client: &'a super::Client,
@@ -2515,14 +2796,18 @@ pub mod builder {
         pub fn body<V>(mut self, value: V) -> Self
         where
             V: std::convert::TryInto<types::PlatformTokenRequest>,
-            <V as std::convert::TryInto<types::PlatformTokenRequest>>::Error: std::fmt::Display,
+            <V as std::convert::TryInto<
+                types::PlatformTokenRequest,
+            >>::Error: std::fmt::Display,
         {
-            self.body = value.try_into().map(From::from).map_err(|s| {
-                format!(
-                    "conversion to `PlatformTokenRequest` for body failed: {}",
-                    s
-                )
-            });
+            self.body = value
+                .try_into()
+                .map(From::from)
+                .map_err(|s| {
+                    format!(
+                        "conversion to `PlatformTokenRequest` for body failed: {}", s
+                    )
+                });
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
@@ -2537,18 +2822,25 @@ pub mod builder {
         ///Sends a `POST` request to `/oauth/token`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::PlatformTokenResponse>, Error<types::PlatformTokenError>>
-        {
+        ) -> Result<
+            ResponseValue<types::PlatformTokenResponse>,
+            Error<types::PlatformTokenError>,
+        > {
             let Self { client, body } = self;
             let body = body
-                .and_then(|v| types::PlatformTokenRequest::try_from(v).map_err(|e| e.to_string()))
+                .and_then(|v| {
+                    types::PlatformTokenRequest::try_from(v).map_err(|e| e.to_string())
+                })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/oauth/token", client.baseurl,);
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2569,12 +2861,20 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                401u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }

@@ -3,13 +3,9 @@
 //! Generated from `openapi/storefront.yaml` by `cargo xtask generate`; the
 //! generated code is in `generated.rs` and is never edited by hand.
 
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    missing_docs,
-    unused_imports,
-    unused_comparisons
-)]
+// Generated code is formatted by prettyplease at generation time, not by rustfmt.
+#[rustfmt::skip]
+#[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, unused_comparisons)]
 mod generated;
 pub use generated::*;
 

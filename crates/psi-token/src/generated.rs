@@ -2,9 +2,9 @@
 // Source: openapi/token.yaml. Regenerate with `cargo xtask generate`.
 
 #[allow(unused_imports)]
-use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
-#[allow(unused_imports)]
 pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+#[allow(unused_imports)]
+use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
@@ -20,7 +20,7 @@ pub mod types {
         Ord,
         PartialEq,
         PartialOrd,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub enum GrantType {
         #[serde(rename = "client_credentials")]
@@ -35,7 +35,9 @@ pub mod types {
     }
     impl ::std::str::FromStr for GrantType {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             match value {
                 "client_credentials" => Ok(Self::ClientCredentials),
                 _ => Err("invalid value".into()),
@@ -44,7 +46,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for GrantType {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -58,33 +62,48 @@ pub mod types {
     }
     ///Error body of the token endpoint. Its shape is not shown by the specification, so it is kept as a free-form JSON object (the examples use the OAuth 2.0 `error` / `error_description` convention only for illustration).
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
-    pub struct TokenError(pub ::serde_json::Map<::std::string::String, ::serde_json::Value>);
+    pub struct TokenError(
+        pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    );
     impl ::std::ops::Deref for TokenError {
         type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
-        fn deref(&self) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn deref(
+            &self,
+        ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
             &self.0
         }
     }
     impl ::std::convert::From<TokenError>
-        for ::serde_json::Map<::std::string::String, ::serde_json::Value>
-    {
+    for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
         fn from(value: TokenError) -> Self {
             value.0
         }
     }
-    impl ::std::convert::From<::serde_json::Map<::std::string::String, ::serde_json::Value>>
-        for TokenError
-    {
-        fn from(value: ::serde_json::Map<::std::string::String, ::serde_json::Value>) -> Self {
+    impl ::std::convert::From<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    > for TokenError {
+        fn from(
+            value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ) -> Self {
             Self(value)
         }
     }
     ///Token request of the OAuth 2.0 client-credentials grant, sent as a JSON body.
     #[derive(
-        ::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq, schemars::JsonSchema,
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
     )]
     pub struct TokenRequest {
         ///Address of the API the token is for: the full address of the target API in the wanted environment, that is `{api_url}` followed by the path of the audience table (Payment API `/transaction/management`, Dispute API `/dispute/management`, Webhook subscriptions `/webhook/management`, Bank account management `/shop/consumer/v1`, Pay later `/paylater`, Transaction status for payment API 1.8 `/order/status/v2/transactions`, Transaction status for payment API 2.0 `/transaction/status/v2/transactions`); for the hosted payment page API it is the host `{base_url}` itself.
@@ -110,7 +129,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct TokenResponse {
         ///The bearer token, a JWT. Send it as `Authorization: Bearer <ACCESS_TOKEN>` to the API named by the audience.
@@ -136,8 +155,14 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
-            client_id: ::std::result::Result<::std::string::String, ::std::string::String>,
-            client_secret: ::std::result::Result<::std::string::String, ::std::string::String>,
+            client_id: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
+            client_secret: ::std::result::Result<
+                ::std::string::String,
+                ::std::string::String,
+            >,
             grant_type: ::std::result::Result<
                 ::std::option::Option<super::GrantType>,
                 ::std::string::String,
@@ -148,7 +173,9 @@ pub mod types {
                 Self {
                     audience: Ok(Default::default()),
                     client_id: Err("no value supplied for client_id".to_string()),
-                    client_secret: Err("no value supplied for client_secret".to_string()),
+                    client_secret: Err(
+                        "no value supplied for client_secret".to_string(),
+                    ),
                     grant_type: Ok(Default::default()),
                 }
             }
@@ -161,7 +188,9 @@ pub mod types {
             {
                 self.audience = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for audience: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for audience: {e}")
+                    });
                 self
             }
             pub fn client_id<T>(mut self, value: T) -> Self
@@ -171,7 +200,9 @@ pub mod types {
             {
                 self.client_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for client_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for client_id: {e}")
+                    });
                 self
             }
             pub fn client_secret<T>(mut self, value: T) -> Self
@@ -181,7 +212,9 @@ pub mod types {
             {
                 self.client_secret = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for client_secret: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for client_secret: {e}")
+                    });
                 self
             }
             pub fn grant_type<T>(mut self, value: T) -> Self
@@ -191,7 +224,9 @@ pub mod types {
             {
                 self.grant_type = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for grant_type: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for grant_type: {e}")
+                    });
                 self
             }
         }
@@ -224,7 +259,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
-            expires_in: ::std::result::Result<::std::option::Option<i64>, ::std::string::String>,
+            expires_in: ::std::result::Result<
+                ::std::option::Option<i64>,
+                ::std::string::String,
+            >,
             token_type: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -247,7 +285,9 @@ pub mod types {
             {
                 self.access_token = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for access_token: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for access_token: {e}")
+                    });
                 self
             }
             pub fn expires_in<T>(mut self, value: T) -> Self
@@ -257,7 +297,9 @@ pub mod types {
             {
                 self.expires_in = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for expires_in: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for expires_in: {e}")
+                    });
                 self
             }
             pub fn token_type<T>(mut self, value: T) -> Self
@@ -267,7 +309,9 @@ pub mod types {
             {
                 self.token_type = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for token_type: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for token_type: {e}")
+                    });
                 self
             }
         }
@@ -299,12 +343,18 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -340,9 +390,7 @@ impl Client {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
-            reqwest::ClientBuilder::new()
-                .connect_timeout(dur)
-                .timeout(dur)
+            reqwest::ClientBuilder::new().connect_timeout(dur).timeout(dur)
         };
         #[cfg(target_arch = "wasm32")]
         let client = reqwest::ClientBuilder::new();
@@ -379,16 +427,16 @@ impl ClientHooks<()> for &Client {}
 impl Client {
     /**Obtain a bearer token for one target API
 
-    Issues a bearer token (JWT) through the OAuth 2.0 client-credentials grant for the API named by `audience`. No Authorization header: the request authenticates with `client_id` and `client_secret` in the JSON body (Content-Type application/json). Reuse the token while it is valid (`expires_in` seconds) instead of fetching one per call. Error responses are not shown by the specification; the field notes say wrong credentials answer 401.
+Issues a bearer token (JWT) through the OAuth 2.0 client-credentials grant for the API named by `audience`. No Authorization header: the request authenticates with `client_id` and `client_secret` in the JSON body (Content-Type application/json). Reuse the token while it is valid (`expires_in` seconds) instead of fetching one per call. Error responses are not shown by the specification; the field notes say wrong credentials answer 401.
 
-    Sends a `POST` request to `/oauth/token`
+Sends a `POST` request to `/oauth/token`
 
-    ```ignore
-    let response = client.get_token()
-        .body(body)
-        .send()
-        .await;
-    ```*/
+```ignore
+let response = client.get_token()
+    .body(body)
+    .send()
+    .await;
+```*/
     pub fn get_token(&self) -> builder::GetToken<'_> {
         builder::GetToken::new(self)
     }
@@ -399,12 +447,12 @@ pub mod builder {
     use super::types;
     #[allow(unused_imports)]
     use super::{
-        encode_path, ByteStream, ClientHooks, ClientInfo, Error, OperationInfo, RequestBuilderExt,
-        ResponseValue,
+        encode_path, ByteStream, ClientInfo, ClientHooks, Error, OperationInfo,
+        RequestBuilderExt, ResponseValue,
     };
     /**Builder for [`Client::get_token`]
 
-    [`Client::get_token`]: super::Client::get_token*/
+[`Client::get_token`]: super::Client::get_token*/
     #[derive(Debug, Clone)]
     pub struct GetToken<'a> {
         client: &'a super::Client,
@@ -425,12 +473,16 @@ pub mod builder {
             self.body = value
                 .try_into()
                 .map(From::from)
-                .map_err(|s| format!("conversion to `TokenRequest` for body failed: {}", s));
+                .map_err(|s| {
+                    format!("conversion to `TokenRequest` for body failed: {}", s)
+                });
             self
         }
         pub fn body_map<F>(mut self, f: F) -> Self
         where
-            F: std::ops::FnOnce(types::builder::TokenRequest) -> types::builder::TokenRequest,
+            F: std::ops::FnOnce(
+                types::builder::TokenRequest,
+            ) -> types::builder::TokenRequest,
         {
             self.body = self.body.map(f);
             self
@@ -441,14 +493,19 @@ pub mod builder {
         ) -> Result<ResponseValue<types::TokenResponse>, Error<types::TokenError>> {
             let Self { client, body } = self;
             let body = body
-                .and_then(|v| types::TokenRequest::try_from(v).map_err(|e| e.to_string()))
+                .and_then(|v| {
+                    types::TokenRequest::try_from(v).map_err(|e| e.to_string())
+                })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/oauth/token", client.baseurl,);
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -469,15 +526,27 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                401u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }

@@ -2,9 +2,9 @@
 // Source: openapi/transaction-status.yaml. Regenerate with `cargo xtask generate`.
 
 #[allow(unused_imports)]
-use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
-#[allow(unused_imports)]
 pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+#[allow(unused_imports)]
+use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
@@ -17,7 +17,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct BasketInformationDto {
         ///Basket gross total.
@@ -46,7 +46,15 @@ pub mod types {
     }
     ///ISO 4217 alphabetic currency code, three upper-case letters.
     #[derive(
-        ::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd, schemars::JsonSchema,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        Eq,
+        Hash,
+        Ord,
+        PartialEq,
+        PartialOrd,
+        schemars::JsonSchema
     )]
     #[serde(transparent)]
     pub struct CurrencyCode(::std::string::String);
@@ -63,15 +71,17 @@ pub mod types {
     }
     impl ::std::str::FromStr for CurrencyCode {
         type Err = self::error::ConversionError;
-        fn from_str(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn from_str(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             if value.chars().count() > 3usize {
                 return Err("longer than 3 characters".into());
             }
             if value.chars().count() < 3usize {
                 return Err("shorter than 3 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> =
-                ::std::sync::LazyLock::new(|| ::regress::Regex::new("^[A-Z]{3}$").unwrap());
+            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
+            { ::regress::Regex::new("^[A-Z]{3}$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
             }
@@ -80,7 +90,9 @@ pub mod types {
     }
     impl ::std::convert::TryFrom<&str> for CurrencyCode {
         type Error = self::error::ConversionError;
-        fn try_from(value: &str) -> ::std::result::Result<Self, self::error::ConversionError> {
+        fn try_from(
+            value: &str,
+        ) -> ::std::result::Result<Self, self::error::ConversionError> {
             value.parse()
         }
     }
@@ -112,7 +124,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct Decline {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -137,7 +149,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct DeclineResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -156,7 +168,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct InvalidField {
         ///JSON path of the invalid field, for example `$.order_data.currency`.
@@ -179,21 +191,32 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct PaymentInformationDto {
         ///The dunning status. Its inner fields (and the set of status values) are not shown by the specification nor documented publicly; kept free-form.
         #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub dunning_status: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub dunning_status: ::serde_json::Map<
+            ::std::string::String,
+            ::serde_json::Value,
+        >,
         ///Maximum processing offset, in hours.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub maximum_processing_offset_in_hours: ::std::option::Option<::rust_decimal::Decimal>,
+        pub maximum_processing_offset_in_hours: ::std::option::Option<
+            ::rust_decimal::Decimal,
+        >,
         ///The payment method. Its inner fields are not shown by the specification nor documented publicly; kept free-form.
         #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub payment_method: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub payment_method: ::serde_json::Map<
+            ::std::string::String,
+            ::serde_json::Value,
+        >,
         ///The payment status. Its inner fields (and the set of status values) are not shown by the specification nor documented publicly; kept free-form.
         #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
-        pub payment_status: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        pub payment_status: ::serde_json::Map<
+            ::std::string::String,
+            ::serde_json::Value,
+        >,
     }
     impl PaymentInformationDto {
         pub fn builder() -> builder::PaymentInformationDto {
@@ -208,7 +231,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct TransactionItem {
         ///Article number.
@@ -267,7 +290,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct TransactionSpecialItem {
         ///Article number.
@@ -320,7 +343,7 @@ pub mod types {
         Debug,
         Default,
         PartialEq,
-        schemars::JsonSchema,
+        schemars::JsonSchema
     )]
     pub struct TransactionStatusResponse {
         ///Time of the payment request for the transaction.
@@ -392,12 +415,16 @@ pub mod types {
         impl BasketInformationDto {
             pub fn gross_amount<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.gross_amount = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for gross_amount: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for gross_amount: {e}")
+                    });
                 self
             }
             pub fn items<T>(mut self, value: T) -> Self
@@ -407,7 +434,9 @@ pub mod types {
             {
                 self.items = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for items: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for items: {e}")
+                    });
                 self
             }
             pub fn partner_shop_id<T>(mut self, value: T) -> Self
@@ -415,9 +444,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.partner_shop_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for partner_shop_id: {e}")
-                });
+                self.partner_shop_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for partner_shop_id: {e}"
+                        )
+                    });
                 self
             }
             pub fn partner_shop_name<T>(mut self, value: T) -> Self
@@ -425,9 +458,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.partner_shop_name = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for partner_shop_name: {e}")
-                });
+                self.partner_shop_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for partner_shop_name: {e}"
+                        )
+                    });
                 self
             }
             pub fn shop_transaction_id<T>(mut self, value: T) -> Self
@@ -435,23 +472,32 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.shop_transaction_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for shop_transaction_id: {e}")
-                });
+                self.shop_transaction_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for shop_transaction_id: {e}"
+                        )
+                    });
                 self
             }
             pub fn special_items<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::TransactionSpecialItem>>,
+                T: ::std::convert::TryInto<
+                    ::std::vec::Vec<super::TransactionSpecialItem>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.special_items = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for special_items: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for special_items: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<BasketInformationDto> for super::BasketInformationDto {
+        impl ::std::convert::TryFrom<BasketInformationDto>
+        for super::BasketInformationDto {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: BasketInformationDto,
@@ -484,8 +530,10 @@ pub mod types {
                 ::std::option::Option<crate::types::DeclineCategory>,
                 ::std::string::String,
             >,
-            invalid_fields:
-                ::std::result::Result<::std::vec::Vec<super::InvalidField>, ::std::string::String>,
+            invalid_fields: ::std::result::Result<
+                ::std::vec::Vec<super::InvalidField>,
+                ::std::string::String,
+            >,
             reasons: ::std::result::Result<
                 ::std::vec::Vec<::std::string::String>,
                 ::std::string::String,
@@ -503,12 +551,16 @@ pub mod types {
         impl Decline {
             pub fn category<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<crate::types::DeclineCategory>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<crate::types::DeclineCategory>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.category = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for category: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for category: {e}")
+                    });
                 self
             }
             pub fn invalid_fields<T>(mut self, value: T) -> Self
@@ -516,9 +568,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::vec::Vec<super::InvalidField>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.invalid_fields = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for invalid_fields: {e}")
-                });
+                self.invalid_fields = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for invalid_fields: {e}"
+                        )
+                    });
                 self
             }
             pub fn reasons<T>(mut self, value: T) -> Self
@@ -528,7 +584,9 @@ pub mod types {
             {
                 self.reasons = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for reasons: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for reasons: {e}")
+                    });
                 self
             }
         }
@@ -555,8 +613,10 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct DeclineResponse {
-            decline:
-                ::std::result::Result<::std::option::Option<super::Decline>, ::std::string::String>,
+            decline: ::std::result::Result<
+                ::std::option::Option<super::Decline>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for DeclineResponse {
             fn default() -> Self {
@@ -573,7 +633,9 @@ pub mod types {
             {
                 self.decline = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for decline: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for decline: {e}")
+                    });
                 self
             }
         }
@@ -582,16 +644,12 @@ pub mod types {
             fn try_from(
                 value: DeclineResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    decline: value.decline?,
-                })
+                Ok(Self { decline: value.decline? })
             }
         }
         impl ::std::convert::From<super::DeclineResponse> for DeclineResponse {
             fn from(value: super::DeclineResponse) -> Self {
-                Self {
-                    decline: Ok(value.decline),
-                }
+                Self { decline: Ok(value.decline) }
             }
         }
         #[derive(Clone, Debug)]
@@ -621,7 +679,9 @@ pub mod types {
             {
                 self.json_path = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for json_path: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for json_path: {e}")
+                    });
                 self
             }
             pub fn message<T>(mut self, value: T) -> Self
@@ -631,7 +691,9 @@ pub mod types {
             {
                 self.message = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for message: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for message: {e}")
+                    });
                 self
             }
         }
@@ -691,14 +753,20 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.dunning_status = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for dunning_status: {e}")
-                });
+                self.dunning_status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for dunning_status: {e}"
+                        )
+                    });
                 self
             }
             pub fn maximum_processing_offset_in_hours<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.maximum_processing_offset_in_hours = value
@@ -717,9 +785,13 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.payment_method = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for payment_method: {e}")
-                });
+                self.payment_method = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for payment_method: {e}"
+                        )
+                    });
                 self
             }
             pub fn payment_status<T>(mut self, value: T) -> Self
@@ -729,30 +801,39 @@ pub mod types {
                 >,
                 T::Error: ::std::fmt::Display,
             {
-                self.payment_status = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for payment_status: {e}")
-                });
+                self.payment_status = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for payment_status: {e}"
+                        )
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<PaymentInformationDto> for super::PaymentInformationDto {
+        impl ::std::convert::TryFrom<PaymentInformationDto>
+        for super::PaymentInformationDto {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: PaymentInformationDto,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
                     dunning_status: value.dunning_status?,
-                    maximum_processing_offset_in_hours: value.maximum_processing_offset_in_hours?,
+                    maximum_processing_offset_in_hours: value
+                        .maximum_processing_offset_in_hours?,
                     payment_method: value.payment_method?,
                     payment_status: value.payment_status?,
                 })
             }
         }
-        impl ::std::convert::From<super::PaymentInformationDto> for PaymentInformationDto {
+        impl ::std::convert::From<super::PaymentInformationDto>
+        for PaymentInformationDto {
             fn from(value: super::PaymentInformationDto) -> Self {
                 Self {
                     dunning_status: Ok(value.dunning_status),
-                    maximum_processing_offset_in_hours: Ok(value.maximum_processing_offset_in_hours),
+                    maximum_processing_offset_in_hours: Ok(
+                        value.maximum_processing_offset_in_hours,
+                    ),
                     payment_method: Ok(value.payment_method),
                     payment_status: Ok(value.payment_status),
                 }
@@ -843,9 +924,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.article_number = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for article_number: {e}")
-                });
+                self.article_number = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for article_number: {e}"
+                        )
+                    });
                 self
             }
             pub fn category<T>(mut self, value: T) -> Self
@@ -855,37 +940,57 @@ pub mod types {
             {
                 self.category = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for category: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for category: {e}")
+                    });
                 self
             }
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.gross_total_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for gross_total_price: {e}")
-                });
+                self.gross_total_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for gross_total_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn gross_unit_discount<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.gross_unit_discount = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for gross_unit_discount: {e}")
-                });
+                self.gross_unit_discount = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for gross_unit_discount: {e}"
+                        )
+                    });
                 self
             }
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.gross_unit_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for gross_unit_price: {e}")
-                });
+                self.gross_unit_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for gross_unit_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn identification_number<T>(mut self, value: T) -> Self
@@ -893,9 +998,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.identification_number = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for identification_number: {e}")
-                });
+                self.identification_number = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for identification_number: {e}"
+                        )
+                    });
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
@@ -905,57 +1014,85 @@ pub mod types {
             {
                 self.name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
                 self
             }
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.net_total_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for net_total_price: {e}")
-                });
+                self.net_total_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for net_total_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn net_unit_discount<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.net_unit_discount = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for net_unit_discount: {e}")
-                });
+                self.net_unit_discount = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for net_unit_discount: {e}"
+                        )
+                    });
                 self
             }
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.net_unit_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for net_unit_price: {e}")
-                });
+                self.net_unit_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for net_unit_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn quantity<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.quantity = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for quantity: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for quantity: {e}")
+                    });
                 self
             }
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.tax_rate = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for tax_rate: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for tax_rate: {e}")
+                    });
                 self
             }
             pub fn unique_identification_number<T>(mut self, value: T) -> Self
@@ -963,9 +1100,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.unique_identification_number = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for unique_identification_number: {e}")
-                });
+                self.unique_identification_number = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for unique_identification_number: {e}"
+                        )
+                    });
                 self
             }
             pub fn unit<T>(mut self, value: T) -> Self
@@ -975,7 +1116,9 @@ pub mod types {
             {
                 self.unit = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for unit: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for unit: {e}")
+                    });
                 self
             }
         }
@@ -1097,9 +1240,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.article_number = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for article_number: {e}")
-                });
+                self.article_number = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for article_number: {e}"
+                        )
+                    });
                 self
             }
             pub fn category<T>(mut self, value: T) -> Self
@@ -1109,27 +1256,41 @@ pub mod types {
             {
                 self.category = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for category: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for category: {e}")
+                    });
                 self
             }
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.gross_total_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for gross_total_price: {e}")
-                });
+                self.gross_total_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for gross_total_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.gross_unit_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for gross_unit_price: {e}")
-                });
+                self.gross_unit_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for gross_unit_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn identification_number<T>(mut self, value: T) -> Self
@@ -1137,9 +1298,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.identification_number = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for identification_number: {e}")
-                });
+                self.identification_number = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for identification_number: {e}"
+                        )
+                    });
                 self
             }
             pub fn name<T>(mut self, value: T) -> Self
@@ -1149,47 +1314,69 @@ pub mod types {
             {
                 self.name = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for name: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for name: {e}")
+                    });
                 self
             }
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.net_total_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for net_total_price: {e}")
-                });
+                self.net_total_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for net_total_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.net_unit_price = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for net_unit_price: {e}")
-                });
+                self.net_unit_price = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for net_unit_price: {e}"
+                        )
+                    });
                 self
             }
             pub fn quantity<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.quantity = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for quantity: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for quantity: {e}")
+                    });
                 self
             }
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::rust_decimal::Decimal>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::rust_decimal::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.tax_rate = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for tax_rate: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for tax_rate: {e}")
+                    });
                 self
             }
             pub fn unique_identification_number<T>(mut self, value: T) -> Self
@@ -1197,9 +1384,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.unique_identification_number = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for unique_identification_number: {e}")
-                });
+                self.unique_identification_number = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for unique_identification_number: {e}"
+                        )
+                    });
                 self
             }
             pub fn unit<T>(mut self, value: T) -> Self
@@ -1209,11 +1400,14 @@ pub mod types {
             {
                 self.unit = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for unit: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for unit: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<TransactionSpecialItem> for super::TransactionSpecialItem {
+        impl ::std::convert::TryFrom<TransactionSpecialItem>
+        for super::TransactionSpecialItem {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: TransactionSpecialItem,
@@ -1234,7 +1428,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::TransactionSpecialItem> for TransactionSpecialItem {
+        impl ::std::convert::From<super::TransactionSpecialItem>
+        for TransactionSpecialItem {
             fn from(value: super::TransactionSpecialItem) -> Self {
                 Self {
                     article_number: Ok(value.article_number),
@@ -1306,7 +1501,9 @@ pub mod types {
             {
                 self.created = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for created: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for created: {e}")
+                    });
                 self
             }
             pub fn currency<T>(mut self, value: T) -> Self
@@ -1316,7 +1513,9 @@ pub mod types {
             {
                 self.currency = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for currency: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for currency: {e}")
+                    });
                 self
             }
             pub fn gateway_transaction_id<T>(mut self, value: T) -> Self
@@ -1324,9 +1523,13 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.gateway_transaction_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for gateway_transaction_id: {e}")
-                });
+                self.gateway_transaction_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for gateway_transaction_id: {e}"
+                        )
+                    });
                 self
             }
             pub fn partner_transaction_id<T>(mut self, value: T) -> Self
@@ -1334,19 +1537,29 @@ pub mod types {
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
-                self.partner_transaction_id = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for partner_transaction_id: {e}")
-                });
+                self.partner_transaction_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for partner_transaction_id: {e}"
+                        )
+                    });
                 self
             }
             pub fn payment_information<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::PaymentInformationDto>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<super::PaymentInformationDto>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
-                self.payment_information = value.try_into().map_err(|e| {
-                    format!("error converting supplied value for payment_information: {e}")
-                });
+                self.payment_information = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for payment_information: {e}"
+                        )
+                    });
                 self
             }
             pub fn shop_baskets<T>(mut self, value: T) -> Self
@@ -1356,7 +1569,9 @@ pub mod types {
             {
                 self.shop_baskets = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for shop_baskets: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for shop_baskets: {e}")
+                    });
                 self
             }
             pub fn shop_buyer_id<T>(mut self, value: T) -> Self
@@ -1366,11 +1581,14 @@ pub mod types {
             {
                 self.shop_buyer_id = value
                     .try_into()
-                    .map_err(|e| format!("error converting supplied value for shop_buyer_id: {e}"));
+                    .map_err(|e| {
+                        format!("error converting supplied value for shop_buyer_id: {e}")
+                    });
                 self
             }
         }
-        impl ::std::convert::TryFrom<TransactionStatusResponse> for super::TransactionStatusResponse {
+        impl ::std::convert::TryFrom<TransactionStatusResponse>
+        for super::TransactionStatusResponse {
             type Error = super::error::ConversionError;
             fn try_from(
                 value: TransactionStatusResponse,
@@ -1386,7 +1604,8 @@ pub mod types {
                 })
             }
         }
-        impl ::std::convert::From<super::TransactionStatusResponse> for TransactionStatusResponse {
+        impl ::std::convert::From<super::TransactionStatusResponse>
+        for TransactionStatusResponse {
             fn from(value: super::TransactionStatusResponse) -> Self {
                 Self {
                     created: Ok(value.created),
@@ -1406,12 +1625,18 @@ pub mod types {
         pub struct ConversionError(::std::borrow::Cow<'static, str>);
         impl ::std::error::Error for ConversionError {}
         impl ::std::fmt::Display for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Display::fmt(&self.0, f)
             }
         }
         impl ::std::fmt::Debug for ConversionError {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> Result<(), ::std::fmt::Error> {
+            fn fmt(
+                &self,
+                f: &mut ::std::fmt::Formatter<'_>,
+            ) -> Result<(), ::std::fmt::Error> {
                 ::std::fmt::Debug::fmt(&self.0, f)
             }
         }
@@ -1449,9 +1674,7 @@ impl Client {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
-            reqwest::ClientBuilder::new()
-                .connect_timeout(dur)
-                .timeout(dur)
+            reqwest::ClientBuilder::new().connect_timeout(dur).timeout(dur)
         };
         #[cfg(target_arch = "wasm32")]
         let client = reqwest::ClientBuilder::new();
@@ -1488,18 +1711,18 @@ impl ClientHooks<()> for &Client {}
 impl Client {
     /**Read the status of a transaction
 
-    Returns the transaction information of a payment API 2.0 transaction, with its shop baskets and payment information. Required headers: `Authorization: Bearer <ACCESS_TOKEN>` (token for the audience `{api_url}/transaction/status/v2/transactions`) and `Content-Type`.
+Returns the transaction information of a payment API 2.0 transaction, with its shop baskets and payment information. Required headers: `Authorization: Bearer <ACCESS_TOKEN>` (token for the audience `{api_url}/transaction/status/v2/transactions`) and `Content-Type`.
 
-    Sends a `GET` request to `/transaction/status/v2/transactions/{transaction-id}`
+Sends a `GET` request to `/transaction/status/v2/transactions/{transaction-id}`
 
-    Arguments:
-    - `transaction_id`: The gateway transaction id (returned when the transaction was created); echoed as `gateway_transaction_id`.
-    ```ignore
-    let response = client.get_transaction_status()
-        .transaction_id(transaction_id)
-        .send()
-        .await;
-    ```*/
+Arguments:
+- `transaction_id`: The gateway transaction id (returned when the transaction was created); echoed as `gateway_transaction_id`.
+```ignore
+let response = client.get_transaction_status()
+    .transaction_id(transaction_id)
+    .send()
+    .await;
+```*/
     pub fn get_transaction_status(&self) -> builder::GetTransactionStatus<'_> {
         builder::GetTransactionStatus::new(self)
     }
@@ -1510,12 +1733,12 @@ pub mod builder {
     use super::types;
     #[allow(unused_imports)]
     use super::{
-        encode_path, ByteStream, ClientHooks, ClientInfo, Error, OperationInfo, RequestBuilderExt,
-        ResponseValue,
+        encode_path, ByteStream, ClientInfo, ClientHooks, Error, OperationInfo,
+        RequestBuilderExt, ResponseValue,
     };
     /**Builder for [`Client::get_transaction_status`]
 
-    [`Client::get_transaction_status`]: super::Client::get_transaction_status*/
+[`Client::get_transaction_status`]: super::Client::get_transaction_status*/
     #[derive(Debug, Clone)]
     pub struct GetTransactionStatus<'a> {
         client: &'a super::Client,
@@ -1532,31 +1755,35 @@ pub mod builder {
         where
             V: std::convert::TryInto<::std::string::String>,
         {
-            self.transaction_id = value.try_into().map_err(|_| {
-                "conversion to `:: std :: string :: String` for transaction_id failed".to_string()
-            });
+            self.transaction_id = value
+                .try_into()
+                .map_err(|_| {
+                    "conversion to `:: std :: string :: String` for transaction_id failed"
+                        .to_string()
+                });
             self
         }
         ///Sends a `GET` request to `/transaction/status/v2/transactions/{transaction-id}`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::TransactionStatusResponse>, Error<types::DeclineResponse>>
-        {
-            let Self {
-                client,
-                transaction_id,
-            } = self;
+        ) -> Result<
+            ResponseValue<types::TransactionStatusResponse>,
+            Error<types::DeclineResponse>,
+        > {
+            let Self { client, transaction_id } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/transaction/status/v2/transactions/{}",
-                client.baseurl,
-                encode_path(&transaction_id.to_string()),
+                "{}/transaction/status/v2/transactions/{}", client.baseurl, encode_path(&
+                transaction_id.to_string()),
             );
             let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map.append(
-                ::reqwest::header::HeaderName::from_static("api-version"),
-                ::reqwest::header::HeaderValue::from_static(super::Client::api_version()),
-            );
+            header_map
+                .append(
+                    ::reqwest::header::HeaderName::from_static("api-version"),
+                    ::reqwest::header::HeaderValue::from_static(
+                        super::Client::api_version(),
+                    ),
+                );
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1576,21 +1803,41 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200u16 => ResponseValue::from_response(response).await,
-                400u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                401u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                404u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                422u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
-                500u16 => Err(Error::ErrorResponse(
-                    ResponseValue::from_response(response).await?,
-                )),
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                500u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }

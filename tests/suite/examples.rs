@@ -1,0 +1,169 @@
+//! Every example of every document deserializes into the Rust type its
+//! schema names and re-serializes to the same JSON; insta snapshots guard the
+//! public type surface (the JSON Schema of every generated type) and every
+//! example after that round trip.
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+use xtask::apis::APIS;
+use xtask::bundle::bundle;
+use xtask::lint::escape;
+
+/// `(pointer, schema name, example)` for every example of a named type:
+/// bodies (media types, callbacks included) and named schemas' own examples.
+fn examples(document: &Value) -> Vec<(String, String, Value)> {
+    let mut found = Vec::new();
+    collect_media_examples("", document, &mut found);
+    for (name, schema) in document
+        .pointer("/components/schemas")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(example) = schema.get("example") {
+            found.push((
+                format!("/components/schemas/{}/example", escape(name)),
+                name.clone(),
+                example.clone(),
+            ));
+        }
+    }
+    found
+}
+
+fn collect_media_examples(at: &str, value: &Value, found: &mut Vec<(String, String, Value)>) {
+    let Some(map) = value.as_object() else {
+        if let Some(items) = value.as_array() {
+            for (index, item) in items.iter().enumerate() {
+                collect_media_examples(&format!("{at}/{index}"), item, found);
+            }
+        }
+        return;
+    };
+    let named = map
+        .get("schema")
+        .and_then(|s| s.get("$ref"))
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/components/schemas/"));
+    if let Some(name) = named {
+        if let Some(example) = map.get("example") {
+            found.push((format!("{at}/example"), name.to_owned(), example.clone()));
+        }
+        for (key, example) in map
+            .get("examples")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(value) = example.get("value") {
+                found.push((
+                    format!("{at}/examples/{}/value", escape(key)),
+                    name.to_owned(),
+                    value.clone(),
+                ));
+            }
+        }
+    }
+    for (key, child) in map {
+        if key != "components" && key != "example" && key != "examples" {
+            collect_media_examples(&format!("{at}/{}", escape(key)), child, found);
+        }
+    }
+}
+
+/// The Rust types hold an optional field that is `null`, `[]` or `{}` as
+/// `None` or an empty collection and omit it on the way back, which is the
+/// same value; the comparison drops such fields on both sides. Everything
+/// else, numbers to the last digit included, must come back unchanged.
+fn without_empty_fields(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| {
+                    !(v.is_null()
+                        || v.as_array().is_some_and(Vec::is_empty)
+                        || v.as_object().is_some_and(|o| o.is_empty()))
+                })
+                .map(|(k, v)| (k.clone(), without_empty_fields(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_empty_fields).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Examples of query parameters replaced by `CommaSeparated` are arrays in
+/// the document and joined strings in Rust; `include.rs` covers them.
+fn is_body_type(schema: &str) -> bool {
+    !xtask::generate::COMMA_SEPARATED_SCHEMAS.contains(&schema)
+}
+
+fn document(api: &str) -> Value {
+    bundle(
+        &crate::workspace_root()
+            .join("openapi")
+            .join(format!("{api}.yaml")),
+    )
+    .unwrap()
+}
+
+#[test]
+fn every_example_round_trips_through_its_type() {
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for api in APIS {
+        for (pointer, schema, example) in examples(&document(api.name)) {
+            if !is_body_type(&schema) {
+                continue;
+            }
+            count += 1;
+            match psi_tests::round_trip(api.name, &schema, &example.to_string()) {
+                Ok(back) if without_empty_fields(&back) == without_empty_fields(&example) => {}
+                Ok(back) => failures.push(format!(
+                    "{}#{pointer} ({schema}): came back as {back}",
+                    api.name
+                )),
+                Err(error) => failures.push(format!("{}#{pointer} ({schema}): {error}", api.name)),
+            }
+        }
+    }
+    assert!(count > 100, "only {count} examples found");
+    assert!(
+        failures.is_empty(),
+        "{} of {count} examples fail:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_body_has_an_example() {
+    for api in APIS {
+        let found = examples(&document(api.name));
+        let bodies = found
+            .iter()
+            .filter(|(pointer, _, _)| pointer.starts_with("/paths"))
+            .count();
+        assert!(bodies > 0, "{} has no body examples", api.name);
+    }
+}
+
+#[test]
+fn snapshots_of_types_and_examples() {
+    for api in APIS {
+        insta::assert_json_snapshot!(
+            format!("{}__types", api.name),
+            psi_tests::type_schemas(api.name)
+        );
+        let round_tripped: BTreeMap<String, Value> = examples(&document(api.name))
+            .into_iter()
+            .filter(|(_, schema, _)| is_body_type(schema))
+            .map(|(pointer, schema, example)| {
+                let back = psi_tests::round_trip(api.name, &schema, &example.to_string())
+                    .unwrap_or_else(|error| Value::String(format!("ERROR: {error}")));
+                (format!("{pointer} as {schema}"), back)
+            })
+            .collect();
+        insta::assert_json_snapshot!(format!("{}__examples", api.name), round_tripped);
+    }
+}
