@@ -4,6 +4,7 @@ mod constrained;
 mod examples;
 mod generation;
 mod include;
+mod lint;
 mod money;
 mod open_enums;
 mod shapes;
