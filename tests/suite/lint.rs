@@ -21,7 +21,9 @@ fn findings_after(edit: impl FnOnce(&mut Value)) -> Vec<String> {
 
 fn assert_found(findings: &[String], pointer: &str, rule: &str) {
     assert!(
-        findings.iter().any(|f| f.starts_with(&format!("openapi/pay-later.yaml#{pointer}")) && f.contains(rule)),
+        findings.iter().any(
+            |f| f.starts_with(&format!("openapi/pay-later.yaml#{pointer}")) && f.contains(rule)
+        ),
         "no finding at {pointer} for {rule}; got {findings:#?}"
     );
 }
@@ -37,14 +39,27 @@ fn the_documents_follow_every_rule() {
 
 #[test]
 fn a_float_is_reported() {
-    let findings = findings_after(|d| d["components"]["schemas"]["PayLaterBooking"]["properties"]["fee"]["format"] = json!("double"));
-    assert_found(&findings, "/components/schemas/PayLaterBooking/properties/fee", "rule 7");
+    let findings = findings_after(|d| {
+        d["components"]["schemas"]["PayLaterBooking"]["properties"]["fee"]["format"] =
+            json!("double")
+    });
+    assert_found(
+        &findings,
+        "/components/schemas/PayLaterBooking/properties/fee",
+        "rule 7",
+    );
 }
 
 #[test]
 fn a_decimal_with_a_bound_is_reported() {
-    let findings = findings_after(|d| d["components"]["schemas"]["PayLaterBooking"]["properties"]["fee"]["minimum"] = json!(0));
-    assert_found(&findings, "/components/schemas/PayLaterBooking/properties/fee/minimum", "rule 7");
+    let findings = findings_after(|d| {
+        d["components"]["schemas"]["PayLaterBooking"]["properties"]["fee"]["minimum"] = json!(0)
+    });
+    assert_found(
+        &findings,
+        "/components/schemas/PayLaterBooking/properties/fee/minimum",
+        "rule 7",
+    );
 }
 
 #[test]
@@ -54,8 +69,16 @@ fn an_inline_enum_and_a_closed_response_are_reported() {
         booking["properties"]["currency"] = json!({"type": "string", "enum": ["EUR"]});
         booking["additionalProperties"] = json!(false);
     });
-    assert_found(&findings, "/components/schemas/PayLaterBooking/properties/currency/enum", "rule 8");
-    assert_found(&findings, "/components/schemas/PayLaterBooking/additionalProperties", "rule 6");
+    assert_found(
+        &findings,
+        "/components/schemas/PayLaterBooking/properties/currency/enum",
+        "rule 8",
+    );
+    assert_found(
+        &findings,
+        "/components/schemas/PayLaterBooking/additionalProperties",
+        "rule 6",
+    );
 }
 
 #[test]
@@ -65,9 +88,11 @@ fn two_success_schemas_two_error_schemas_and_two_tags_are_reported() {
         let operation = d.pointer_mut(op).unwrap();
         operation["tags"] = json!(["a", "b"]);
         let mut created = operation["responses"]["200"].clone();
-        created["content"]["application/json;charset=UTF-8"]["schema"] = json!({"$ref": "#/components/schemas/PayLaterBooking"});
+        created["content"]["application/json;charset=UTF-8"]["schema"] =
+            json!({"$ref": "#/components/schemas/PayLaterBooking"});
         operation["responses"]["201"] = created;
-        operation["responses"]["500"]["content"]["application/json"]["schema"] = json!({"$ref": "#/components/schemas/PayLaterBooking"});
+        operation["responses"]["500"]["content"]["application/json"]["schema"] =
+            json!({"$ref": "#/components/schemas/PayLaterBooking"});
     });
     assert_found(&findings, &format!("{op}/tags"), "rule 1");
     assert_found(&findings, &format!("{op}/responses"), "rule 3");
@@ -81,8 +106,17 @@ fn an_invalid_example_and_an_inline_body_are_reported() {
         let operation = d.pointer_mut(op).unwrap();
         let media = &mut operation["responses"]["200"]["content"]["application/json;charset=UTF-8"];
         media["example"]["new_due_date"] = json!("2020-02-30");
-        operation["requestBody"]["content"]["application/json;charset=UTF-8"]["schema"] = json!({"type": "object"});
+        operation["requestBody"]["content"]["application/json;charset=UTF-8"]["schema"] =
+            json!({"type": "object"});
     });
-    assert_found(&findings, &format!("{op}/responses/200/content/application~1json;charset=UTF-8/example"), "rule 16");
-    assert_found(&findings, &format!("{op}/requestBody/content/application~1json;charset=UTF-8/schema"), "rule 2");
+    assert_found(
+        &findings,
+        &format!("{op}/responses/200/content/application~1json;charset=UTF-8/example"),
+        "rule 16",
+    );
+    assert_found(
+        &findings,
+        &format!("{op}/requestBody/content/application~1json;charset=UTF-8/schema"),
+        "rule 2",
+    );
 }

@@ -593,7 +593,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Delivery of a company or named person to an address (also the B2C shape with only first_name, last_name and address of the public example requests). `address` is required because it is what tells this shape apart; it is tried last.
+    ///Delivery of a company or named person to an address (also the B2C shape with only first_name, last_name and address of the public example requests). `address` is required because it is what tells this shape apart; it is tried last. A delivery with `full_name` is the consumer shape, so this one excludes it.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
