@@ -89,6 +89,12 @@ pub fn generate_api(root: &Path, api: &Api) -> Result<String, String> {
             "::rust_decimal::Decimal",
             [TypeImpl::Display, TypeImpl::FromStr, TypeImpl::Default].into_iter(),
         )
+        // Client secrets and tokens never print (openapi/README.md rule 17).
+        .with_conversion(
+            typed_schema(InstanceType::String, "password"),
+            "::psi_runtime::Secret",
+            [TypeImpl::Display, TypeImpl::FromStr, TypeImpl::Default].into_iter(),
+        )
         // The offset is part of a timestamp's value: keep it.
         .with_conversion(
             typed_schema(InstanceType::String, "date-time"),

@@ -9,6 +9,7 @@
 //! - [`field`] and [`FieldError`]: constructing a constrained value from user
 //!   input with an error that names the field and the rule;
 //! - [`Decimal`]: the one money type;
+//! - [`Secret`]: client secrets and tokens, redacted in Debug and Display;
 //! - [`wire_client!`] and [`prepare_request`]: the request adjustments every
 //!   generated client makes before sending.
 
@@ -16,6 +17,7 @@ mod comma_separated;
 mod field;
 mod open_enum;
 mod request;
+mod secret;
 
 pub use comma_separated::CommaSeparated;
 pub use field::{field, parse_json, FieldError};
@@ -24,6 +26,7 @@ pub use open_enum::open_enum_schema;
 pub use request::prepare as prepare_request;
 /// Money, quantities and rates: exact decimals, never floats.
 pub use rust_decimal::Decimal;
+pub use secret::Secret;
 
 /// Re-exports used by [`open_enum!`] so generated crates need no extra imports.
 #[doc(hidden)]

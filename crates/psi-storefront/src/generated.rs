@@ -452,7 +452,7 @@ pub mod types {
         pub client_id: ::std::option::Option<::std::string::String>,
         ///Client secret of the platform integration.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub client_secret: ::std::option::Option<::std::string::String>,
+        pub client_secret: ::std::option::Option<::psi_runtime::Secret>,
         ///OAuth 2.0 grant type, `client_credentials`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub grant_type: ::std::option::Option<::std::string::String>,
@@ -478,7 +478,7 @@ pub mod types {
     pub struct PlatformTokenResponse {
         ///The access token, sent in the header `Authorization` as a bearer token.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub access_token: ::std::option::Option<::std::string::String>,
+        pub access_token: ::std::option::Option<::psi_runtime::Secret>,
         ///Token lifetime in seconds.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub expires_in: ::std::option::Option<i64>,
@@ -1278,7 +1278,7 @@ pub mod types {
                 ::std::string::String,
             >,
             client_secret: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
+                ::std::option::Option<::psi_runtime::Secret>,
                 ::std::string::String,
             >,
             grant_type: ::std::result::Result<
@@ -1315,7 +1315,7 @@ pub mod types {
             }
             pub fn client_secret<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T: ::std::convert::TryInto<::std::option::Option<::psi_runtime::Secret>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.client_secret = value
@@ -1377,7 +1377,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct PlatformTokenResponse {
             access_token: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
+                ::std::option::Option<::psi_runtime::Secret>,
                 ::std::string::String,
             >,
             expires_in: ::std::result::Result<
@@ -1401,7 +1401,7 @@ pub mod types {
         impl PlatformTokenResponse {
             pub fn access_token<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T: ::std::convert::TryInto<::std::option::Option<::psi_runtime::Secret>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.access_token = value

@@ -112,7 +112,7 @@ pub mod types {
         ///Client id issued to the merchant. Required.
         pub client_id: ::std::string::String,
         ///Client secret issued to the merchant. Required. This is a secret: never log it.
-        pub client_secret: ::std::string::String,
+        pub client_secret: ::psi_runtime::Secret,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub grant_type: ::std::option::Option<GrantType>,
     }
@@ -134,7 +134,7 @@ pub mod types {
     pub struct TokenResponse {
         ///The bearer token, a JWT. Send it as `Authorization: Bearer <ACCESS_TOKEN>` to the API named by the audience.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub access_token: ::std::option::Option<::std::string::String>,
+        pub access_token: ::std::option::Option<::psi_runtime::Secret>,
         ///Token lifetime in seconds (for example 1800).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub expires_in: ::std::option::Option<i64>,
@@ -160,7 +160,7 @@ pub mod types {
                 ::std::string::String,
             >,
             client_secret: ::std::result::Result<
-                ::std::string::String,
+                ::psi_runtime::Secret,
                 ::std::string::String,
             >,
             grant_type: ::std::result::Result<
@@ -207,7 +207,7 @@ pub mod types {
             }
             pub fn client_secret<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::string::String>,
+                T: ::std::convert::TryInto<::psi_runtime::Secret>,
                 T::Error: ::std::fmt::Display,
             {
                 self.client_secret = value
@@ -256,7 +256,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct TokenResponse {
             access_token: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
+                ::std::option::Option<::psi_runtime::Secret>,
                 ::std::string::String,
             >,
             expires_in: ::std::result::Result<
@@ -280,7 +280,7 @@ pub mod types {
         impl TokenResponse {
             pub fn access_token<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T: ::std::convert::TryInto<::std::option::Option<::psi_runtime::Secret>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.access_token = value
