@@ -7,69 +7,7 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use xtask::apis::APIS;
 use xtask::bundle::bundle;
-use xtask::lint::escape;
-
-/// `(pointer, schema name, example)` for every example of a named type:
-/// bodies (media types, callbacks included) and named schemas' own examples.
-fn examples(document: &Value) -> Vec<(String, String, Value)> {
-    let mut found = Vec::new();
-    collect_media_examples("", document, &mut found);
-    for (name, schema) in document
-        .pointer("/components/schemas")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(example) = schema.get("example") {
-            found.push((
-                format!("/components/schemas/{}/example", escape(name)),
-                name.clone(),
-                example.clone(),
-            ));
-        }
-    }
-    found
-}
-
-fn collect_media_examples(at: &str, value: &Value, found: &mut Vec<(String, String, Value)>) {
-    let Some(map) = value.as_object() else {
-        if let Some(items) = value.as_array() {
-            for (index, item) in items.iter().enumerate() {
-                collect_media_examples(&format!("{at}/{index}"), item, found);
-            }
-        }
-        return;
-    };
-    let named = map
-        .get("schema")
-        .and_then(|s| s.get("$ref"))
-        .and_then(Value::as_str)
-        .and_then(|r| r.strip_prefix("#/components/schemas/"));
-    if let Some(name) = named {
-        if let Some(example) = map.get("example") {
-            found.push((format!("{at}/example"), name.to_owned(), example.clone()));
-        }
-        for (key, example) in map
-            .get("examples")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-        {
-            if let Some(value) = example.get("value") {
-                found.push((
-                    format!("{at}/examples/{}/value", escape(key)),
-                    name.to_owned(),
-                    value.clone(),
-                ));
-            }
-        }
-    }
-    for (key, child) in map {
-        if key != "components" && key != "example" && key != "examples" {
-            collect_media_examples(&format!("{at}/{}", escape(key)), child, found);
-        }
-    }
-}
+use xtask::examples::named_examples as examples;
 
 /// The Rust types hold an optional field that is `null`, `[]` or `{}` as
 /// `None` or an empty collection and omit it on the way back, which is the

@@ -131,6 +131,53 @@ impl Checker<'_> {
     }
 }
 
+/// `(pointer, schema name, example)` for every example of a named type:
+/// request and response bodies (callbacks included) whose schema is a
+/// `$ref`, and the named schemas' own examples. The test suite round-trips
+/// each through the Rust type of that name.
+pub fn named_examples(document: &Value) -> Vec<(String, String, Value)> {
+    let mut found = Vec::new();
+    collect_named_media_examples("", document, &mut found);
+    let schemas = document
+        .pointer("/components/schemas")
+        .and_then(Value::as_object);
+    for (name, schema) in schemas.into_iter().flatten() {
+        if let Some(example) = schema.get("example") {
+            let at = format!("/components/schemas/{}/example", escape(name));
+            found.push((at, name.clone(), example.clone()));
+        }
+    }
+    found
+}
+
+fn collect_named_media_examples(at: &str, value: &Value, found: &mut Vec<(String, String, Value)>) {
+    match value {
+        Value::Object(map) => {
+            let named = map
+                .get("schema")
+                .and_then(|schema| schema.get("$ref"))
+                .and_then(Value::as_str)
+                .and_then(|reference| reference.strip_prefix("#/components/schemas/"));
+            if let Some(name) = named {
+                for (example_at, example) in examples_of(at, map) {
+                    found.push((example_at, name.to_owned(), example.clone()));
+                }
+            }
+            for (key, child) in map {
+                if !matches!(key.as_str(), "components" | "example" | "examples") {
+                    collect_named_media_examples(&format!("{at}/{}", escape(key)), child, found);
+                }
+            }
+        }
+        Value::Array(items) => {
+            for (index, child) in items.iter().enumerate() {
+                collect_named_media_examples(&format!("{at}/{index}"), child, found);
+            }
+        }
+        _ => {}
+    }
+}
+
 fn examples_of<'v>(at: &str, map: &'v Map<String, Value>) -> Vec<(String, &'v Value)> {
     let mut out = Vec::new();
     if let Some(example) = map.get("example") {
