@@ -102,7 +102,8 @@ async fn the_client_rejects_a_bad_key_and_sends_nothing() {
         .respond_with(ResponseTemplate::new(201))
         .mount(&server)
         .await;
-    let client = psi_payment_page::Client::new(&server.uri());
+    let client =
+        psi_payment_page::Client::new(&server.uri(), psi_runtime::Context::new("payment-page"));
     let result = client
         .create_session()
         .idempotency_key("k".repeat(65))

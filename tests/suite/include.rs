@@ -16,7 +16,8 @@ async fn include_is_one_comma_joined_query_value() {
         .expect(1)
         .mount(&server)
         .await;
-    let client = psi_order_status::Client::new(&server.uri());
+    let client =
+        psi_order_status::Client::new(&server.uri(), psi_runtime::Context::new("order-status"));
     let status = client
         .get_order_status()
         .transaction_id("12-34567890123456789")

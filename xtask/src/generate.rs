@@ -74,6 +74,7 @@ pub fn generate_api(root: &Path, api: &Api) -> Result<String, String> {
     let label = api.document_label();
     let bundled = bundle(&api.document(root))?;
     let open = open_enums(&bundled);
+    let idempotent = idempotent_operations(&bundled);
     let spec: openapiv3::OpenAPI = serde_json::from_value(bundled)
         .map_err(|e| format!("{label}: not an OpenAPI 3.0 document: {e}"))?;
 
@@ -83,6 +84,9 @@ pub fn generate_api(root: &Path, api: &Api) -> Result<String, String> {
         .with_tag(TagStyle::Merged)
         .with_derive("schemars::JsonSchema")
         .with_derive("PartialEq")
+        // Every client carries the runtime context (audience, token cache,
+        // retry policy); its hooks are wired in each crate's lib.rs.
+        .with_inner_type(quote::quote!(::psi_runtime::Context))
         // Money, quantities and rates: exact decimals (see openapi/README.md rule 7).
         .with_conversion(
             typed_schema(InstanceType::Number, "decimal"),
@@ -139,6 +143,12 @@ pub fn generate_api(root: &Path, api: &Api) -> Result<String, String> {
     if !open.is_empty() {
         code.push_str(&render(&open));
     }
+    code.push_str(&format!(
+        "\n/// Operations whose document declares an `Idempotency-Key` header: the\n\
+         /// runtime gives them a UUID v4 key when the caller set none, keeps it on\n\
+         /// every attempt, and so may retry them.\n\
+         pub const IDEMPOTENT_OPERATIONS: &[&str] = &{idempotent:?};\n"
+    ));
     Ok(code)
 }
 
@@ -155,6 +165,27 @@ fn array_item_type(schema: &openapiv3::Schema) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// operationIds of the operations with an `Idempotency-Key` header parameter.
+fn idempotent_operations(document: &serde_json::Value) -> Vec<String> {
+    crate::lint::operation_pointers(document)
+        .into_iter()
+        .filter(|(_, operation)| {
+            operation
+                .get("parameters")
+                .and_then(serde_json::Value::as_array)
+                .is_some_and(|parameters| {
+                    parameters.iter().any(|p| {
+                        p.get("in").and_then(serde_json::Value::as_str) == Some("header")
+                            && p.get("name")
+                                .and_then(serde_json::Value::as_str)
+                                .is_some_and(|n| n.eq_ignore_ascii_case("Idempotency-Key"))
+                    })
+                })
+        })
+        .filter_map(|(_, operation)| operation.get("operationId")?.as_str().map(str::to_owned))
+        .collect()
 }
 
 fn typed_schema(instance_type: InstanceType, format: &str) -> SchemaObject {

@@ -1283,6 +1283,7 @@ Version: v1*/
 pub struct Client {
     pub(crate) baseurl: String,
     pub(crate) client: reqwest::Client,
+    pub(crate) inner: ::psi_runtime::Context,
 }
 impl Client {
     /// Create a new client.
@@ -1290,7 +1291,7 @@ impl Client {
     /// `baseurl` is the base URL provided to the internal
     /// `reqwest::Client`, and should include a scheme and hostname,
     /// as well as port and a path stem if applicable.
-    pub fn new(baseurl: &str) -> Self {
+    pub fn new(baseurl: &str, inner: ::psi_runtime::Context) -> Self {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
@@ -1298,7 +1299,7 @@ impl Client {
         };
         #[cfg(target_arch = "wasm32")]
         let client = reqwest::ClientBuilder::new();
-        Self::new_with_client(baseurl, client.build().unwrap())
+        Self::new_with_client(baseurl, client.build().unwrap(), inner)
     }
     /// Construct a new client with an existing `reqwest::Client`,
     /// allowing more control over its configuration.
@@ -1306,14 +1307,19 @@ impl Client {
     /// `baseurl` is the base URL provided to the internal
     /// `reqwest::Client`, and should include a scheme and hostname,
     /// as well as port and a path stem if applicable.
-    pub fn new_with_client(baseurl: &str, client: reqwest::Client) -> Self {
+    pub fn new_with_client(
+        baseurl: &str,
+        client: reqwest::Client,
+        inner: ::psi_runtime::Context,
+    ) -> Self {
         Self {
             baseurl: baseurl.to_string(),
             client,
+            inner,
         }
     }
 }
-impl ClientInfo<()> for Client {
+impl ClientInfo<::psi_runtime::Context> for Client {
     fn api_version() -> &'static str {
         "v1"
     }
@@ -1323,11 +1329,11 @@ impl ClientInfo<()> for Client {
     fn client(&self) -> &reqwest::Client {
         &self.client
     }
-    fn inner(&self) -> &() {
-        &()
+    fn inner(&self) -> &::psi_runtime::Context {
+        &self.inner
     }
 }
-impl ClientHooks<()> for &Client {}
+impl ClientHooks<::psi_runtime::Context> for &Client {}
 impl Client {
     /**Book a pay later offer
 
@@ -1840,3 +1846,8 @@ pub mod open_enums {
         }
     }
 }
+
+/// Operations whose document declares an `Idempotency-Key` header: the
+/// runtime gives them a UUID v4 key when the caller set none, keeps it on
+/// every attempt, and so may retry them.
+pub const IDEMPOTENT_OPERATIONS: &[&str] = &[];

@@ -10,23 +10,34 @@
 //!   input with an error that names the field and the rule;
 //! - [`Decimal`]: the one money type;
 //! - [`Secret`]: client secrets and tokens, redacted in Debug and Display;
-//! - [`wire_client!`] and [`prepare_request`]: the request adjustments every
-//!   generated client makes before sending.
+//! - [`Context`], [`hooks`] and [`wire_client!`]: what every generated client
+//!   does around a call: bearer tokens from a [`TokenCache`], retries by a
+//!   [`RetryPolicy`], pre-flight checks, one tracing span per call;
+//! - [`Environment`] and [`Credentials`]: where the APIs are and who calls.
 
 mod comma_separated;
+mod context;
+mod environment;
 mod field;
+pub mod hooks;
 mod open_enum;
 mod request;
+mod retry;
 mod secret;
+mod token;
 
 pub use comma_separated::CommaSeparated;
+pub use context::{Context, Preflight};
+pub use environment::{ConfigError, Credentials, Environment};
 pub use field::{field, parse_json, FieldError};
 #[doc(hidden)]
 pub use open_enum::open_enum_schema;
 pub use request::prepare as prepare_request;
+pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 /// Money, quantities and rates: exact decimals, never floats.
 pub use rust_decimal::Decimal;
 pub use secret::Secret;
+pub use token::{Audience, FetchToken, FetchedToken, TokenCache, TokenError};
 
 /// Re-exports used by [`open_enum!`] so generated crates need no extra imports.
 #[doc(hidden)]

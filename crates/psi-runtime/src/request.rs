@@ -17,19 +17,35 @@ pub fn prepare(request: &mut reqwest::Request) {
     }
 }
 
-/// Wires a generated `Client` to [`prepare`]; each generated crate's
-/// `lib.rs` calls it once: `psi_runtime::wire_client!();`.
+/// Wires a generated `Client` to the runtime's [`hooks`](crate::hooks); each
+/// generated crate's `lib.rs` calls it once: `psi_runtime::wire_client!();`.
 #[macro_export]
 macro_rules! wire_client {
     () => {
-        impl $crate::__private::progenitor_client::ClientHooks for Client {
+        impl $crate::__private::progenitor_client::ClientHooks<$crate::Context> for Client {
             async fn pre<E>(
                 &self,
                 request: &mut $crate::__private::reqwest::Request,
-                _info: &$crate::__private::progenitor_client::OperationInfo,
+                info: &$crate::__private::progenitor_client::OperationInfo,
             ) -> ::std::result::Result<(), $crate::__private::progenitor_client::Error<E>> {
-                $crate::prepare_request(request);
-                Ok(())
+                let context = <Self as $crate::__private::progenitor_client::ClientInfo<
+                    $crate::Context,
+                >>::inner(self);
+                $crate::hooks::pre(context, request, info, crate::IDEMPOTENT_OPERATIONS).await
+            }
+
+            async fn exec(
+                &self,
+                request: $crate::__private::reqwest::Request,
+                info: &$crate::__private::progenitor_client::OperationInfo,
+            ) -> $crate::__private::reqwest::Result<$crate::__private::reqwest::Response> {
+                let context = <Self as $crate::__private::progenitor_client::ClientInfo<
+                    $crate::Context,
+                >>::inner(self);
+                let http = <Self as $crate::__private::progenitor_client::ClientInfo<
+                    $crate::Context,
+                >>::client(self);
+                $crate::hooks::exec(context, http, request, info).await
             }
         }
     };

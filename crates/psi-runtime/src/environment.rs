@@ -1,0 +1,175 @@
+//! Where the APIs live and who the merchant is.
+
+use crate::Secret;
+use reqwest::Url;
+use std::fmt;
+
+/// A setting that is missing or malformed; names the variable or field.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name}: {problem}")]
+pub struct ConfigError {
+    /// The environment variable (`PSI_API_URL`) or setting (`api_url`).
+    pub name: String,
+    pub problem: String,
+}
+
+impl ConfigError {
+    fn new(name: &str, problem: impl Into<String>) -> Self {
+        Self {
+            name: name.to_owned(),
+            problem: problem.into(),
+        }
+    }
+}
+
+/// The four addresses of the interface.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Environment {
+    /// `{base_url}`: the hosted payment page API.
+    pub base_url: Url,
+    /// `{api_url}`: every other API of the provider.
+    pub api_url: Url,
+    /// `{auth_url}`: the token server.
+    pub auth_url: Url,
+    /// `{platform_url}`: the storefront platform installation, if any.
+    pub platform_url: Option<Url>,
+}
+
+impl Environment {
+    /// Builds an environment from addresses; an address that is not an
+    /// absolute http(s) URL is an error naming the setting.
+    pub fn new(base_url: &str, api_url: &str, auth_url: &str) -> Result<Self, ConfigError> {
+        Ok(Self {
+            base_url: parse_url("base_url", base_url)?,
+            api_url: parse_url("api_url", api_url)?,
+            auth_url: parse_url("auth_url", auth_url)?,
+            platform_url: None,
+        })
+    }
+
+    /// Adds the storefront platform's address.
+    pub fn with_platform_url(mut self, platform_url: &str) -> Result<Self, ConfigError> {
+        self.platform_url = Some(parse_url("platform_url", platform_url)?);
+        Ok(self)
+    }
+
+    /// Reads `PSI_BASE_URL`, `PSI_API_URL`, `PSI_AUTH_URL` and, if set,
+    /// `PSI_PLATFORM_URL`.
+    pub fn from_env() -> Result<Self, ConfigError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// [`Environment::from_env`] over any lookup (tests pass a map).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
+        let required = |name: &str| {
+            let value = lookup(name).ok_or_else(|| ConfigError::new(name, "is not set"))?;
+            parse_url(name, &value)
+        };
+        Ok(Self {
+            base_url: required("PSI_BASE_URL")?,
+            api_url: required("PSI_API_URL")?,
+            auth_url: required("PSI_AUTH_URL")?,
+            platform_url: lookup("PSI_PLATFORM_URL")
+                .map(|value| parse_url("PSI_PLATFORM_URL", &value))
+                .transpose()?,
+        })
+    }
+}
+
+fn parse_url(name: &str, value: &str) -> Result<Url, ConfigError> {
+    let url = Url::parse(value.trim())
+        .map_err(|error| ConfigError::new(name, format!("is not an absolute URL ({error})")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(ConfigError::new(
+            name,
+            format!("must be http or https, not {}", url.scheme()),
+        ));
+    }
+    Ok(url)
+}
+
+/// OAuth client credentials. The secret never prints.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Credentials {
+    pub client_id: String,
+    pub client_secret: Secret,
+}
+
+impl Credentials {
+    pub fn new(client_id: impl Into<String>, client_secret: impl Into<Secret>) -> Self {
+        Self {
+            client_id: client_id.into(),
+            client_secret: client_secret.into(),
+        }
+    }
+
+    /// Reads `<prefix>CLIENT_ID` and `<prefix>CLIENT_SECRET`
+    /// (`PSI_` for the provider, `PSI_PLATFORM_` for the storefront platform).
+    pub fn from_lookup(
+        prefix: &str,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, ConfigError> {
+        let read = |suffix: &str| {
+            let name = format!("{prefix}{suffix}");
+            match lookup(&name) {
+                Some(value) if !value.trim().is_empty() => Ok(value),
+                Some(_) => Err(ConfigError::new(&name, "is empty")),
+                None => Err(ConfigError::new(&name, "is not set")),
+            }
+        };
+        Ok(Self::new(read("CLIENT_ID")?, read("CLIENT_SECRET")?))
+    }
+}
+
+impl fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Credentials")
+            .field("client_id", &self.client_id)
+            .field("client_secret", &self.client_secret)
+            .finish()
+    }
+}
+
+impl fmt::Display for Credentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "client {} (secret ***)", self.client_id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn lookup(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+        let map: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        move |name| map.get(name).cloned()
+    }
+
+    #[test]
+    fn a_missing_or_malformed_variable_is_named() {
+        let error = Environment::from_lookup(lookup(&[("PSI_BASE_URL", "https://pp.example.com")]))
+            .unwrap_err();
+        assert_eq!(error.to_string(), "PSI_API_URL: is not set");
+        let error = Environment::from_lookup(lookup(&[
+            ("PSI_BASE_URL", "https://pp.example.com"),
+            ("PSI_API_URL", "api.example.com"),
+        ]))
+        .unwrap_err();
+        assert_eq!(error.name, "PSI_API_URL");
+        let error =
+            Credentials::from_lookup("PSI_", lookup(&[("PSI_CLIENT_ID", "m-1")])).unwrap_err();
+        assert_eq!(error.to_string(), "PSI_CLIENT_SECRET: is not set");
+    }
+
+    #[test]
+    fn credentials_never_print_the_secret() {
+        let credentials = Credentials::new("merchant-1", "very-secret-value");
+        let printed = format!("{credentials:?} {credentials} {credentials:#?}");
+        assert!(!printed.contains("very-secret-value"), "{printed}");
+        assert!(printed.contains("merchant-1"));
+    }
+}
