@@ -7,6 +7,7 @@ mod include;
 mod lint;
 mod money;
 mod open_enums;
+mod runtime;
 mod secrets;
 mod shapes;
 mod time;

@@ -17,6 +17,24 @@ use tracing::Instrument;
 
 pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
 
+/// The document's operationId (`createSession`). progenitor's
+/// `OperationInfo` carries the generated method name (`create_session`).
+pub fn operation_id(info: &OperationInfo) -> String {
+    let mut id = String::with_capacity(info.operation_id.len());
+    let mut upper = false;
+    for c in info.operation_id.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            id.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            id.push(c);
+        }
+    }
+    id
+}
+
 /// Prepares a call. `idempotent_operations` are the operationIds whose
 /// document declares an Idempotency-Key: they get a UUID v4 when the caller
 /// set none, and the same key goes out on every attempt.
@@ -26,6 +44,7 @@ pub async fn pre<E>(
     info: &OperationInfo,
     idempotent_operations: &[&str],
 ) -> Result<(), Error<E>> {
+    let operation = operation_id(info);
     crate::prepare_request(request);
     if !request.headers().contains_key(CONTENT_TYPE) {
         // The specification requires Content-Type on every call, GETs included.
@@ -37,9 +56,9 @@ pub async fn pre<E>(
         &context.preflight,
         request.body().and_then(|b| b.as_bytes()),
     ) {
-        preflight(info.operation_id, body).map_err(Error::InvalidRequest)?;
+        preflight(&operation, body).map_err(Error::InvalidRequest)?;
     }
-    if idempotent_operations.contains(&info.operation_id)
+    if idempotent_operations.contains(&operation.as_str())
         && !request.headers().contains_key(IDEMPOTENCY_KEY)
     {
         let key = uuid::Uuid::new_v4().to_string();
@@ -78,7 +97,7 @@ pub async fn exec(
     let span = tracing::info_span!(
         "psi.call",
         api = context.api,
-        operation = info.operation_id,
+        operation = %operation_id(info),
         method = %request.method(),
         attempt = tracing::field::Empty,
         status = tracing::field::Empty,
@@ -103,7 +122,11 @@ async fn send_with_retries(
     if template.timeout().is_none() {
         *template.timeout_mut() = Some(context.retry.request_timeout);
     }
+    // `attempt` counts every send (the span shows it); `retry` counts the
+    // sends the retry policy has granted. The one resend after a 401 with a
+    // fresh token is not charged to the retry budget.
     let mut attempt = 1;
+    let mut retry = 1;
     let mut token_refreshed = false;
     loop {
         span.record("attempt", attempt);
@@ -133,13 +156,14 @@ async fn send_with_retries(
                     Ok(fresh) => {
                         tracing::debug!(attempt, "401: retrying once with a fresh token");
                         set_bearer(&mut template, &fresh);
+                        attempt += 1;
                         continue;
                     }
                     Err(error) => tracing::warn!(%error, "401 and no fresh token"),
                 }
             }
         }
-        match context.retry.next_delay(attempt, repeatable, &outcome) {
+        match context.retry.next_delay(retry, repeatable, &outcome) {
             Some(delay) => {
                 let status = result.as_ref().map(|r| r.status().as_u16()).ok();
                 tracing::debug!(
@@ -151,6 +175,7 @@ async fn send_with_retries(
                 drop(result);
                 tokio::time::sleep(delay).await;
                 attempt += 1;
+                retry += 1;
             }
             None => return finish(&span, started, result),
         }
@@ -184,4 +209,25 @@ fn finish(
         }
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn method_names_map_back_to_operation_ids() {
+        for (method, id) in [
+            ("create_session", "createSession"),
+            ("deliver_order_items_v7", "deliverOrderItemsV7"),
+            ("get_token", "getToken"),
+        ] {
+            assert_eq!(
+                operation_id(&OperationInfo {
+                    operation_id: method
+                }),
+                id
+            );
+        }
+    }
 }

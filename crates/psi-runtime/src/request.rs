@@ -19,6 +19,9 @@ pub fn prepare(request: &mut reqwest::Request) {
 
 /// Wires a generated `Client` to the runtime's [`hooks`](crate::hooks); each
 /// generated crate's `lib.rs` calls it once: `psi_runtime::wire_client!();`.
+// `crate::IDEMPOTENT_OPERATIONS` deliberately names the invoking (generated)
+// crate: each crate has its own list, derived from its document.
+#[allow(clippy::crate_in_macro_def)]
 #[macro_export]
 macro_rules! wire_client {
     () => {

@@ -1,0 +1,266 @@
+//! `psi::Client`: built once, hands out ready generated clients.
+
+use crate::api::Api;
+use crate::tokens::Fetcher;
+use psi_runtime::{
+    Audience, ConfigError, Context, Credentials, Environment, RetryPolicy, Secret, TokenCache,
+    TokenError,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The entry point: one environment, one set of credentials, one token
+/// cache and one connection pool, shared by every API client it hands out.
+/// Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Client {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    environment: Environment,
+    http: reqwest::Client,
+    tokens: Arc<TokenCache>,
+    retry: RetryPolicy,
+    audiences: HashMap<Api, Audience>,
+    preflight: bool,
+}
+
+/// Settings of a [`Client`]; every setting has a default but the
+/// environment and the credentials.
+#[derive(Debug, Default)]
+pub struct ClientBuilder {
+    environment: Option<Environment>,
+    credentials: Option<Credentials>,
+    platform_credentials: Option<Credentials>,
+    retry: Option<RetryPolicy>,
+    audiences: HashMap<Api, Audience>,
+    skip_preflight: bool,
+}
+
+impl ClientBuilder {
+    pub fn environment(mut self, environment: Environment) -> Self {
+        self.environment = Some(environment);
+        self
+    }
+
+    pub fn credentials(mut self, credentials: Credentials) -> Self {
+        self.credentials = Some(credentials);
+        self
+    }
+
+    /// Credentials of the storefront platform's own OAuth endpoint.
+    pub fn platform_credentials(mut self, credentials: Credentials) -> Self {
+        self.platform_credentials = Some(credentials);
+        self
+    }
+
+    /// Attempts, backoff and timeouts (see [`RetryPolicy`]).
+    pub fn retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = Some(retry);
+        self
+    }
+
+    /// Overrides the token audience of one API (for an API the
+    /// specification's audience table does not list, such as shop configuration).
+    pub fn audience(mut self, api: Api, audience: impl Into<String>) -> Self {
+        self.audiences
+            .insert(api, Audience::Service(audience.into()));
+        self
+    }
+
+    /// Sends requests without the pre-flight checks (the service still
+    /// checks them): for testing how the service answers bad input.
+    pub fn skip_preflight(mut self) -> Self {
+        self.skip_preflight = true;
+        self
+    }
+
+    pub fn build(self) -> Result<Client, ConfigError> {
+        let missing = |name: &str| ConfigError {
+            name: name.to_owned(),
+            problem: "is not set".to_owned(),
+        };
+        let environment = self.environment.ok_or_else(|| missing("environment"))?;
+        let credentials = self.credentials.ok_or_else(|| missing("credentials"))?;
+        let retry = self.retry.unwrap_or_default();
+        let http = reqwest::Client::builder()
+            .connect_timeout(retry.connect_timeout)
+            .build()
+            .map_err(|error| ConfigError {
+                name: "http client".to_owned(),
+                problem: error.to_string(),
+            })?;
+
+        // Token endpoints run without a token and without retries: a token
+        // POST is not sent again once it may have reached the server.
+        let token_context = Context::new("token").with_retry(RetryPolicy {
+            max_attempts: 2,
+            ..retry.clone()
+        });
+        let fetcher = Fetcher {
+            token_server: psi_token::Client::new_with_client(
+                &crate::api::trimmed(&environment.auth_url),
+                http.clone(),
+                token_context.clone(),
+            ),
+            credentials,
+            #[cfg(feature = "storefront")]
+            platform: match (&environment.platform_url, self.platform_credentials) {
+                (Some(url), Some(credentials)) => Some((
+                    psi_storefront::Client::new_with_client(
+                        &format!("{}/api", crate::api::trimmed(url)),
+                        http.clone(),
+                        token_context.clone(),
+                    ),
+                    credentials,
+                )),
+                _ => None,
+            },
+        };
+        let mut audiences: HashMap<Api, Audience> = Api::ALL
+            .iter()
+            .filter_map(|api| Some((*api, api.audience(&environment)?)))
+            .collect();
+        audiences.extend(self.audiences);
+        Ok(Client {
+            shared: Arc::new(Shared {
+                environment,
+                http,
+                tokens: Arc::new(TokenCache::new(fetcher)),
+                retry,
+                audiences,
+                preflight: !self.skip_preflight,
+            }),
+        })
+    }
+}
+
+impl Client {
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// Reads the environment (`PSI_BASE_URL`, `PSI_API_URL`, `PSI_AUTH_URL`,
+    /// optionally `PSI_PLATFORM_URL`) and the credentials (`PSI_CLIENT_ID`,
+    /// `PSI_CLIENT_SECRET`, optionally `PSI_PLATFORM_CLIENT_ID` and
+    /// `PSI_PLATFORM_CLIENT_SECRET`); an error names the variable.
+    pub fn from_env() -> Result<Client, ConfigError> {
+        let lookup = |name: &str| std::env::var(name).ok();
+        let mut builder = Client::builder()
+            .environment(Environment::from_lookup(lookup)?)
+            .credentials(Credentials::from_lookup("PSI_", lookup)?);
+        if lookup("PSI_PLATFORM_CLIENT_ID").is_some()
+            || lookup("PSI_PLATFORM_CLIENT_SECRET").is_some()
+        {
+            builder =
+                builder.platform_credentials(Credentials::from_lookup("PSI_PLATFORM_", lookup)?);
+        }
+        builder.build()
+    }
+
+    pub fn environment(&self) -> &Environment {
+        &self.shared.environment
+    }
+
+    /// A valid token for `api` (from the cache, or fetched once). Calls get
+    /// their tokens by themselves; this is for callers who want to know early
+    /// that the credentials work, with a typed error.
+    pub async fn token(&self, api: Api) -> Result<Secret, TokenError> {
+        let audience = self.audience(api).map_err(|error| TokenError {
+            audience: Audience::Platform(String::new()),
+            status: None,
+            problem: error.to_string(),
+        })?;
+        self.shared.tokens.token(&audience).await
+    }
+
+    fn audience(&self, api: Api) -> Result<Audience, ConfigError> {
+        self.shared
+            .audiences
+            .get(&api)
+            .cloned()
+            .ok_or_else(|| ConfigError {
+                name: "platform_url".to_owned(),
+                problem: format!("is needed for the {} API and is not set", api.name()),
+            })
+    }
+
+    /// The runtime context of `api`'s client.
+    fn context(&self, api: Api) -> Result<Context, ConfigError> {
+        let mut context = Context::new(api.name())
+            .with_auth(self.audience(api)?, self.shared.tokens.clone())
+            .with_retry(self.shared.retry.clone());
+        if self.shared.preflight {
+            context = context.with_preflight(Arc::new(|operation_id: &str, body: &[u8]| {
+                crate::preflight::check_request(operation_id, body)
+                    .map_err(|violations| violations.to_string())
+            }));
+        }
+        Ok(context)
+    }
+
+    fn parts(&self, api: Api) -> Result<(String, reqwest::Client, Context), ConfigError> {
+        let base_url = api
+            .base_url(&self.shared.environment)
+            .ok_or_else(|| ConfigError {
+                name: "platform_url".to_owned(),
+                problem: format!("is needed for the {} API and is not set", api.name()),
+            })?;
+        Ok((base_url, self.shared.http.clone(), self.context(api)?))
+    }
+}
+
+/// One method per API, each returning the generated client wired to the
+/// right address and audience.
+macro_rules! api_client {
+    ($(#[$doc:meta])* $feature:literal, $method:ident, $krate:ident, $api:expr) => {
+        #[cfg(feature = $feature)]
+        impl Client {
+            $(#[$doc])*
+            pub fn $method(&self) -> $krate::Client {
+                let (base_url, http, context) = self.parts($api).expect("this API needs only the provider's addresses");
+                $krate::Client::new_with_client(&base_url, http, context)
+            }
+        }
+    };
+}
+
+api_client!(
+    /// Hosted payment page sessions and session records (`{base_url}`).
+    "payment-page", payment_page, psi_payment_page, Api::PaymentPage
+);
+api_client!(
+    /// Pay later status, offers and booking.
+    "pay-later", pay_later, psi_pay_later, Api::PayLater
+);
+api_client!(
+    /// A buyer's bank account.
+    "bank-accounts", bank_accounts, psi_bank_accounts, Api::BankAccounts
+);
+api_client!(
+    /// Order status (payment API 1.8) and invoice files.
+    "order-status", order_status, psi_order_status, Api::OrderStatus
+);
+api_client!(
+    /// Transaction status (payment API 2.0).
+    "transaction-status", transaction_status, psi_transaction_status, Api::TransactionStatus
+);
+api_client!(
+    /// Shop configuration.
+    "shop-config", shop_config, psi_shop_config, Api::ShopConfig
+);
+
+#[cfg(feature = "storefront")]
+impl Client {
+    /// The storefront platform's order-management module (both path sets),
+    /// authenticated at the platform's own token endpoint with scope `write`.
+    /// Needs the platform's address and credentials.
+    pub fn storefront(&self) -> Result<psi_storefront::Client, ConfigError> {
+        let (base_url, http, context) = self.parts(Api::Storefront)?;
+        Ok(psi_storefront::Client::new_with_client(
+            &base_url, http, context,
+        ))
+    }
+}

@@ -1,0 +1,523 @@
+//! Verification of the session notifications the service POSTs to
+//! `url_data.webhook_url` (field notes, "Webhooks").
+//!
+//! The body is a session record; the header
+//! `X-Signature: t=<unix seconds>,v1=<signature>` carries
+//! `Base64(HMAC-SHA256(secret, "<t>" + "." + raw body))`. Verification works
+//! on the raw body bytes (re-serialising parsed JSON would change them),
+//! compares in constant time and bounds the age of `t` in both directions,
+//! so a captured notification cannot be replayed later.
+//!
+//! ```
+//! use psi::webhook::{sign, WebhookVerifier};
+//! use psi_runtime::Secret;
+//!
+//! let secret = Secret::new("whsec-example");
+//! let body = br#"{"session_id":"s-1","session_status":"COMPLETED"}"#;
+//! let header = sign(&secret, chrono::Utc::now().timestamp(), body);
+//!
+//! let record = WebhookVerifier::new(secret).parse_session_notification(&header, body)?;
+//! assert_eq!(record.session_id.as_deref(), Some("s-1"));
+//! # Ok::<(), psi::webhook::WebhookError>(())
+//! ```
+
+use std::{fmt, sync::Arc, time::Duration};
+
+use base64::{engine::general_purpose::STANDARD as BASE64, Engine as _};
+use chrono::{DateTime, Utc};
+use hmac::{Hmac, Mac};
+use psi_payment_page::types::SessionRecord;
+use psi_runtime::Secret;
+use sha2::Sha256;
+
+/// Name of the header that carries the signature.
+pub const SIGNATURE_HEADER: &str = "X-Signature";
+
+/// How far `t` may lie from now, in either direction, unless configured otherwise.
+pub const DEFAULT_TOLERANCE: Duration = Duration::from_secs(300);
+
+/// Length of an HMAC-SHA256 output; a `v1` of any other length cannot be one.
+const SIGNATURE_LEN: usize = 32;
+
+type HmacSha256 = Hmac<Sha256>;
+
+/// The source of "now" for the age check; inject a [`FixedClock`] in tests.
+pub trait Clock: Send + Sync {
+    fn now(&self) -> DateTime<Utc>;
+}
+
+/// The system's wall clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> DateTime<Utc> {
+        Utc::now()
+    }
+}
+
+/// A clock that always answers the same instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FixedClock(pub DateTime<Utc>);
+
+impl FixedClock {
+    /// A clock stopped at `seconds` after the Unix epoch; `None` when chrono
+    /// cannot represent that instant.
+    pub fn at_unix(seconds: i64) -> Option<Self> {
+        DateTime::from_timestamp(seconds, 0).map(Self)
+    }
+}
+
+impl Clock for FixedClock {
+    fn now(&self) -> DateTime<Utc> {
+        self.0
+    }
+}
+
+/// What is wrong with the shape of an `X-Signature` header.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeaderProblem {
+    /// A comma-separated part is not `key=value`.
+    PartWithoutEquals,
+    /// No `t=` part.
+    MissingTimestamp,
+    /// More than one `t=` part: which one was signed is ambiguous.
+    DuplicateTimestamp,
+    /// `t` is not a whole, non-negative number of seconds.
+    BadTimestamp,
+    /// No `v1=` part.
+    MissingSignature,
+    /// A `v1` value is not standard Base64.
+    BadBase64,
+    /// A `v1` value decodes to a length an HMAC-SHA256 never has.
+    BadSignatureLength { bytes: usize },
+}
+
+impl fmt::Display for HeaderProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::PartWithoutEquals => f.write_str("a part is not of the form key=value"),
+            Self::MissingTimestamp => f.write_str("the t=<unix seconds> part is missing"),
+            Self::DuplicateTimestamp => f.write_str("the t= part appears more than once"),
+            Self::BadTimestamp => f.write_str("t is not a whole number of seconds"),
+            Self::MissingSignature => f.write_str("the v1=<signature> part is missing"),
+            Self::BadBase64 => f.write_str("v1 is not valid Base64"),
+            Self::BadSignatureLength { bytes } => write!(
+                f,
+                "v1 decodes to {bytes} bytes; an HMAC-SHA256 has {SIGNATURE_LEN}"
+            ),
+        }
+    }
+}
+
+/// Why a notification was rejected. No variant carries the secret, the
+/// signature or the body.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WebhookError {
+    #[error("malformed X-Signature header: {0}")]
+    MalformedHeader(HeaderProblem),
+
+    /// The signature is authentic but `t` is older than the tolerance: a
+    /// replay, a long-delayed retry, or a slow local clock.
+    #[error(
+        "the notification was signed {} s ago; the tolerance is {} s",
+        age.as_secs(),
+        tolerance.as_secs()
+    )]
+    StaleTimestamp { age: Duration, tolerance: Duration },
+
+    /// The signature is authentic but `t` lies further ahead than the
+    /// tolerance: one of the two clocks is wrong.
+    #[error(
+        "the notification is dated {} s in the future; the tolerance is {} s",
+        ahead.as_secs(),
+        tolerance.as_secs()
+    )]
+    FutureTimestamp {
+        ahead: Duration,
+        tolerance: Duration,
+    },
+
+    /// No `v1` matches the HMAC of `t` and the body under our secret.
+    ///
+    /// A tampered body (or `t`) and a wrong secret both end here: the HMAC
+    /// of different inputs is an unrelated value either way, and the
+    /// documented header (`t`, `v1`) carries nothing else, such as a key id,
+    /// that would tell them apart. The one honest distinction, a `v1` that
+    /// cannot be an HMAC-SHA256 at all, is reported as
+    /// [`HeaderProblem::BadSignatureLength`] instead.
+    #[error("the signature does not match the body (tampered body or wrong secret)")]
+    SignatureMismatch,
+
+    /// The signature is valid but the body is not a session record.
+    #[error("invalid notification payload at {path}: {rule}")]
+    InvalidPayload { path: String, rule: String },
+}
+
+/// Checks `X-Signature` headers with a shared secret.
+#[derive(Clone)]
+pub struct WebhookVerifier {
+    secret: Secret,
+    tolerance: Duration,
+    clock: Arc<dyn Clock>,
+}
+
+impl fmt::Debug for WebhookVerifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `Secret`'s own Debug redacts; the clock has no useful Debug.
+        f.debug_struct("WebhookVerifier")
+            .field("secret", &self.secret)
+            .field("tolerance", &self.tolerance)
+            .finish_non_exhaustive()
+    }
+}
+
+impl WebhookVerifier {
+    /// A verifier with the [`DEFAULT_TOLERANCE`] and the system clock.
+    pub fn new(secret: impl Into<Secret>) -> Self {
+        Self {
+            secret: secret.into(),
+            tolerance: DEFAULT_TOLERANCE,
+            clock: Arc::new(SystemClock),
+        }
+    }
+
+    /// How far `t` may lie from now in either direction.
+    pub fn with_tolerance(mut self, tolerance: Duration) -> Self {
+        self.tolerance = tolerance;
+        self
+    }
+
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Checks the header against the raw body bytes exactly as received.
+    ///
+    /// The signature is checked before the age, so a stale or future
+    /// timestamp is only reported for a notification that is authentic.
+    pub fn verify(&self, signature_header: &str, raw_body: &[u8]) -> Result<(), WebhookError> {
+        let header = SignatureHeader::parse(signature_header)?;
+        let expected = mac(&self.secret, header.timestamp_text, raw_body);
+        // verify_slice compares in constant time; every candidate is tried so
+        // the time taken does not depend on which one matched.
+        let matched = header.signatures.iter().fold(false, |matched, candidate| {
+            expected.clone().verify_slice(candidate).is_ok() | matched
+        });
+        if !matched {
+            return Err(WebhookError::SignatureMismatch);
+        }
+        self.check_age(header.timestamp)
+    }
+
+    /// Verifies, then parses the body into a session record.
+    pub fn parse_session_notification(
+        &self,
+        signature_header: &str,
+        raw_body: &[u8],
+    ) -> Result<SessionRecord, WebhookError> {
+        self.verify(signature_header, raw_body)?;
+        let text = std::str::from_utf8(raw_body).map_err(|_| WebhookError::InvalidPayload {
+            path: "$".to_owned(),
+            rule: "the body is not UTF-8".to_owned(),
+        })?;
+        psi_runtime::parse_json(text).map_err(|error| WebhookError::InvalidPayload {
+            path: crate::preflight::json_path(&error.field),
+            rule: error.rule,
+        })
+    }
+
+    fn check_age(&self, timestamp: i64) -> Result<(), WebhookError> {
+        let age_seconds = self.clock.now().timestamp().saturating_sub(timestamp);
+        let distance = Duration::from_secs(age_seconds.unsigned_abs());
+        if distance.as_secs() <= self.tolerance.as_secs() {
+            Ok(())
+        } else if age_seconds > 0 {
+            Err(WebhookError::StaleTimestamp {
+                age: distance,
+                tolerance: self.tolerance,
+            })
+        } else {
+            Err(WebhookError::FutureTimestamp {
+                ahead: distance,
+                tolerance: self.tolerance,
+            })
+        }
+    }
+}
+
+/// The complete `X-Signature` header value for `body` signed at `timestamp`
+/// (Unix seconds), as the service sends it.
+pub fn sign(secret: &Secret, timestamp: i64, body: &[u8]) -> String {
+    let timestamp_text = timestamp.to_string();
+    let signature = mac(secret, &timestamp_text, body).finalize().into_bytes();
+    format!("t={timestamp_text},v1={}", BASE64.encode(signature))
+}
+
+/// HMAC-SHA256 over `"<t>.<body>"`. `t` is used as the text that was sent,
+/// not re-formatted, because that text is what the sender signed.
+fn mac(secret: &Secret, timestamp_text: &str, body: &[u8]) -> HmacSha256 {
+    let mut mac = HmacSha256::new_from_slice(secret.expose().as_bytes())
+        .expect("HMAC accepts keys of any length");
+    mac.update(timestamp_text.as_bytes());
+    mac.update(b".");
+    mac.update(body);
+    mac
+}
+
+/// The parts of an `X-Signature` header. Unknown keys are ignored so the
+/// service can add schemes (`v2=...`) without breaking verification; several
+/// `v1` parts are all tried (as during a secret rotation).
+struct SignatureHeader<'a> {
+    timestamp_text: &'a str,
+    timestamp: i64,
+    signatures: Vec<Vec<u8>>,
+}
+
+impl<'a> SignatureHeader<'a> {
+    fn parse(header: &'a str) -> Result<Self, WebhookError> {
+        let malformed = WebhookError::MalformedHeader;
+        let mut timestamp_text = None;
+        let mut encoded_signatures = Vec::new();
+        // Empty parts (a trailing comma) carry nothing and are skipped.
+        for part in header
+            .split(',')
+            .map(str::trim)
+            .filter(|part| !part.is_empty())
+        {
+            let (key, value) = part
+                .split_once('=')
+                .ok_or(malformed(HeaderProblem::PartWithoutEquals))?;
+            match key {
+                "t" if timestamp_text.is_some() => {
+                    return Err(malformed(HeaderProblem::DuplicateTimestamp))
+                }
+                "t" => timestamp_text = Some(value),
+                "v1" => encoded_signatures.push(value),
+                _ => {}
+            }
+        }
+        let timestamp_text = timestamp_text.ok_or(malformed(HeaderProblem::MissingTimestamp))?;
+        let timestamp =
+            parse_unix_seconds(timestamp_text).ok_or(malformed(HeaderProblem::BadTimestamp))?;
+        if encoded_signatures.is_empty() {
+            return Err(malformed(HeaderProblem::MissingSignature));
+        }
+        let signatures = encoded_signatures
+            .into_iter()
+            .map(decode_signature)
+            .collect::<Result<_, _>>()
+            .map_err(malformed)?;
+        Ok(Self {
+            timestamp_text,
+            timestamp,
+            signatures,
+        })
+    }
+}
+
+/// Digits only: `+5`, `-5` and ` 5` would parse as numbers, but are not what
+/// the service sends.
+fn parse_unix_seconds(text: &str) -> Option<i64> {
+    if text.is_empty() || !text.bytes().all(|byte| byte.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+fn decode_signature(encoded: &str) -> Result<Vec<u8>, HeaderProblem> {
+    let bytes = BASE64
+        .decode(encoded)
+        .map_err(|_| HeaderProblem::BadBase64)?;
+    if bytes.len() == SIGNATURE_LEN {
+        Ok(bytes)
+    } else {
+        Err(HeaderProblem::BadSignatureLength { bytes: bytes.len() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use psi_payment_page::types::SessionStatus;
+
+    const SECRET: &str = "whsec-test-4f9c6f0e2d0b";
+    const NOW: i64 = 1_715_934_930;
+    const BODY: &[u8] = br#"{"session_id":"5f0c7a52-1d2e-4b8a-9c3f-2a6d8e4b1c70","transaction_id":"12-34567890123456789","partner_transaction_id":"order-100045","shop_buyer_id":"buyer-4711","session_status":"COMPLETED","created_date":"2024-05-17T10:15:30.123+02:00","updated_date":"2024-05-17T10:18:02.456+02:00"}"#;
+
+    fn verifier() -> WebhookVerifier {
+        let clock = FixedClock::at_unix(NOW).expect("a representable instant");
+        WebhookVerifier::new(SECRET).with_clock(Arc::new(clock))
+    }
+
+    fn signed_at(timestamp: i64) -> String {
+        sign(&Secret::new(SECRET), timestamp, BODY)
+    }
+
+    fn malformed(header: &str) -> WebhookError {
+        verifier().verify(header, BODY).unwrap_err()
+    }
+
+    #[test]
+    fn a_valid_signature_passes() {
+        assert_eq!(verifier().verify(&signed_at(NOW), BODY), Ok(()));
+    }
+
+    #[test]
+    fn sign_produces_the_documented_header() {
+        let header = signed_at(NOW);
+        let (t, v1) = header.split_once(",v1=").unwrap();
+        assert_eq!(t, format!("t={NOW}"));
+        // Independent recomputation: HMAC over "<t>.<body>".
+        let mut message = format!("{NOW}.").into_bytes();
+        message.extend_from_slice(BODY);
+        let mut mac = HmacSha256::new_from_slice(SECRET.as_bytes()).unwrap();
+        mac.update(&message);
+        assert_eq!(v1, BASE64.encode(mac.finalize().into_bytes()));
+    }
+
+    #[test]
+    fn a_tampered_body_is_a_mismatch() {
+        let tampered = String::from_utf8(BODY.to_vec())
+            .unwrap()
+            .replace("COMPLETED", "CANCELED");
+        assert_eq!(
+            verifier().verify(&signed_at(NOW), tampered.as_bytes()),
+            Err(WebhookError::SignatureMismatch)
+        );
+    }
+
+    #[test]
+    fn a_tampered_timestamp_is_a_mismatch() {
+        let header = signed_at(NOW).replacen(&NOW.to_string(), &(NOW - 1).to_string(), 1);
+        assert_eq!(
+            verifier().verify(&header, BODY),
+            Err(WebhookError::SignatureMismatch)
+        );
+    }
+
+    #[test]
+    fn a_wrong_secret_is_a_mismatch() {
+        let header = sign(&Secret::new("another-secret"), NOW, BODY);
+        assert_eq!(
+            verifier().verify(&header, BODY),
+            Err(WebhookError::SignatureMismatch)
+        );
+    }
+
+    #[test]
+    fn any_matching_v1_is_accepted() {
+        let good = signed_at(NOW);
+        let other = sign(&Secret::new("old-secret"), NOW, BODY);
+        let (_, other_v1) = other.split_once(",v1=").unwrap();
+        let header = format!("{good},v1={other_v1},v2=future-scheme");
+        assert_eq!(verifier().verify(&header, BODY), Ok(()));
+    }
+
+    #[test]
+    fn a_stale_timestamp_is_rejected_with_its_age() {
+        let tolerance = DEFAULT_TOLERANCE.as_secs() as i64;
+        assert_eq!(verifier().verify(&signed_at(NOW - tolerance), BODY), Ok(()));
+        assert_eq!(
+            verifier().verify(&signed_at(NOW - tolerance - 1), BODY),
+            Err(WebhookError::StaleTimestamp {
+                age: Duration::from_secs(301),
+                tolerance: DEFAULT_TOLERANCE,
+            })
+        );
+    }
+
+    #[test]
+    fn a_future_timestamp_is_rejected() {
+        let short = verifier().with_tolerance(Duration::from_secs(60));
+        assert_eq!(short.verify(&signed_at(NOW + 60), BODY), Ok(()));
+        assert_eq!(
+            short.verify(&signed_at(NOW + 61), BODY),
+            Err(WebhookError::FutureTimestamp {
+                ahead: Duration::from_secs(61),
+                tolerance: Duration::from_secs(60),
+            })
+        );
+    }
+
+    #[test]
+    fn malformed_headers_say_what_is_wrong() {
+        use HeaderProblem::*;
+        let v1 = signed_at(NOW).split_once(",v1=").unwrap().1.to_owned();
+        let cases = [
+            (String::new(), MissingTimestamp),
+            (format!("garbage,t={NOW},v1={v1}"), PartWithoutEquals),
+            (format!("v1={v1}"), MissingTimestamp),
+            (format!("t={NOW}"), MissingSignature),
+            (format!("t={NOW},t={NOW},v1={v1}"), DuplicateTimestamp),
+            (format!("t=soon,v1={v1}"), BadTimestamp),
+            (format!("t=-5,v1={v1}"), BadTimestamp),
+            (format!("t=99999999999999999999,v1={v1}"), BadTimestamp),
+            (format!("t={NOW},v1=not*base64"), BadBase64),
+            (
+                format!("t={NOW},v1=c2hvcnQ="),
+                BadSignatureLength { bytes: 5 },
+            ),
+            (format!("t={NOW};v1={v1}"), BadTimestamp),
+        ];
+        for (header, problem) in cases {
+            assert_eq!(
+                malformed(&header),
+                WebhookError::MalformedHeader(problem),
+                "{header:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_parsed_record_has_the_fields_of_the_body() {
+        let record = verifier()
+            .parse_session_notification(&signed_at(NOW), BODY)
+            .unwrap();
+        assert_eq!(
+            record.session_id.as_deref(),
+            Some("5f0c7a52-1d2e-4b8a-9c3f-2a6d8e4b1c70")
+        );
+        assert_eq!(
+            record.transaction_id.as_deref(),
+            Some("12-34567890123456789")
+        );
+        assert_eq!(
+            record.partner_transaction_id.as_deref(),
+            Some("order-100045")
+        );
+        assert_eq!(record.shop_buyer_id.as_deref(), Some("buyer-4711"));
+        assert_eq!(record.session_status, Some(SessionStatus::Completed));
+        let created = record.created_date.unwrap();
+        assert_eq!(created.to_rfc3339(), "2024-05-17T10:15:30.123+02:00");
+    }
+
+    #[test]
+    fn a_signed_body_that_is_not_a_record_names_the_path() {
+        let body = br#"{"session_id":"s-1","created_date":"yesterday"}"#;
+        let header = sign(&Secret::new(SECRET), NOW, body);
+        match verifier().parse_session_notification(&header, body) {
+            Err(WebhookError::InvalidPayload { path, .. }) => assert_eq!(path, "$.created_date"),
+            other => panic!("expected an invalid payload, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_unsigned_body_is_not_parsed() {
+        let header = sign(&Secret::new("another-secret"), NOW, BODY);
+        assert_eq!(
+            verifier().parse_session_notification(&header, BODY),
+            Err(WebhookError::SignatureMismatch)
+        );
+    }
+
+    #[test]
+    fn debug_and_errors_never_show_the_secret() {
+        let shown = format!("{:?}", verifier());
+        assert!(!shown.contains(SECRET), "{shown}");
+        assert!(shown.contains("tolerance"), "{shown}");
+        let error = verifier().verify(&signed_at(NOW), b"{}").unwrap_err();
+        assert!(!format!("{error} {error:?}").contains(SECRET));
+    }
+}

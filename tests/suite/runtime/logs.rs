@@ -1,0 +1,114 @@
+use super::*;
+use std::sync::{Arc, Mutex};
+use tracing_subscriber::fmt::MakeWriter;
+
+/// Everything the subscriber writes, kept for inspection.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'a> MakeWriter<'a> for Captured {
+    type Writer = Captured;
+    fn make_writer(&'a self) -> Self::Writer {
+        self.clone()
+    }
+}
+
+const IBAN: &str = "DE89370400440532013000";
+const GROUPED_IBAN: &str = "DE89 3704 0044 0532 0130 00";
+
+// A current-thread runtime keeps every task on the thread whose default
+// subscriber captures the logs.
+#[tokio::test(flavor = "current_thread")]
+async fn no_secret_token_or_iban_appears_in_any_log_line() {
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(captured.clone())
+        .with_max_level(tracing::Level::TRACE)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+
+    let server = MockServer::start().await;
+    mount_token_endpoint(&server, 1800).await;
+    Mock::given(method("GET"))
+        .and(path(format!("/order/paylater/v1/{TRANSACTION}/status")))
+        .respond_with(ResponseTemplate::new(401))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!("/order/paylater/v1/{TRANSACTION}/status")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(status_body()))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path(
+            "/shop/consumer/v1/partners/partner-1/consumer/buyer-1/bank-accounts",
+        ))
+        .respond_with(ResponseTemplate::new(503))
+        .mount(&server)
+        .await;
+
+    let client = client(&server);
+    client
+        .pay_later()
+        .get_pay_later_status()
+        .transaction_id(TRANSACTION)
+        .send()
+        .await
+        .unwrap();
+    let _ = client
+        .bank_accounts()
+        .store_bank_account()
+        .partner_profile_id("partner-1")
+        .shop_buyer_id("buyer-1")
+        .body(psi::bank_accounts::types::BankAccountStoreRequest {
+            owner: "Erika Mustermann".try_into().unwrap(),
+            iban: GROUPED_IBAN.try_into().unwrap(),
+            bic: None,
+        })
+        .send()
+        .await;
+    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+
+    // The capture works: the call spans are there with their fields.
+    assert!(logs.contains("psi.call"), "{logs}");
+    assert!(
+        logs.contains("operation=\"getPayLaterStatus\"")
+            || logs.contains("operation=getPayLaterStatus"),
+        "{logs}"
+    );
+    assert!(
+        logs.contains("status=200") && logs.contains("status=503"),
+        "{logs}"
+    );
+    assert!(
+        logs.contains("attempt=2"),
+        "the 401 retry is visible: {logs}"
+    );
+    // And nothing that must stay secret is.
+    for secret in [
+        CLIENT_SECRET,
+        "token-1",
+        "token-2",
+        IBAN,
+        GROUPED_IBAN,
+        "Bearer ",
+    ] {
+        assert!(
+            !logs.contains(secret),
+            "{secret:?} leaked into the logs:\n{logs}"
+        );
+    }
+}
