@@ -8,6 +8,7 @@ mod lint;
 mod money;
 mod open_enums;
 mod runtime;
+mod schemas;
 mod secrets;
 mod shapes;
 mod time;

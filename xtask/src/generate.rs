@@ -75,6 +75,7 @@ pub fn generate_api(root: &Path, api: &Api) -> Result<String, String> {
     let bundled = bundle(&api.document(root))?;
     let open = open_enums(&bundled);
     let idempotent = idempotent_operations(&bundled);
+    let operations = operation_ids(&bundled);
     let spec: openapiv3::OpenAPI = serde_json::from_value(bundled)
         .map_err(|e| format!("{label}: not an OpenAPI 3.0 document: {e}"))?;
 
@@ -143,6 +144,15 @@ pub fn generate_api(root: &Path, api: &Api) -> Result<String, String> {
     if !open.is_empty() {
         code.push_str(&render(&open));
     }
+    code.push_str(
+        "\n/// Each generated method name with the document's operationId, for traces\n\
+         /// and the runtime's per-operation rules.\n\
+         pub const OPERATION_IDS: &[(&str, &str)] = &[\n",
+    );
+    for (method, id) in &operations {
+        code.push_str(&format!("    ({method:?}, {id:?}),\n"));
+    }
+    code.push_str("];\n");
     code.push_str(&format!(
         "\n/// Operations whose document declares an `Idempotency-Key` header: the\n\
          /// runtime gives them a UUID v4 key when the caller set none, keeps it on\n\
@@ -165,6 +175,30 @@ fn array_item_type(schema: &openapiv3::Schema) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// `(method name, operationId)`: progenitor names methods (and reports
+/// them to hooks) in snake_case.
+fn operation_ids(document: &serde_json::Value) -> Vec<(String, String)> {
+    let mut ids: Vec<(String, String)> = crate::lint::operation_pointers(document)
+        .into_iter()
+        .filter_map(|(_, operation)| operation.get("operationId")?.as_str().map(str::to_owned))
+        .map(|id| (snake_case(&id), id))
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// `deliverOrderItemsV7` -> `deliver_order_items_v7`, as progenitor does.
+fn snake_case(id: &str) -> String {
+    let mut out = String::new();
+    for (index, c) in id.chars().enumerate() {
+        if c.is_ascii_uppercase() && index > 0 {
+            out.push('_');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
 }
 
 /// operationIds of the operations with an `Idempotency-Key` header parameter.

@@ -8,3 +8,4 @@ pub mod generate;
 pub mod lint;
 pub mod open_enums;
 pub mod registry;
+pub mod schemas;

@@ -2,14 +2,18 @@
 
 use std::process::ExitCode;
 use xtask::apis::workspace_root;
-use xtask::{generate, lint};
+use xtask::{generate, lint, schemas};
 
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   generate           regenerate crates/psi-*/src/generated.rs from openapi/
   generate --check   fail with a diff when checked-in code differs from openapi/
-  lint               check openapi/ against the rules of openapi/README.md";
+  lint               check openapi/ against the rules of openapi/README.md
+  schemas            write schemas/: bundled documents and JSON Schemas for other languages
+  schemas --check    fail with a diff when schemas/ differs from openapi/
+  schemas --compat <git-ref>
+                     list the breaking changes in openapi/ since <git-ref>; fail if any";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -19,6 +23,9 @@ fn main() -> ExitCode {
         ["generate"] => generate::run(&root, false),
         ["generate", "--check"] => generate::run(&root, true),
         ["lint"] => lint::run(&root),
+        ["schemas"] => schemas::run(&root, false),
+        ["schemas", "--check"] => schemas::run(&root, true),
+        ["schemas", "--compat", git_ref] => schemas::compat(&root, git_ref),
         _ => {
             eprintln!("{USAGE}");
             return ExitCode::from(2);

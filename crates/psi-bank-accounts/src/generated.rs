@@ -1690,6 +1690,15 @@ pub mod open_enums {
     }
 }
 
+/// Each generated method name with the document's operationId, for traces
+/// and the runtime's per-operation rules.
+pub const OPERATION_IDS: &[(&str, &str)] = &[
+    ("delete_bank_account", "deleteBankAccount"),
+    ("get_bank_account", "getBankAccount"),
+    ("get_bank_account_by_reference", "getBankAccountByReference"),
+    ("store_bank_account", "storeBankAccount"),
+];
+
 /// Operations whose document declares an `Idempotency-Key` header: the
 /// runtime gives them a UUID v4 key when the caller set none, keeps it on
 /// every attempt, and so may retry them.

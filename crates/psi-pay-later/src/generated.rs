@@ -1847,6 +1847,14 @@ pub mod open_enums {
     }
 }
 
+/// Each generated method name with the document's operationId, for traces
+/// and the runtime's per-operation rules.
+pub const OPERATION_IDS: &[(&str, &str)] = &[
+    ("book_pay_later_offer", "bookPayLaterOffer"),
+    ("get_pay_later_offers", "getPayLaterOffers"),
+    ("get_pay_later_status", "getPayLaterStatus"),
+];
+
 /// Operations whose document declares an `Idempotency-Key` header: the
 /// runtime gives them a UUID v4 key when the caller set none, keeps it on
 /// every attempt, and so may retry them.

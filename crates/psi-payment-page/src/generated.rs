@@ -4771,6 +4771,14 @@ pub mod open_enums {
     }
 }
 
+/// Each generated method name with the document's operationId, for traces
+/// and the runtime's per-operation rules.
+pub const OPERATION_IDS: &[(&str, &str)] = &[
+    ("create_session", "createSession"),
+    ("get_session_record", "getSessionRecord"),
+    ("list_session_records", "listSessionRecords"),
+];
+
 /// Operations whose document declares an `Idempotency-Key` header: the
 /// runtime gives them a UUID v4 key when the caller set none, keeps it on
 /// every attempt, and so may retry them.

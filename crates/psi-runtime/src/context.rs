@@ -1,6 +1,6 @@
 //! The runtime context every generated client carries (progenitor's inner type).
 
-use crate::token::{Audience, TokenCache};
+use crate::token::{Audience, TokenCache, TokenHandle};
 use crate::RetryPolicy;
 use std::fmt;
 use std::sync::Arc;
@@ -11,10 +11,14 @@ pub type Preflight = Arc<dyn Fn(&str, &[u8]) -> Result<(), String> + Send + Sync
 
 /// What a generated client needs beyond its base URL: which API it is, how
 /// it authenticates, how it retries and what it checks before sending.
+/// Cloning it (as every `client.pay_later()` does) is one reference count.
 #[derive(Clone)]
-pub struct Context {
+pub struct Context(Arc<Settings>);
+
+#[derive(Clone)]
+pub(crate) struct Settings {
     pub(crate) api: &'static str,
-    pub(crate) auth: Option<(Audience, Arc<TokenCache>)>,
+    pub(crate) auth: Option<TokenHandle>,
     pub(crate) retry: RetryPolicy,
     pub(crate) preflight: Option<Preflight>,
 }
@@ -23,50 +27,53 @@ impl Context {
     /// An unauthenticated context with the default retry policy, for the
     /// token endpoints (or a caller that sets its own Authorization header).
     pub fn new(api: &'static str) -> Self {
-        Self {
+        Self(Arc::new(Settings {
             api,
             auth: None,
             retry: RetryPolicy::default(),
             preflight: None,
-        }
+        }))
+    }
+
+    pub(crate) fn settings(&self) -> &Settings {
+        &self.0
+    }
+
+    fn with(mut self, change: impl FnOnce(&mut Settings)) -> Self {
+        change(Arc::make_mut(&mut self.0));
+        self
     }
 
     /// Sends a bearer token for `audience` from `tokens` on every call.
-    pub fn with_auth(mut self, audience: Audience, tokens: Arc<TokenCache>) -> Self {
-        self.auth = Some((audience, tokens));
-        self
+    pub fn with_auth(self, audience: Audience, tokens: Arc<TokenCache>) -> Self {
+        self.with(|settings| settings.auth = Some(tokens.handle(&audience)))
     }
 
-    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
-        self.retry = retry;
-        self
+    pub fn with_retry(self, retry: RetryPolicy) -> Self {
+        self.with(|settings| settings.retry = retry)
     }
 
-    pub fn with_preflight(mut self, preflight: Preflight) -> Self {
-        self.preflight = Some(preflight);
-        self
+    pub fn with_preflight(self, preflight: Preflight) -> Self {
+        self.with(|settings| settings.preflight = Some(preflight))
     }
 
     /// The API's name as it appears in traces (`pay-later`).
     pub fn api(&self) -> &'static str {
-        self.api
+        self.0.api
     }
 
     pub fn retry(&self) -> &RetryPolicy {
-        &self.retry
+        &self.0.retry
     }
 }
 
 impl fmt::Debug for Context {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Context")
-            .field("api", &self.api)
-            .field(
-                "audience",
-                &self.auth.as_ref().map(|(audience, _)| audience),
-            )
-            .field("retry", &self.retry)
-            .field("preflight", &self.preflight.is_some())
+            .field("api", &self.0.api)
+            .field("audience", &self.0.auth.as_ref().map(TokenHandle::audience))
+            .field("retry", &self.0.retry)
+            .field("preflight", &self.0.preflight.is_some())
             .finish()
     }
 }

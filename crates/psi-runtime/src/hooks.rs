@@ -8,7 +8,6 @@
 
 use crate::context::Context;
 use crate::retry::{is_repeatable, Outcome};
-use crate::Secret;
 use progenitor_client::{Error, OperationInfo};
 use reqwest::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER};
 use reqwest::{Request, Response, StatusCode};
@@ -17,35 +16,39 @@ use tracing::Instrument;
 
 pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
 
-/// The document's operationId (`createSession`). progenitor's
-/// `OperationInfo` carries the generated method name (`create_session`).
-pub fn operation_id(info: &OperationInfo) -> String {
-    let mut id = String::with_capacity(info.operation_id.len());
-    let mut upper = false;
-    for c in info.operation_id.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            id.extend(c.to_uppercase());
-            upper = false;
-        } else {
-            id.push(c);
-        }
-    }
-    id
+/// The operations of one generated crate, as its document names them.
+#[derive(Debug, Clone, Copy)]
+pub struct Operations {
+    /// `(method name, operationId)`: progenitor reports the method name
+    /// (`create_session`) to hooks; traces and rules use the operationId.
+    pub ids: &'static [(&'static str, &'static str)],
+    /// operationIds whose document declares an Idempotency-Key header.
+    pub idempotent: &'static [&'static str],
 }
 
-/// Prepares a call. `idempotent_operations` are the operationIds whose
-/// document declares an Idempotency-Key: they get a UUID v4 when the caller
-/// set none, and the same key goes out on every attempt.
+impl Operations {
+    /// The document's operationId of the call `info` describes.
+    pub fn operation_id(&self, info: &OperationInfo) -> &'static str {
+        self.ids
+            .iter()
+            .find(|(method, _)| *method == info.operation_id)
+            .map_or(info.operation_id, |(_, id)| id)
+    }
+}
+
+/// Prepares a call. Operations whose document declares an Idempotency-Key
+/// get a UUID v4 key when the caller set none; the same key then goes out on
+/// every attempt.
 pub async fn pre<E>(
     context: &Context,
     request: &mut Request,
     info: &OperationInfo,
-    idempotent_operations: &[&str],
+    operations: Operations,
 ) -> Result<(), Error<E>> {
-    let operation = operation_id(info);
+    let operation = operations.operation_id(info);
     crate::prepare_request(request);
+    // Content-Type, Authorization and maybe an Idempotency-Key: grow once.
+    request.headers_mut().reserve(3);
     if !request.headers().contains_key(CONTENT_TYPE) {
         // The specification requires Content-Type on every call, GETs included.
         request
@@ -53,38 +56,26 @@ pub async fn pre<E>(
             .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     }
     if let (Some(preflight), Some(body)) = (
-        &context.preflight,
+        &context.settings().preflight,
         request.body().and_then(|b| b.as_bytes()),
     ) {
-        preflight(&operation, body).map_err(Error::InvalidRequest)?;
+        preflight(operation, body).map_err(Error::InvalidRequest)?;
     }
-    if idempotent_operations.contains(&operation.as_str())
+    if operations.idempotent.contains(&operation)
         && !request.headers().contains_key(IDEMPOTENCY_KEY)
     {
         let key = uuid::Uuid::new_v4().to_string();
         let value = HeaderValue::from_str(&key).expect("a UUID is a valid header value");
         request.headers_mut().insert(IDEMPOTENCY_KEY, value);
     }
-    if let Some((audience, tokens)) = &context.auth {
-        let token = tokens
-            .token(audience)
+    if let Some(tokens) = &context.settings().auth {
+        let bearer = tokens
+            .authorization()
             .await
             .map_err(|error| Error::Custom(error.to_string()))?;
-        set_bearer(request, &token);
+        request.headers_mut().insert(AUTHORIZATION, bearer);
     }
     Ok(())
-}
-
-fn set_bearer(request: &mut Request, token: &Secret) {
-    if let Ok(mut value) = HeaderValue::from_str(&format!("Bearer {}", token.expose())) {
-        value.set_sensitive(true);
-        request.headers_mut().insert(AUTHORIZATION, value);
-    }
-}
-
-fn bearer_of(request: &Request) -> Option<Secret> {
-    let value = request.headers().get(AUTHORIZATION)?.to_str().ok()?;
-    value.strip_prefix("Bearer ").map(Secret::from)
 }
 
 /// Sends a prepared call, retrying as the context's policy allows.
@@ -93,13 +84,13 @@ pub async fn exec(
     http: &reqwest::Client,
     request: Request,
     info: &OperationInfo,
+    operations: Operations,
 ) -> reqwest::Result<Response> {
     let span = tracing::info_span!(
         "psi.call",
-        api = context.api,
-        operation = %operation_id(info),
-        method = %request.method(),
-        attempt = tracing::field::Empty,
+        api = context.api(),
+        operation = operations.operation_id(info),
+        attempt = 1,
         status = tracing::field::Empty,
         duration_ms = tracing::field::Empty,
     );
@@ -120,7 +111,7 @@ async fn send_with_retries(
         template.headers().contains_key(IDEMPOTENCY_KEY),
     );
     if template.timeout().is_none() {
-        *template.timeout_mut() = Some(context.retry.request_timeout);
+        *template.timeout_mut() = Some(context.settings().retry.request_timeout);
     }
     // `attempt` counts every send (the span shows it); `retry` counts the
     // sends the retry policy has granted. The one resend after a 401 with a
@@ -129,7 +120,9 @@ async fn send_with_retries(
     let mut retry = 1;
     let mut token_refreshed = false;
     loop {
-        span.record("attempt", attempt);
+        if attempt > 1 {
+            span.record("attempt", attempt);
+        }
         // A body that cannot be cloned (a stream) is sent exactly once.
         let Some(this_attempt) = template.try_clone() else {
             return finish(&span, started, http.execute(template).await);
@@ -146,16 +139,16 @@ async fn send_with_retries(
             Err(error) if error.is_connect() => Outcome::ConnectFailed,
             Err(_) => Outcome::Interrupted,
         };
-        if let (Ok(response), Some((audience, tokens))) = (&result, &context.auth) {
+        if let (Ok(response), Some(tokens)) = (&result, &context.settings().auth) {
             if response.status() == StatusCode::UNAUTHORIZED && !token_refreshed {
                 token_refreshed = true;
-                if let Some(rejected) = bearer_of(&template) {
-                    tokens.invalidate(audience, &rejected).await;
+                if let Some(rejected) = template.headers().get(AUTHORIZATION).cloned() {
+                    tokens.invalidate(&rejected).await;
                 }
-                match tokens.token(audience).await {
+                match tokens.authorization().await {
                     Ok(fresh) => {
                         tracing::debug!(attempt, "401: retrying once with a fresh token");
-                        set_bearer(&mut template, &fresh);
+                        template.headers_mut().insert(AUTHORIZATION, fresh);
                         attempt += 1;
                         continue;
                     }
@@ -163,7 +156,11 @@ async fn send_with_retries(
                 }
             }
         }
-        match context.retry.next_delay(retry, repeatable, &outcome) {
+        match context
+            .settings()
+            .retry
+            .next_delay(retry, repeatable, &outcome)
+        {
             Some(delay) => {
                 let status = result.as_ref().map(|r| r.status().as_u16()).ok();
                 tracing::debug!(
@@ -217,17 +214,21 @@ mod tests {
 
     #[test]
     fn method_names_map_back_to_operation_ids() {
-        for (method, id) in [
-            ("create_session", "createSession"),
-            ("deliver_order_items_v7", "deliverOrderItemsV7"),
-            ("get_token", "getToken"),
-        ] {
-            assert_eq!(
-                operation_id(&OperationInfo {
-                    operation_id: method
-                }),
-                id
-            );
-        }
+        let operations = Operations {
+            ids: &[("create_session", "createSession")],
+            idempotent: &[],
+        };
+        assert_eq!(
+            operations.operation_id(&OperationInfo {
+                operation_id: "create_session"
+            }),
+            "createSession"
+        );
+        assert_eq!(
+            operations.operation_id(&OperationInfo {
+                operation_id: "unknown_op"
+            }),
+            "unknown_op"
+        );
     }
 }

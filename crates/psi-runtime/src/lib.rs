@@ -37,7 +37,7 @@ pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 /// Money, quantities and rates: exact decimals, never floats.
 pub use rust_decimal::Decimal;
 pub use secret::Secret;
-pub use token::{Audience, FetchToken, FetchedToken, TokenCache, TokenError};
+pub use token::{Audience, FetchToken, FetchedToken, TokenCache, TokenError, TokenHandle};
 
 /// Re-exports used by [`open_enum!`] so generated crates need no extra imports.
 #[doc(hidden)]

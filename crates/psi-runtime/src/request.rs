@@ -19,12 +19,17 @@ pub fn prepare(request: &mut reqwest::Request) {
 
 /// Wires a generated `Client` to the runtime's [`hooks`](crate::hooks); each
 /// generated crate's `lib.rs` calls it once: `psi_runtime::wire_client!();`.
-// `crate::IDEMPOTENT_OPERATIONS` deliberately names the invoking (generated)
-// crate: each crate has its own list, derived from its document.
+// `crate::OPERATION_IDS` and `crate::IDEMPOTENT_OPERATIONS` deliberately name
+// the invoking (generated) crate: each has its own, derived from its document.
 #[allow(clippy::crate_in_macro_def)]
 #[macro_export]
 macro_rules! wire_client {
     () => {
+        const OPERATIONS: $crate::hooks::Operations = $crate::hooks::Operations {
+            ids: crate::OPERATION_IDS,
+            idempotent: crate::IDEMPOTENT_OPERATIONS,
+        };
+
         impl $crate::__private::progenitor_client::ClientHooks<$crate::Context> for Client {
             async fn pre<E>(
                 &self,
@@ -34,7 +39,7 @@ macro_rules! wire_client {
                 let context = <Self as $crate::__private::progenitor_client::ClientInfo<
                     $crate::Context,
                 >>::inner(self);
-                $crate::hooks::pre(context, request, info, crate::IDEMPOTENT_OPERATIONS).await
+                $crate::hooks::pre(context, request, info, OPERATIONS).await
             }
 
             async fn exec(
@@ -48,7 +53,7 @@ macro_rules! wire_client {
                 let http = <Self as $crate::__private::progenitor_client::ClientInfo<
                     $crate::Context,
                 >>::client(self);
-                $crate::hooks::exec(context, http, request, info).await
+                $crate::hooks::exec(context, http, request, info, OPERATIONS).await
             }
         }
     };

@@ -2,10 +2,11 @@
 //! calls ask at the same time, reused until shortly before it expires.
 
 use crate::Secret;
+use reqwest::header::HeaderValue;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
 /// What a token is for: the address of a provider API (the `audience` of
@@ -56,15 +57,60 @@ pub trait FetchToken: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<FetchedToken, TokenError>>;
 }
 
+#[derive(Clone)]
 struct CachedToken {
     token: Secret,
+    /// `Bearer <token>`, built once per token: calls clone it (a reference
+    /// count) instead of formatting and validating a header each time.
+    header: HeaderValue,
     refresh_at: Instant,
+}
+
+impl CachedToken {
+    fn new(token: Secret, refresh_at: Instant) -> Self {
+        let mut header = HeaderValue::from_str(&format!("Bearer {}", token.expose()))
+            .unwrap_or_else(|_| HeaderValue::from_static("Bearer invalid-token"));
+        header.set_sensitive(true);
+        Self {
+            token,
+            header,
+            refresh_at,
+        }
+    }
+}
+
+/// The cached token of one audience. Readers only take the read lock; the
+/// async `fetching` lock makes concurrent misses wait for one fetch.
+#[derive(Default)]
+struct Slot {
+    current: RwLock<Option<CachedToken>>,
+    fetching: tokio::sync::Mutex<()>,
+}
+
+impl Slot {
+    fn valid(&self) -> Option<CachedToken> {
+        let current = self
+            .current
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        current
+            .as_ref()
+            .filter(|t| Instant::now() < t.refresh_at)
+            .cloned()
+    }
+
+    fn store(&self, token: Option<CachedToken>) {
+        *self
+            .current
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = token;
+    }
 }
 
 /// One token per audience, single flight.
 pub struct TokenCache {
     fetcher: Box<dyn FetchToken>,
-    slots: Mutex<HashMap<Audience, Arc<tokio::sync::Mutex<Option<CachedToken>>>>>,
+    slots: RwLock<HashMap<Audience, Arc<Slot>>>,
 }
 
 impl std::fmt::Debug for TokenCache {
@@ -84,43 +130,104 @@ impl TokenCache {
     pub fn new(fetcher: impl FetchToken) -> Self {
         Self {
             fetcher: Box::new(fetcher),
-            slots: Mutex::new(HashMap::new()),
+            slots: RwLock::new(HashMap::new()),
         }
     }
 
-    fn slot(&self, audience: &Audience) -> Arc<tokio::sync::Mutex<Option<CachedToken>>> {
+    fn slot(&self, audience: &Audience) -> Arc<Slot> {
+        let known = self
+            .slots
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(slot) = known.get(audience) {
+            return slot.clone();
+        }
+        drop(known);
         let mut slots = self
             .slots
-            .lock()
+            .write()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         slots.entry(audience.clone()).or_default().clone()
     }
 
     /// A valid token for `audience`. Concurrent callers on a cold or expired
     /// cache wait for the one fetch in flight instead of starting their own.
-    pub async fn token(&self, audience: &Audience) -> Result<Secret, TokenError> {
-        let slot = self.slot(audience);
-        let mut cached = slot.lock().await;
-        if let Some(token) = cached.as_ref().filter(|t| Instant::now() < t.refresh_at) {
-            return Ok(token.token.clone());
-        }
-        let span = tracing::debug_span!("psi.token", audience = %audience);
-        let fetched = tracing::Instrument::instrument(self.fetcher.fetch(audience), span).await?;
-        let refresh_at = Instant::now() + fetched.expires_in - refresh_margin(fetched.expires_in);
-        *cached = Some(CachedToken {
-            token: fetched.access_token.clone(),
-            refresh_at,
-        });
-        Ok(fetched.access_token)
+    pub async fn token(self: &Arc<Self>, audience: &Audience) -> Result<Secret, TokenError> {
+        Ok(self.handle(audience).current().await?.token)
     }
 
-    /// Forgets `rejected` (an API answered 401 to it). A newer token that
-    /// another call already fetched is kept.
-    pub async fn invalidate(&self, audience: &Audience, rejected: &Secret) {
-        let slot = self.slot(audience);
-        let mut cached = slot.lock().await;
-        if cached.as_ref().is_some_and(|t| &t.token == rejected) {
-            *cached = None;
+    /// The cache entry of one audience, resolved once (clients keep it so a
+    /// call does not look the audience up again).
+    pub fn handle(self: &Arc<Self>, audience: &Audience) -> TokenHandle {
+        TokenHandle(Arc::new(HandleParts {
+            cache: self.clone(),
+            audience: audience.clone(),
+            slot: self.slot(audience),
+        }))
+    }
+}
+
+/// One audience's entry of a [`TokenCache`]; cloning is one reference count.
+#[derive(Clone)]
+pub struct TokenHandle(Arc<HandleParts>);
+
+struct HandleParts {
+    cache: Arc<TokenCache>,
+    audience: Audience,
+    slot: Arc<Slot>,
+}
+
+impl std::fmt::Debug for TokenHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TokenHandle")
+            .field("audience", &self.0.audience)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TokenHandle {
+    pub fn audience(&self) -> &Audience {
+        &self.0.audience
+    }
+
+    /// The `Authorization` header value for a valid token (sensitive: never
+    /// printed by the HTTP stack).
+    pub async fn authorization(&self) -> Result<HeaderValue, TokenError> {
+        Ok(self.current().await?.header)
+    }
+
+    async fn current(&self) -> Result<CachedToken, TokenError> {
+        if let Some(token) = self.0.slot.valid() {
+            return Ok(token);
+        }
+        let _fetching = self.0.slot.fetching.lock().await;
+        // Another caller may have fetched while this one waited.
+        if let Some(token) = self.0.slot.valid() {
+            return Ok(token);
+        }
+        let span = tracing::debug_span!("psi.token", audience = %self.0.audience);
+        let fetched =
+            tracing::Instrument::instrument(self.0.cache.fetcher.fetch(&self.0.audience), span)
+                .await?;
+        let refresh_at = Instant::now() + fetched.expires_in - refresh_margin(fetched.expires_in);
+        let token = CachedToken::new(fetched.access_token, refresh_at);
+        self.0.slot.store(Some(token.clone()));
+        Ok(token)
+    }
+
+    /// Forgets the token behind `rejected` (an API answered 401 to it). A
+    /// newer token that another call already fetched is kept.
+    pub async fn invalidate(&self, rejected: &HeaderValue) {
+        let _fetching = self.0.slot.fetching.lock().await;
+        let current = self
+            .0
+            .slot
+            .current
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone();
+        if current.is_some_and(|t| t.header == *rejected) {
+            self.0.slot.store(None);
         }
     }
 }
@@ -194,13 +301,16 @@ mod tests {
         tokio::time::sleep(Duration::from_millis(300)).await;
         let second = cache.token(&audience).await.unwrap();
         assert_ne!(second, first, "refreshed after expiry");
-        cache.invalidate(&audience, &first).await;
+        let handle = cache.handle(&audience);
+        let bearer =
+            |token: &Secret| HeaderValue::from_str(&format!("Bearer {}", token.expose())).unwrap();
+        handle.invalidate(&bearer(&first)).await;
         assert_eq!(
             cache.token(&audience).await.unwrap(),
             second,
             "a stale rejection keeps the newer token"
         );
-        cache.invalidate(&audience, &second).await;
+        handle.invalidate(&bearer(&second)).await;
         assert_ne!(cache.token(&audience).await.unwrap(), second);
         assert_eq!(calls.load(Ordering::SeqCst), 3);
     }

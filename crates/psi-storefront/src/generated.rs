@@ -2891,6 +2891,22 @@ pub mod prelude {
     pub use self::super::Client;
 }
 
+/// Each generated method name with the document's operationId, for traces
+/// and the runtime's per-operation rules.
+pub const OPERATION_IDS: &[(&str, &str)] = &[
+    ("add_order_item", "addOrderItem"),
+    ("add_order_item_v7", "addOrderItemV7"),
+    ("cancel_order_items", "cancelOrderItems"),
+    ("cancel_order_items_v7", "cancelOrderItemsV7"),
+    ("deliver_order_items", "deliverOrderItems"),
+    ("deliver_order_items_v7", "deliverOrderItemsV7"),
+    ("get_order_info", "getOrderInfo"),
+    ("get_platform_token", "getPlatformToken"),
+    ("load_order_items", "loadOrderItems"),
+    ("refund_order_items_v7", "refundOrderItemsV7"),
+    ("return_order_items", "returnOrderItems"),
+];
+
 /// Operations whose document declares an `Idempotency-Key` header: the
 /// runtime gives them a UUID v4 key when the caller set none, keeps it on
 /// every attempt, and so may retry them.

@@ -563,6 +563,12 @@ pub mod prelude {
     pub use self::super::Client;
 }
 
+/// Each generated method name with the document's operationId, for traces
+/// and the runtime's per-operation rules.
+pub const OPERATION_IDS: &[(&str, &str)] = &[
+    ("get_token", "getToken"),
+];
+
 /// Operations whose document declares an `Idempotency-Key` header: the
 /// runtime gives them a UUID v4 key when the caller set none, keeps it on
 /// every attempt, and so may retry them.

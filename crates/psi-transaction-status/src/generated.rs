@@ -1886,6 +1886,12 @@ pub mod open_enums {
     }
 }
 
+/// Each generated method name with the document's operationId, for traces
+/// and the runtime's per-operation rules.
+pub const OPERATION_IDS: &[(&str, &str)] = &[
+    ("get_transaction_status", "getTransactionStatus"),
+];
+
 /// Operations whose document declares an `Idempotency-Key` header: the
 /// runtime gives them a UUID v4 key when the caller set none, keeps it on
 /// every attempt, and so may retry them.

@@ -5,47 +5,13 @@
 //! flight), retries what is safe to retry, checks requests before sending
 //! them, and traces each call without ever logging a secret.
 //!
-//! ```
-//! # #[tokio::main(flavor = "current_thread")]
-//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! # use wiremock::{Mock, MockServer, ResponseTemplate, matchers::{method, path}};
-//! # let server = MockServer::start().await;
-//! # Mock::given(method("POST")).and(path("/oauth/token"))
-//! #     .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!(
-//! #         {"access_token": "eyJ.e30.sig", "expires_in": 1800, "token_type": "Bearer"})))
-//! #     .mount(&server).await;
-//! # Mock::given(method("GET")).and(path("/order/paylater/v1/12-34567890123456789/status"))
-//! #     .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!(
-//! #         {"transaction_id": "12-34567890123456789", "pay_later_status": "AVAILABLE"})))
-//! #     .mount(&server).await;
-//! # let url = server.uri();
-//! use psi::{Client, Credentials, Environment};
-//! use psi::pay_later::types::PayLaterStatus;
-//!
-//! // Or Client::from_env() with the PSI_* variables.
-//! let client = Client::builder()
-//!     .environment(Environment::new(&url, &url, &url)?)
-//!     .credentials(Credentials::new("merchant-1", "client-secret"))
-//!     .build()?;
-//!
-//! let status = client
-//!     .pay_later()
-//!     .get_pay_later_status()
-//!     .transaction_id("12-34567890123456789")
-//!     .send()
-//!     .await?
-//!     .into_inner();
-//! assert_eq!(status.pay_later_status, Some(PayLaterStatus::Available));
-//! # Ok(())
-//! # }
-//! ```
-//!
 //! Retries: GET, PUT and DELETE, and session creation (which always carries
 //! an Idempotency-Key, the same on every attempt), are sent again after
 //! connect errors, timeouts, 408, 429 and 5xx, with exponential backoff and
 //! jitter, honouring `Retry-After`. Every other POST (pay later booking, bank
 //! account storage, storefront operations, token requests) is sent again only
 //! after a connect error, when it cannot have reached the server.
+#![cfg_attr(feature = "pay-later", doc = include_str!("../README.md"))]
 
 mod api;
 mod client;
