@@ -1,0 +1,118 @@
+//! Status lookups per second the sandbox sustains, and its memory with
+//! 100,000 stored transactions.
+//!
+//! cargo bench -p psi-sandbox --bench lookups        (needs `wrk`: apt-get install wrk)
+//!
+//! The sandbox runs in this process on a random loopback port; 100,000
+//! transactions (the field notes' basket, distinct ids) are stored; `wrk`
+//! (a separate process, 2 threads, 32 connections, 10 s) then asks for the
+//! transaction status of random stored ids with a valid bearer token.
+
+use psi_sandbox::{Sandbox, Transaction};
+use std::process::Command;
+use std::time::Duration;
+
+const TRANSACTIONS: usize = 100_000;
+
+/// Resident memory of this process, in MiB (Linux).
+fn resident_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib: f64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0.0);
+    kib / 1024.0
+}
+
+fn transaction(
+    index: usize,
+    template: &psi::payment_page::types::SessionRequest,
+    now: chrono::DateTime<chrono::FixedOffset>,
+) -> Transaction {
+    Transaction {
+        id: format!("12-{index:017}"),
+        session_id: format!("session-{index}"),
+        created: now,
+        request: template.clone(),
+        payment_option: "OPEN_INVOICE".to_owned(),
+        transfer_type: "BANK_TRANSFER".to_owned(),
+        correspondence_id: format!("correspondence-{index}"),
+        due_date: now.date_naive() + chrono::Days::new(14),
+    }
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let before = resident_mib();
+    let sandbox = Sandbox::start().await.expect("the sandbox starts");
+    let template: psi::payment_page::types::SessionRequest =
+        serde_json::from_str(include_str!("session-request.json"))
+            .expect("a valid session request");
+    let now = sandbox.state().clock.now_local();
+    let started = resident_mib();
+    {
+        let mut data = sandbox.state().data();
+        for index in 0..TRANSACTIONS {
+            let stored = transaction(index, &template, now);
+            data.transactions.insert(stored.id.clone(), stored);
+        }
+    }
+    let stored = resident_mib();
+    println!("memory: {before:.1} MiB before the sandbox, {started:.1} MiB running, {stored:.1} MiB with {TRANSACTIONS} transactions (+{:.1} MiB)", stored - started);
+
+    let token = sandbox
+        .client()
+        .token(psi::Api::TransactionStatus)
+        .await
+        .expect("a token");
+    // One lookup answers 200 before the load starts.
+    let probe = reqwest::Client::new()
+        .get(format!(
+            "{}/transaction/status/v2/transactions/12-{:017}",
+            sandbox.url(),
+            4711
+        ))
+        .bearer_auth(token.expose())
+        .send()
+        .await
+        .expect("the sandbox answers");
+    assert_eq!(probe.status(), 200, "a stored transaction is found");
+
+    let script = std::env::temp_dir().join("psi-sandbox-lookups.lua");
+    std::fs::write(
+        &script,
+        format!("request = function()\n  return wrk.format(nil, string.format(\"/transaction/status/v2/transactions/12-%017d\", math.random(0, {})))\nend\n", TRANSACTIONS - 1),
+    )
+    .expect("the wrk script is written");
+    let url = sandbox.url().to_owned();
+    let authorization = format!("Authorization: Bearer {}", token.expose());
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new("wrk")
+            .args(["-t2", "-c32", "-d10s", "--latency", "-s"])
+            .arg(&script)
+            .args(["-H", &authorization, &url])
+            .output()
+    })
+    .await
+    .expect("the load generator ran");
+    match output {
+        Ok(output) => {
+            let report = String::from_utf8_lossy(&output.stdout);
+            for line in report.lines().filter(|l| {
+                l.contains("Requests/sec")
+                    || l.contains("Latency")
+                    || l.contains("99%")
+                    || l.contains("requests in")
+                    || l.contains("Non-2xx")
+            }) {
+                println!("wrk: {}", line.trim());
+            }
+        }
+        Err(error) => {
+            println!("wrk could not run ({error}); install it with `apt-get install wrk`")
+        }
+    }
+    println!("memory after the load: {:.1} MiB", resident_mib());
+    tokio::time::sleep(Duration::from_millis(10)).await;
+}

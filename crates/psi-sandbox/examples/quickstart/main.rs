@@ -1,0 +1,475 @@
+//! A merchant's day with psi, step by step.
+//!
+//!     cargo run --example quickstart
+//!
+//! Starts the embedded sandbox and runs every step against it. With the
+//! `PSI_*` variables set (see `psi::Client::from_env`) it runs against that
+//! environment instead; the steps only the sandbox can play (the buyer on
+//! the hosted page, a seeded storefront order) then wait for you or are
+//! skipped, and say so.
+
+use psi::{Api, Client};
+use psi_sandbox::{Control, Sandbox};
+use std::time::Duration;
+
+mod webhook_receiver;
+
+type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+struct Day {
+    client: Client,
+    /// The sandbox's control API; `None` against a real environment.
+    control: Option<Control>,
+    receiver: webhook_receiver::Receiver,
+}
+
+#[tokio::main]
+async fn main() -> Result {
+    let (client, sandbox) = if std::env::var_os("PSI_API_URL").is_some() {
+        println!("Using the environment from PSI_* variables.\n");
+        (Client::from_env()?, None)
+    } else {
+        let sandbox = Sandbox::start().await?;
+        println!("Started the embedded sandbox at {}.\n", sandbox.url());
+        (sandbox.client(), Some(sandbox))
+    };
+    let secret = std::env::var("PSI_WEBHOOK_SECRET")
+        .unwrap_or_else(|_| psi_sandbox::DEMO_WEBHOOK_SECRET.to_owned());
+    let day = Day {
+        control: sandbox.as_ref().map(Sandbox::control),
+        receiver: webhook_receiver::Receiver::start(&secret).await?,
+        client,
+    };
+    day.run().await
+}
+
+fn step(number: u32, title: &str) {
+    println!("{number:>2}. {title}");
+}
+
+fn show(label: &str, value: impl std::fmt::Display) {
+    println!("      {label:<22} {value}");
+}
+
+impl Day {
+    async fn run(&self) -> Result {
+        step(1, "Token");
+        let token = self.client.token(Api::PaymentPage).await?;
+        show(
+            "audience",
+            Api::PaymentPage
+                .audience(self.client.environment())
+                .map(|a| a.to_string())
+                .unwrap_or_default(),
+        );
+        show(
+            "token",
+            format!(
+                "a JWT of {} characters (never printed)",
+                token.expose().len()
+            ),
+        );
+
+        step(2, "Session");
+        let request = example_session_request(&self.receiver.url())?;
+        let session = self
+            .client
+            .payment_page()
+            .create_session()
+            .body(request)
+            .send()
+            .await?
+            .into_inner();
+        let session_id = session.session_id.clone().ok_or("no session id")?;
+        show("session", &session_id);
+        show(
+            "landing page",
+            session.landing_page.as_deref().unwrap_or("-"),
+        );
+
+        step(3, "The buyer completes the payment");
+        let transaction_id = self.buyer_completes(&session_id).await?;
+        show("transaction", &transaction_id);
+
+        step(4, "The webhook is verified");
+        match self
+            .receiver
+            .next_session_record(Duration::from_secs(10))
+            .await
+        {
+            Some(record) => {
+                show("signature", "valid (HMAC-SHA256, fresh timestamp)");
+                show(
+                    "session status",
+                    record
+                        .session_status
+                        .map(|s| s.to_string())
+                        .unwrap_or_default(),
+                );
+            }
+            None => show(
+                "webhook",
+                "none arrived (a real environment cannot reach this machine)",
+            ),
+        }
+
+        step(5, "Transaction status");
+        let status = self
+            .client
+            .transaction_status()
+            .get_transaction_status()
+            .transaction_id(&transaction_id)
+            .send()
+            .await?
+            .into_inner();
+        for basket in &status.shop_baskets {
+            show(
+                "basket gross amount",
+                format!(
+                    "{} {}",
+                    basket.gross_amount.unwrap_or_default(),
+                    status
+                        .currency
+                        .as_ref()
+                        .map(|c| c.to_string())
+                        .unwrap_or_default()
+                ),
+            );
+        }
+
+        step(6, "Pay later offers and booking");
+        self.pay_later(&transaction_id).await?;
+
+        step(7, "Bank account: store, read, delete");
+        self.bank_account().await?;
+
+        step(8, "Order status with include=all, invoice saved as PDF");
+        self.order_status(&transaction_id).await?;
+
+        step(9, "Shop configuration update");
+        let configuration: psi::shop_config::types::ShopConfiguration =
+            serde_json::from_value(example_shop_configuration())?;
+        let updated = self
+            .client
+            .shop_config()
+            .update_shop_configuration()
+            .partner_profile_id("partner-1")
+            .shop_id("shop-1")
+            .body(configuration)
+            .send()
+            .await?
+            .into_inner();
+        show("stored shop", updated.shop_id.unwrap_or_default());
+
+        step(10, "Storefront: deliver, return, add a credit");
+        self.storefront(&transaction_id).await?;
+
+        println!("\nDone.");
+        Ok(())
+    }
+
+    async fn buyer_completes(&self, session_id: &str) -> Result<String> {
+        if let Some(control) = &self.control {
+            show(
+                "as the buyer",
+                "the sandbox's control API completes the session (open invoice)",
+            );
+            return Ok(control.complete_session(session_id, "OPEN_INVOICE").await?);
+        }
+        show(
+            "waiting",
+            "open the landing page above and complete the payment (10 minutes)",
+        );
+        for _ in 0..120 {
+            let record = self
+                .client
+                .payment_page()
+                .get_session_record()
+                .session_id(session_id)
+                .send()
+                .await?
+                .into_inner();
+            if let Some(transaction) = record.transaction_id {
+                return Ok(transaction);
+            }
+            tokio::time::sleep(Duration::from_secs(5)).await;
+        }
+        Err("the session was not completed".into())
+    }
+
+    async fn pay_later(&self, transaction_id: &str) -> Result {
+        let pay_later = self.client.pay_later();
+        let status = pay_later
+            .get_pay_later_status()
+            .transaction_id(transaction_id)
+            .send()
+            .await?
+            .into_inner();
+        show(
+            "status",
+            status
+                .pay_later_status
+                .map(|s| s.to_string())
+                .unwrap_or_default(),
+        );
+        let offers = pay_later
+            .get_pay_later_offers()
+            .transaction_id(transaction_id)
+            .send()
+            .await?
+            .into_inner();
+        for offer in &offers.pay_later_offers {
+            show(
+                &format!("offer {}", offer.offer_id.as_deref().unwrap_or("?")),
+                format!(
+                    "+{} days for {} {}, due {}",
+                    offer.delta_due_date.unwrap_or_default(),
+                    offer.price.unwrap_or_default(),
+                    offer
+                        .currency
+                        .as_ref()
+                        .map(|c| c.to_string())
+                        .unwrap_or_default(),
+                    offer
+                        .new_due_date
+                        .map(|d| d.to_string())
+                        .unwrap_or_default()
+                ),
+            );
+        }
+        let Some(offer_id) = offers
+            .pay_later_offers
+            .first()
+            .and_then(|o| o.offer_id.clone())
+        else {
+            show("booking", "no offer to book");
+            return Ok(());
+        };
+        let booking = pay_later
+            .book_pay_later_offer()
+            .transaction_id(transaction_id)
+            .body(psi::pay_later::types::PayLaterBookingRequest { offer_id })
+            .send()
+            .await?
+            .into_inner();
+        show(
+            "booked",
+            format!(
+                "due {} instead of {}",
+                fmt_date(booking.new_due_date),
+                fmt_date(booking.original_due_date)
+            ),
+        );
+        Ok(())
+    }
+
+    async fn bank_account(&self) -> Result {
+        let accounts = self.client.bank_accounts();
+        let stored = accounts
+            .store_bank_account()
+            .partner_profile_id("partner-1")
+            .shop_buyer_id("buyer-4711")
+            .body(psi::bank_accounts::types::BankAccountStoreRequest {
+                owner: "Erika Mustermann".try_into()?,
+                iban: "DE89 3704 0044 0532 0130 00".try_into()?,
+                bic: Some("COBADEFFXXX".try_into()?),
+            })
+            .send()
+            .await?
+            .into_inner();
+        let reference = stored.bank_account_reference.ok_or("no reference")?;
+        show("stored", format!("reference {reference}"));
+        let read = accounts
+            .get_bank_account_by_reference()
+            .partner_profile_id("partner-1")
+            .shop_buyer_id("buyer-4711")
+            .bank_account_reference(reference)
+            .send()
+            .await?;
+        show("read", format!("HTTP {}", read.status()));
+        accounts
+            .delete_bank_account()
+            .partner_profile_id("partner-1")
+            .shop_buyer_id("buyer-4711")
+            .bank_account_reference(reference)
+            .send()
+            .await?;
+        show("deleted", "yes");
+        Ok(())
+    }
+
+    async fn order_status(&self, transaction_id: &str) -> Result {
+        use psi::order_status::types::{CorrespondenceFormat, IncludeOption};
+        let order = self
+            .client
+            .order_status()
+            .get_order_status()
+            .transaction_id(transaction_id)
+            .include(vec![IncludeOption::All])
+            .send()
+            .await?
+            .into_inner();
+        if let Some(basket) = &order.basket {
+            show(
+                "current gross amount",
+                basket.current_order_amount_gross.unwrap_or_default(),
+            );
+        }
+        let Some(correspondence_id) = self
+            .receiver
+            .next_invoice_correspondence(Duration::from_secs(10))
+            .await
+        else {
+            show("invoice", "no invoice notification arrived; skipped");
+            return Ok(());
+        };
+        let pdf = self
+            .client
+            .order_status()
+            .get_invoice_correspondence()
+            .transaction_id(transaction_id)
+            .correspondence_id(&correspondence_id)
+            .format(CorrespondenceFormat::Pdf)
+            .send()
+            .await?
+            .into_inner();
+        let bytes = collect(pdf).await?;
+        let path = std::env::temp_dir().join(format!("invoice-{transaction_id}.pdf"));
+        std::fs::write(&path, &bytes)?;
+        show(
+            "invoice",
+            format!("{} ({} bytes)", path.display(), bytes.len()),
+        );
+        Ok(())
+    }
+
+    async fn storefront(&self, transaction_id: &str) -> Result {
+        let Some(control) = &self.control else {
+            show(
+                "storefront",
+                "skipped: needs an order of your platform (set up in the sandbox only)",
+            );
+            return Ok(());
+        };
+        let order_id = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
+        control
+            .seed_storefront_order(
+                serde_json::json!({"order_id": order_id, "transaction_id": transaction_id}),
+            )
+            .await?;
+        let storefront = self.client.storefront()?;
+        let info = storefront
+            .get_order_info()
+            .order_id(order_id)
+            .send()
+            .await?
+            .into_inner();
+        let first_item = first_line_item(&info).ok_or("the order has no items")?;
+        let items = |quantity: i64| {
+            serde_json::from_value::<psi::storefront::types::OrderItemsRequestV7>(
+                serde_json::json!({
+                    "items": [{"id": first_item, "quantity": quantity, "updateStock": true}]
+                }),
+            )
+        };
+        storefront
+            .deliver_order_items_v7()
+            .order_id(order_id)
+            .body(items(2)?)
+            .send()
+            .await?;
+        show("delivered", format!("2 x {first_item}"));
+        storefront
+            .refund_order_items_v7()
+            .order_id(order_id)
+            .body(items(1)?)
+            .send()
+            .await?;
+        show("returned", format!("1 x {first_item}"));
+        let credit = psi::storefront::types::AddItemRequest {
+            gross_amount: "-5.50".parse()?,
+            name: "Goodwill credit".to_owned(),
+            tax_id: "0a1b2c3d4e5f60718293a4b5c6d7e8f9".try_into()?,
+        };
+        storefront
+            .add_order_item_v7()
+            .order_id(order_id)
+            .body(credit)
+            .send()
+            .await?;
+        show("credit added", "-5.50");
+        Ok(())
+    }
+}
+
+fn fmt_date(date: Option<chrono::NaiveDate>) -> String {
+    date.map(|d| d.to_string())
+        .unwrap_or_else(|| "-".to_owned())
+}
+
+fn first_line_item(info: &psi::storefront::types::LoadResponse) -> Option<String> {
+    let data = serde_json::to_value(&info.data).ok()?;
+    let items: Vec<serde_json::Value> = match data {
+        serde_json::Value::Array(items) => items,
+        serde_json::Value::Object(map) => map.into_values().collect(),
+        _ => return None,
+    };
+    items
+        .iter()
+        .filter_map(|item| item["id"].as_str())
+        .find(|id| *id != "shipping")
+        .map(str::to_owned)
+}
+
+async fn collect(stream: psi::order_status::ByteStream) -> Result<Vec<u8>> {
+    use futures_util::TryStreamExt;
+    let chunks: Vec<_> = stream.into_inner().try_collect().await?;
+    Ok(chunks.concat())
+}
+
+fn example_session_request(webhook_url: &str) -> Result<psi::payment_page::types::SessionRequest> {
+    Ok(serde_json::from_value(serde_json::json!({
+        "order_data": {
+            "partner_transaction_id": "order-100045",
+            "currency": "EUR",
+            "buyer": {
+                "billing_address": {"street": "Hauptstraße", "street_number": "1", "zip_code": "10115", "city": "Berlin", "country_code": "DE"},
+                "contact": {"email": "erika@example.com"},
+                "language": "de",
+                "person": {"first_name": "Erika", "last_name": "Mustermann", "date_of_birth": "1980-01-31"}
+            },
+            "delivery": {"first_name": "Erika", "last_name": "Mustermann",
+                "address": {"street": "Hauptstraße", "street_number": "1", "zip_code": "10115", "city": "Berlin", "country_code": "DE"}},
+            "shop_baskets": [{
+                "partner_shop_id": "shop-1", "shop_transaction_id": "SO-100045", "gross_amount": 43.8,
+                "items": [{"article_number": "ART-1001", "name": "Cotton T-shirt", "quantity": 2, "tax_rate": 19,
+                           "gross_unit_price": 18.45, "gross_unit_discount": -1.55, "gross_total_price": 33.8,
+                           "net_unit_price": 15.5, "net_unit_discount": -1.3, "net_total_price": 28.4}],
+                "special_items": [{"category": "shipping", "name": "Shipping", "quantity": 1, "tax_rate": 19,
+                                   "gross_unit_price": 10, "gross_total_price": 10, "net_unit_price": 8.4, "net_total_price": 8.4}],
+                "vats": [{"tax_rate": 19, "net_amount": 36.8, "tax_amount": 7}]
+            }]
+        },
+        "url_data": {
+            "success_url": "https://shop.example.com/success",
+            "failure_url": "https://shop.example.com/failure",
+            "cancel_url": "https://shop.example.com/cancel",
+            "webhook_url": webhook_url
+        }
+    }))?)
+}
+
+fn example_shop_configuration() -> serde_json::Value {
+    serde_json::json!({
+        "name": "Example Shop",
+        "website": "https://shop.example.com",
+        "address": {"street": "Hauptstraße", "street_number": "1", "city": "Berlin", "postal_code": "10115", "country_code": "DE"},
+        "legal": {
+            "name": "Example Shop GmbH", "legal_form": "GmbH", "commercial_register_number": "HRB 12345",
+            "registration_office": "Amtsgericht Berlin-Charlottenburg", "vat_id_number": "DE123456789",
+            "managing_directors": "Erika Mustermann", "designation_of_management": "Geschäftsführerin"
+        },
+        "contacts": {"customer_service": {"email": "service@shop.example.com"}},
+        "correspondence_settings": {"branding_settings": {"logo_position": "LEFT", "highlight_color": "#0a7cff"}}
+    })
+}

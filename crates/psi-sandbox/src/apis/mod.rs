@@ -1,0 +1,25 @@
+//! One module per API; each owns its state (`State`), its routes and its
+//! test-control routes (under `/__sandbox`).
+
+pub mod bank_accounts;
+pub mod invoice;
+pub mod order_status;
+pub mod pay_later;
+pub mod payment_page;
+pub mod shop_config;
+pub mod storefront;
+pub mod transaction_status;
+
+use crate::AppState;
+use axum::Router;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .merge(payment_page::routes())
+        .merge(pay_later::routes())
+        .merge(bank_accounts::routes())
+        .merge(order_status::routes())
+        .merge(transaction_status::routes())
+        .merge(shop_config::routes())
+        .merge(storefront::routes())
+}

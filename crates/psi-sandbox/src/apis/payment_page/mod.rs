@@ -1,0 +1,163 @@
+//! The hosted payment page (`openapi/payment-page.yaml`, server `{base_url}`).
+//!
+//! | method | path | does |
+//! |---|---|---|
+//! | POST | /pps/api/v1/session | createSession: checks, remembers the Idempotency-Key, 201 |
+//! | GET | /pps/api/v1/session-record/{session_id} | getSessionRecord |
+//! | GET | /pps/api/v1/session-record?createdDate= | listSessionRecords of one day (+01:00) |
+//! | GET | /pps/landing/{session_id} | the hosted page stand-in; the buyer arrives (IN_PROGRESS) |
+//! | POST | /__sandbox/sessions/{id}/complete | COMPLETED, creates the transaction |
+//! | POST | /__sandbox/sessions/{id}/cancel | CANCELED |
+//! | POST | /__sandbox/sessions/{id}/fail | ERROR with decline_reasons (RISK_DECISION) |
+//! | GET | /__sandbox/webhooks | every session notification with its attempts |
+//!
+//! A session lives CREATED -> IN_PROGRESS (landing page) -> COMPLETED,
+//! CANCELED or ERROR (control API, each notified to `url_data.webhook_url`).
+//! A session still open 30 minutes after its creation reads as EXPIRED
+//! (checked whenever it is touched, by the sandbox clock).
+
+mod buyer;
+mod operations;
+mod validation;
+mod webhooks;
+
+pub use webhooks::{Attempt, WebhookDelivery};
+
+use crate::AppState;
+use axum::routing::{get, post};
+use axum::Router;
+use chrono::{DateTime, Duration, FixedOffset};
+use psi_payment_page::types::{Decline, SessionRecord, SessionRequest, SessionStatus};
+use std::collections::HashMap;
+
+/// No buyer action within this time expires a session (field notes).
+const SESSION_LIFETIME: Duration = Duration::minutes(30);
+
+/// What the hosted payment page remembers.
+#[derive(Debug, Default)]
+pub struct State {
+    /// By session id.
+    pub sessions: HashMap<String, Session>,
+    /// Session notifications in the order they were queued.
+    pub webhooks: Vec<WebhookDelivery>,
+    /// By (token subject, Idempotency-Key): a key belongs to one merchant.
+    idempotency_keys: HashMap<(String, String), RememberedCall>,
+}
+
+/// A session creation made with an Idempotency-Key.
+#[derive(Debug, Clone)]
+struct RememberedCall {
+    /// The request body as JSON: a repeat is the same call when the values
+    /// are equal, whatever the whitespace or key order.
+    body: serde_json::Value,
+    session_id: String,
+    remembered_at: DateTime<FixedOffset>,
+}
+
+/// One payment session.
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub id: String,
+    pub status: SessionStatus,
+    pub created: DateTime<FixedOffset>,
+    pub updated: DateTime<FixedOffset>,
+    /// Kept to create the transaction when the buyer completes.
+    pub request: SessionRequest,
+    pub webhook_url: String,
+    /// The session request has no buyer id, so this stays `None`.
+    pub shop_buyer_id: Option<String>,
+    pub transaction_id: Option<String>,
+    pub decline_reasons: Option<Decline>,
+}
+
+impl Session {
+    fn new(id: String, request: SessionRequest, now: DateTime<FixedOffset>) -> Self {
+        let webhook_url = request
+            .url_data
+            .as_ref()
+            .and_then(|urls| urls.webhook_url.clone())
+            .unwrap_or_default();
+        Self {
+            id,
+            status: SessionStatus::Created,
+            created: now,
+            updated: now,
+            request,
+            webhook_url,
+            shop_buyer_id: None,
+            transaction_id: None,
+            decline_reasons: None,
+        }
+    }
+
+    pub fn partner_transaction_id(&self) -> Option<String> {
+        self.request
+            .order_data
+            .as_ref()
+            .and_then(|order| order.partner_transaction_id.clone())
+    }
+
+    /// The record as read back and as notified.
+    pub fn record(&self) -> SessionRecord {
+        SessionRecord {
+            session_id: Some(self.id.clone()),
+            transaction_id: self.transaction_id.clone(),
+            partner_transaction_id: self.partner_transaction_id(),
+            shop_buyer_id: self.shop_buyer_id.clone(),
+            session_status: Some(self.status.clone()),
+            decline_reasons: self.decline_reasons.clone(),
+            created_date: Some(self.created),
+            updated_date: Some(self.updated),
+        }
+    }
+
+    /// The buyer can still act: the session is neither finished nor expired.
+    fn is_open(&self) -> bool {
+        matches!(
+            self.status,
+            SessionStatus::Created | SessionStatus::InProgress
+        )
+    }
+
+    /// A session still open more than 30 minutes after its creation has
+    /// expired; it is updated at the moment it expired, not when noticed.
+    fn expire_if_due(&mut self, now: DateTime<FixedOffset>) {
+        let expires_at = self.created + SESSION_LIFETIME;
+        if self.is_open() && now > expires_at {
+            self.status = SessionStatus::Expired;
+            self.updated = expires_at;
+        }
+    }
+}
+
+/// The address the merchant redirects the buyer to.
+fn landing_page(sandbox_url: &str, session_id: &str) -> String {
+    format!(
+        "{}/pps/landing/{session_id}",
+        sandbox_url.trim_end_matches('/')
+    )
+}
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/pps/api/v1/session", post(operations::create_session))
+        .route(
+            "/pps/api/v1/session-record",
+            get(operations::list_session_records),
+        )
+        .route(
+            "/pps/api/v1/session-record/{session_id}",
+            get(operations::get_session_record),
+        )
+        .route("/pps/landing/{session_id}", get(buyer::landing_page))
+        .route(
+            "/__sandbox/sessions/{session_id}/complete",
+            post(buyer::complete),
+        )
+        .route(
+            "/__sandbox/sessions/{session_id}/cancel",
+            post(buyer::cancel),
+        )
+        .route("/__sandbox/sessions/{session_id}/fail", post(buyer::fail))
+        .route("/__sandbox/webhooks", get(webhooks::list))
+}

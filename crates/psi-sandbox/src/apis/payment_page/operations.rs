@@ -1,0 +1,228 @@
+//! The three operations of the document: createSession, getSessionRecord
+//! and listSessionRecords.
+
+use super::{landing_page, validation, RememberedCall, Session, State as Pages};
+use crate::errors::{decline, parse_body};
+use crate::{auth, faults, AppState};
+use axum::body::Bytes;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use chrono::{DateTime, Duration, FixedOffset, NaiveDate};
+use psi::Api;
+use psi_payment_page::types::{SessionRecord, SessionRecordList, SessionRequest, SessionResponse};
+use std::collections::HashMap;
+
+/// The longest Idempotency-Key the document allows.
+const MAX_IDEMPOTENCY_KEY_CHARS: usize = 64;
+/// How long an Idempotency-Key is remembered (field notes).
+const IDEMPOTENCY_KEY_LIFETIME: Duration = Duration::hours(24);
+
+/// A session creation as it arrived, parsed.
+struct Creation {
+    /// (token subject, key) when an Idempotency-Key was sent.
+    key: Option<(String, String)>,
+    body: serde_json::Value,
+    request: SessionRequest,
+}
+
+pub(super) async fn create_session(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Some(fault) = faults::inject(&state, "createSession").await {
+        return fault;
+    }
+    let claims = match auth::require_or_decline(&state, &headers, Api::PaymentPage) {
+        Ok(claims) => claims,
+        Err(refused) => return refused,
+    };
+    let key = match idempotency_key(&headers) {
+        Ok(key) => key.map(|key| (claims.sub, key)),
+        Err(message) => {
+            let field = idempotency_key_field(message);
+            return decline(StatusCode::BAD_REQUEST, &["INVALID_FIELD"], vec![field]);
+        }
+    };
+    let request: SessionRequest = match parse_body(&body) {
+        Ok(request) => request,
+        Err(invalid) => return invalid,
+    };
+    // parse_body accepted the bytes, so they are JSON.
+    let body = serde_json::from_slice(&body).unwrap_or_default();
+    let creation = Creation { key, body, request };
+    let now = state.clock.now_local();
+    let created = create_or_replay(&mut state.data().payment_page, creation, now);
+    match created {
+        Ok(session_id) => {
+            let response = SessionResponse {
+                landing_page: Some(landing_page(&state.url, &session_id)),
+                session_id: Some(session_id),
+            };
+            (StatusCode::CREATED, Json(response)).into_response()
+        }
+        Err(refusal) => refusal.into_response(),
+    }
+}
+
+/// The Idempotency-Key header, if sent; longer than 64 characters is a 400.
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, &'static str> {
+    let Some(value) = headers.get("idempotency-key") else {
+        return Ok(None);
+    };
+    let key = value.to_str().map_err(|_| "must be visible ASCII text")?;
+    if key.chars().count() > MAX_IDEMPOTENCY_KEY_CHARS {
+        return Err("must be at most 64 characters");
+    }
+    Ok(Some(key.to_owned()))
+}
+
+/// Why a session was not created.
+enum Refusal {
+    /// The key was used before with another body.
+    KeyReused,
+    Invalid(validation::Findings),
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        match self {
+            Refusal::KeyReused => decline(
+                StatusCode::CONFLICT,
+                &["IDEMPOTENCY_KEY_REUSED"],
+                vec![idempotency_key_field(
+                    "was already used with a different body",
+                )],
+            ),
+            Refusal::Invalid(findings) => findings.into_response(),
+        }
+    }
+}
+
+fn idempotency_key_field(message: &str) -> (String, String) {
+    ("Idempotency-Key".to_owned(), message.to_owned())
+}
+
+/// Creates the session, or answers a repeat of a remembered call: the same
+/// body gets the same session, another body a 409. Runs under one lock so
+/// two concurrent calls with one key cannot both create a session.
+///
+/// Only calls that created a session are remembered: a declined call
+/// created nothing, so its key may be retried (a 5xx, as the field notes
+/// say, and also a 4xx).
+fn create_or_replay(
+    pages: &mut Pages,
+    creation: Creation,
+    now: DateTime<FixedOffset>,
+) -> Result<String, Refusal> {
+    pages
+        .idempotency_keys
+        .retain(|_, call| now - call.remembered_at < IDEMPOTENCY_KEY_LIFETIME);
+    if let Some(call) = creation
+        .key
+        .as_ref()
+        .and_then(|key| pages.idempotency_keys.get(key))
+    {
+        return if call.body == creation.body {
+            Ok(call.session_id.clone())
+        } else {
+            Err(Refusal::KeyReused)
+        };
+    }
+    validation::check(&creation.request, now.date_naive()).map_err(Refusal::Invalid)?;
+    let session_id = uuid::Uuid::new_v4().to_string();
+    if let Some(key) = creation.key {
+        let call = RememberedCall {
+            body: creation.body,
+            session_id: session_id.clone(),
+            remembered_at: now,
+        };
+        pages.idempotency_keys.insert(key, call);
+    }
+    let session = Session::new(session_id.clone(), creation.request, now);
+    pages.sessions.insert(session_id.clone(), session);
+    Ok(session_id)
+}
+
+pub(super) async fn get_session_record(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(session_id): Path<String>,
+) -> Response {
+    if let Some(fault) = faults::inject(&state, "getSessionRecord").await {
+        return fault;
+    }
+    if let Err(refused) = auth::require_or_decline(&state, &headers, Api::PaymentPage) {
+        return refused;
+    }
+    let now = state.clock.now_local();
+    let record = read_record(&mut state.data().payment_page, &session_id, now);
+    match record {
+        Some(record) => Json(record).into_response(),
+        None => decline(StatusCode::NOT_FOUND, &["SESSION_NOT_FOUND"], Vec::new()),
+    }
+}
+
+fn read_record(
+    pages: &mut Pages,
+    session_id: &str,
+    now: DateTime<FixedOffset>,
+) -> Option<SessionRecord> {
+    let session = pages.sessions.get_mut(session_id)?;
+    session.expire_if_due(now);
+    Some(session.record())
+}
+
+pub(super) async fn list_session_records(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    if let Some(fault) = faults::inject(&state, "listSessionRecords").await {
+        return fault;
+    }
+    if let Err(refused) = auth::require_or_decline(&state, &headers, Api::PaymentPage) {
+        return refused;
+    }
+    let day = query
+        .ok()
+        .and_then(|Query(query)| query.get("createdDate").cloned())
+        .and_then(|text| NaiveDate::parse_from_str(&text, "%Y-%m-%d").ok());
+    let Some(day) = day else {
+        return decline(
+            StatusCode::BAD_REQUEST,
+            &["INVALID_FIELD"],
+            vec![(
+                "createdDate".to_owned(),
+                "must be a date in the format YYYY-MM-DD".to_owned(),
+            )],
+        );
+    };
+    let now = state.clock.now_local();
+    let records = records_of_day(&mut state.data().payment_page, day, now);
+    Json(SessionRecordList(records)).into_response()
+}
+
+/// The records of the sessions created on `day` in +01:00 (the offset of
+/// every sandbox time), oldest first.
+fn records_of_day(
+    pages: &mut Pages,
+    day: NaiveDate,
+    now: DateTime<FixedOffset>,
+) -> Vec<SessionRecord> {
+    let mut sessions: Vec<&mut Session> = pages
+        .sessions
+        .values_mut()
+        .filter(|session| session.created.date_naive() == day)
+        .collect();
+    sessions.sort_by_key(|session| session.created);
+    sessions
+        .into_iter()
+        .map(|session| {
+            session.expire_if_due(now);
+            session.record()
+        })
+        .collect()
+}

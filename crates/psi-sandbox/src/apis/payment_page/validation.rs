@@ -1,0 +1,348 @@
+//! The checks of a well-formed session request that answer 422: what the
+//! specification and the field notes make checkable. Every invalid field is
+//! reported at once, each with its JSON path.
+//!
+//! This is the service's own rule set, written independently of the SDK's
+//! pre-flight checks (`psi::preflight`) so that each can catch the other's
+//! mistakes.
+
+use crate::errors::decline_with;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use chrono::NaiveDate;
+use psi_payment_page::types::{Buyer, OrderData, ShopBasket, UrlData};
+use rust_decimal::Decimal;
+
+const PAYMENT_ATTRIBUTE: &str = "PAYMENT_ATTRIBUTE";
+const BUYER_DATA: &str = "BUYER_DATA";
+const MISSING_FIELD: &str = "MISSING_FIELD";
+const INVALID_FIELD: &str = "INVALID_FIELD";
+const SUM_MISMATCH: &str = "SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT";
+/// Allowed difference between item sum and gross amount per unit of
+/// quantity (field notes): 0.02.
+const TOLERANCE_PER_UNIT: Decimal = Decimal::from_parts(2, 0, 0, false, 2);
+
+/// One invalid field.
+struct Invalid {
+    path: String,
+    message: String,
+    reason: &'static str,
+    category: &'static str,
+}
+
+impl Invalid {
+    fn missing(path: impl Into<String>, category: &'static str) -> Self {
+        Self {
+            path: path.into(),
+            message: "is required".to_owned(),
+            reason: MISSING_FIELD,
+            category,
+        }
+    }
+
+    fn wrong(path: impl Into<String>, message: impl Into<String>, category: &'static str) -> Self {
+        Self {
+            path: path.into(),
+            message: message.into(),
+            reason: INVALID_FIELD,
+            category,
+        }
+    }
+}
+
+/// Every invalid field of a declined request; answered as a 422 decline.
+pub(super) struct Findings(Vec<Invalid>);
+
+impl IntoResponse for Findings {
+    fn into_response(self) -> Response {
+        declined(self.0)
+    }
+}
+
+/// `Ok` for a request the service accepts, else every invalid field.
+pub(super) fn check(
+    request: &psi_payment_page::types::SessionRequest,
+    today: NaiveDate,
+) -> Result<(), Findings> {
+    let mut found = Vec::new();
+    match &request.order_data {
+        Some(order) => check_order(order, today, &mut found),
+        None => found.push(Invalid::missing("$.order_data", PAYMENT_ATTRIBUTE)),
+    }
+    match &request.url_data {
+        Some(urls) => check_urls(urls, &mut found),
+        None => found.push(Invalid::missing("$.url_data", PAYMENT_ATTRIBUTE)),
+    }
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(Findings(found))
+    }
+}
+
+/// One decline for all findings. A decline has one category: the payment
+/// attributes weigh more than the buyer's data, which the buyer could fix.
+fn declined(found: Vec<Invalid>) -> Response {
+    let category = if found
+        .iter()
+        .any(|invalid| invalid.category == PAYMENT_ATTRIBUTE)
+    {
+        PAYMENT_ATTRIBUTE
+    } else {
+        BUYER_DATA
+    };
+    let mut reasons: Vec<&str> = Vec::new();
+    for invalid in &found {
+        if !reasons.contains(&invalid.reason) {
+            reasons.push(invalid.reason);
+        }
+    }
+    let fields = found
+        .into_iter()
+        .map(|invalid| (invalid.path, invalid.message))
+        .collect();
+    decline_with(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        Some(category),
+        &reasons,
+        fields,
+    )
+}
+
+fn check_order(order: &OrderData, today: NaiveDate, found: &mut Vec<Invalid>) {
+    match &order.buyer {
+        Some(buyer) => check_buyer(buyer, today, found),
+        None => found.push(Invalid::missing("$.order_data.buyer", BUYER_DATA)),
+    }
+    if order.currency.is_none() {
+        found.push(Invalid::missing("$.order_data.currency", PAYMENT_ATTRIBUTE));
+    }
+    if order.shop_baskets.is_empty() {
+        found.push(Invalid::wrong(
+            "$.order_data.shop_baskets",
+            "must hold at least one shop basket",
+            PAYMENT_ATTRIBUTE,
+        ));
+    }
+    for (index, basket) in order.shop_baskets.iter().enumerate() {
+        check_basket(
+            &format!("$.order_data.shop_baskets[{index}]"),
+            basket,
+            found,
+        );
+    }
+}
+
+fn check_buyer(buyer: &Buyer, today: NaiveDate, found: &mut Vec<Invalid>) {
+    let (contact, birth_date) = match buyer {
+        Buyer::CompanyBuyer(company) => (company.contact.as_ref(), None),
+        Buyer::PersonBuyer(person) => (person.contact.as_ref(), person.person.date_of_birth),
+    };
+    if let Some(email) = contact.and_then(|contact| contact.email.as_deref()) {
+        if !is_email_address(email) {
+            found.push(Invalid::wrong(
+                "$.order_data.buyer.contact.email",
+                "must be a well-formed email address",
+                BUYER_DATA,
+            ));
+        }
+    }
+    if birth_date.is_some_and(|born| born >= today) {
+        found.push(Invalid::wrong(
+            "$.order_data.buyer.person.date_of_birth",
+            "must lie in the past",
+            BUYER_DATA,
+        ));
+    }
+}
+
+/// `local@domain.tld` with no spaces: enough to catch a mistyped address.
+fn is_email_address(text: &str) -> bool {
+    let Some((local, domain)) = text.split_once('@') else {
+        return false;
+    };
+    let domain_ok =
+        domain.split('.').count() >= 2 && domain.split('.').all(|label| !label.is_empty());
+    !local.is_empty() && domain_ok && !domain.contains('@') && !text.contains(char::is_whitespace)
+}
+
+/// The basket check of the field notes: the items' and special items'
+/// gross_total_price add up to gross_amount within (sum of all quantities)
+/// x 0.02.
+fn check_basket(path: &str, basket: &ShopBasket, found: &mut Vec<Invalid>) {
+    let item_totals = basket
+        .items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| (format!("{path}.items[{index}]"), item.gross_total_price));
+    let special_totals = basket
+        .special_items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            (
+                format!("{path}.special_items[{index}]"),
+                item.gross_total_price,
+            )
+        });
+    let mut totals = Vec::new();
+    for (line, total) in item_totals.chain(special_totals) {
+        match total {
+            Some(total) => totals.push(total),
+            None => found.push(Invalid::missing(
+                format!("{line}.gross_total_price"),
+                PAYMENT_ATTRIBUTE,
+            )),
+        }
+    }
+    let gross_path = format!("{path}.gross_amount");
+    let Some(gross_amount) = basket.gross_amount else {
+        found.push(Invalid::missing(gross_path, PAYMENT_ATTRIBUTE));
+        return;
+    };
+    if totals.len() < basket.items.len() + basket.special_items.len() {
+        // A line without its total is reported above; no sum to compare.
+        return;
+    }
+    let quantities = basket
+        .items
+        .iter()
+        .map(|item| item.quantity)
+        .chain(basket.special_items.iter().map(|item| item.quantity));
+    // An absent quantity allows no difference.
+    let quantity = checked_sum(quantities.map(Option::unwrap_or_default));
+    let tolerance = quantity.and_then(|quantity| quantity.checked_mul(TOLERANCE_PER_UNIT));
+    let difference = checked_sum(totals)
+        .and_then(|sum| sum.checked_sub(gross_amount))
+        .map(|d| d.abs());
+    match (difference, tolerance) {
+        (Some(difference), Some(tolerance)) if difference <= tolerance => {}
+        (Some(_), Some(tolerance)) => found.push(Invalid {
+            path: gross_path,
+            message: format!(
+                "does not match the sum of the item amounts (tolerance {})",
+                tolerance.normalize()
+            ),
+            reason: SUM_MISMATCH,
+            category: PAYMENT_ATTRIBUTE,
+        }),
+        _ => found.push(Invalid::wrong(
+            gross_path,
+            "the basket's amounts exceed the decimal range",
+            PAYMENT_ATTRIBUTE,
+        )),
+    }
+}
+
+fn checked_sum(values: impl IntoIterator<Item = Decimal>) -> Option<Decimal> {
+    values
+        .into_iter()
+        .try_fold(Decimal::ZERO, |sum, value| sum.checked_add(value))
+}
+
+fn check_urls(urls: &UrlData, found: &mut Vec<Invalid>) {
+    let all = [
+        ("success_url", &urls.success_url),
+        ("failure_url", &urls.failure_url),
+        ("cancel_url", &urls.cancel_url),
+        ("webhook_url", &urls.webhook_url),
+    ];
+    for (name, url) in all {
+        let path = format!("$.url_data.{name}");
+        match url {
+            Some(url) if !is_web_address(url) => found.push(Invalid::wrong(
+                path,
+                "must be an absolute http or https URL",
+                PAYMENT_ATTRIBUTE,
+            )),
+            // The sandbox notifies every state change; without an address it could not.
+            None if name == "webhook_url" => found.push(Invalid::missing(path, PAYMENT_ATTRIBUTE)),
+            _ => {}
+        }
+    }
+}
+
+fn is_web_address(text: &str) -> bool {
+    reqwest::Url::parse(text)
+        .is_ok_and(|url| matches!(url.scheme(), "http" | "https") && url.has_host())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn amount(text: &str) -> Option<Decimal> {
+        Some(text.parse().unwrap())
+    }
+
+    fn basket(gross_amount: &str, totals: &[(&str, &str)]) -> ShopBasket {
+        ShopBasket {
+            gross_amount: amount(gross_amount),
+            items: totals
+                .iter()
+                .map(|(quantity, total)| psi_payment_page::types::BasketItem {
+                    quantity: amount(quantity),
+                    gross_total_price: amount(total),
+                    ..Default::default()
+                })
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    fn findings(basket: &ShopBasket) -> Vec<(String, &'static str)> {
+        let mut found = Vec::new();
+        check_basket("$.b", basket, &mut found);
+        found
+            .into_iter()
+            .map(|invalid| (invalid.path, invalid.reason))
+            .collect()
+    }
+
+    #[test]
+    fn the_tolerance_is_two_cents_per_unit_of_all_quantities() {
+        // Quantities 2 + 1 allow 0.06 either way.
+        assert!(findings(&basket("43.86", &[("2", "33.8"), ("1", "10")])).is_empty());
+        assert!(findings(&basket("43.74", &[("2", "33.8"), ("1", "10")])).is_empty());
+        assert_eq!(
+            findings(&basket("43.87", &[("2", "33.8"), ("1", "10")])),
+            [("$.b.gross_amount".to_owned(), SUM_MISMATCH)]
+        );
+    }
+
+    #[test]
+    fn special_items_count_and_absent_totals_are_named() {
+        let mut with_shipping = basket("43.8", &[("2", "33.8")]);
+        with_shipping
+            .special_items
+            .push(psi_payment_page::types::SpecialItem {
+                quantity: amount("1"),
+                gross_total_price: amount("10"),
+                ..Default::default()
+            });
+        assert!(findings(&with_shipping).is_empty());
+        with_shipping.special_items[0].gross_total_price = None;
+        assert_eq!(
+            findings(&with_shipping),
+            [(
+                "$.b.special_items[0].gross_total_price".to_owned(),
+                MISSING_FIELD
+            )]
+        );
+    }
+
+    #[test]
+    fn email_addresses_need_a_local_part_and_a_dotted_domain() {
+        assert!(is_email_address("erika@example.com"));
+        for wrong in [
+            "erika",
+            "@example.com",
+            "erika@example",
+            "erika@@example.com",
+            "eri ka@example.com",
+            "erika@example..com",
+        ] {
+            assert!(!is_email_address(wrong), "{wrong}");
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! Session notifications: the session record POSTed to
+//! `url_data.webhook_url`, signed in `X-Signature` with the demo webhook
+//! secret, retried with backoff until a 2xx answer, every attempt recorded
+//! for `GET /__sandbox/webhooks`.
+
+use super::State as Pages;
+use crate::AppState;
+use axum::extract::State;
+use axum::response::IntoResponse;
+use axum::Json;
+use chrono::{DateTime, FixedOffset};
+use psi_payment_page::types::SessionRecord;
+use serde::Serialize;
+use std::time::Duration;
+
+/// Attempts per notification, including the first.
+const MAX_ATTEMPTS: usize = 5;
+/// Wait before the first retry; it doubles after each failed attempt
+/// (100, 200, 400, 800 ms), short so tests need not wait long.
+const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+/// A receiver that does not answer within this counts as failed.
+const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// One notification of one session state.
+#[derive(Debug, Clone, Serialize)]
+pub struct WebhookDelivery {
+    pub session_id: String,
+    pub session_status: String,
+    pub url: String,
+    /// The raw body, the same bytes on every attempt.
+    pub body: String,
+    /// A receiver answered 2xx.
+    pub delivered: bool,
+    pub attempts: Vec<Attempt>,
+}
+
+/// One POST of a notification.
+#[derive(Debug, Clone, Serialize)]
+pub struct Attempt {
+    /// Sandbox time of the attempt.
+    pub at: DateTime<FixedOffset>,
+    /// The X-Signature header sent, signed at `at`.
+    pub signature: String,
+    /// The receiver's status, when it answered.
+    pub status: Option<u16>,
+    /// Why no answer came (connection refused, timeout).
+    pub error: Option<String>,
+}
+
+/// Queues the notification of `record` and sends it in the background.
+/// Called after the data lock is released.
+pub(super) fn notify(state: &AppState, record: &SessionRecord, url: &str) {
+    let status = record
+        .session_status
+        .as_ref()
+        .map(|s| s.to_string())
+        .unwrap_or_default();
+    let body = serde_json::to_string(record).expect("a session record serialises");
+    send_in_background(
+        state,
+        record.session_id.clone().unwrap_or_default(),
+        status,
+        url,
+        body,
+    );
+}
+
+/// Queues the invoice notification of a completed session's transaction
+/// (field notes: the correspondence id and, per format, the address to
+/// fetch it from, the merchant's order reference and the transaction id),
+/// signed and retried like the session notification.
+pub(super) fn notify_invoice(state: &AppState, session_id: &str, transaction_id: &str, url: &str) {
+    let Some(transaction) = state.data().transactions.get(transaction_id).cloned() else {
+        return;
+    };
+    let address = |format: &str| {
+        format!(
+            "{}/api/order/{}/correspondences/invoices/{}/{format}",
+            state.url, transaction.id, transaction.correspondence_id
+        )
+    };
+    let notification = serde_json::json!({
+        "correspondence_id": transaction.correspondence_id,
+        "pdf_url": address("pdf"),
+        "eml_url": address("eml"),
+        "transaction_id": transaction.id,
+        "order_reference": transaction.partner_transaction_id(),
+    });
+    let body = notification.to_string();
+    send_in_background(
+        state,
+        session_id.to_owned(),
+        "INVOICE".to_owned(),
+        url,
+        body,
+    );
+}
+
+fn send_in_background(
+    state: &AppState,
+    session_id: String,
+    status: String,
+    url: &str,
+    body: String,
+) {
+    let delivery = WebhookDelivery {
+        session_id,
+        session_status: status,
+        url: url.to_owned(),
+        body,
+        delivered: false,
+        attempts: Vec::new(),
+    };
+    let index = queue(&mut state.data().payment_page, delivery);
+    tokio::spawn(deliver(state.clone(), index));
+}
+
+fn queue(pages: &mut Pages, delivery: WebhookDelivery) -> usize {
+    pages.webhooks.push(delivery);
+    pages.webhooks.len() - 1
+}
+
+/// Sends until a 2xx answer or the attempts are used up.
+async fn deliver(state: AppState, index: usize) {
+    let (url, body) = {
+        let data = state.data();
+        let delivery = &data.payment_page.webhooks[index];
+        (delivery.url.clone(), delivery.body.clone())
+    };
+    let mut backoff = FIRST_BACKOFF;
+    for attempt in 1..=MAX_ATTEMPTS {
+        let result = send_once(&state, &url, &body).await;
+        let delivered = result
+            .status
+            .is_some_and(|status| (200..300).contains(&status));
+        record(&state, index, result, delivered);
+        if delivered || attempt == MAX_ATTEMPTS {
+            return;
+        }
+        tokio::time::sleep(backoff).await;
+        backoff *= 2;
+    }
+}
+
+/// One signed POST; signed anew so the timestamp is that of the attempt.
+async fn send_once(state: &AppState, url: &str, body: &str) -> Attempt {
+    let at = state.clock.now_local();
+    let secret = psi::Secret::new(crate::DEMO_WEBHOOK_SECRET);
+    let signature = psi::webhook::sign(&secret, at.timestamp(), body.as_bytes());
+    let sent = state
+        .http
+        .post(url)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .header(psi::webhook::SIGNATURE_HEADER, &signature)
+        .body(body.to_owned())
+        .timeout(ATTEMPT_TIMEOUT)
+        .send()
+        .await;
+    let (status, error) = match sent {
+        Ok(response) => (Some(response.status().as_u16()), None),
+        Err(error) => (None, Some(error.to_string())),
+    };
+    Attempt {
+        at,
+        signature,
+        status,
+        error,
+    }
+}
+
+fn record(state: &AppState, index: usize, attempt: Attempt, delivered: bool) {
+    let mut data = state.data();
+    let delivery = &mut data.payment_page.webhooks[index];
+    delivery.attempts.push(attempt);
+    delivery.delivered |= delivered;
+}
+
+/// `GET /__sandbox/webhooks`: every notification so far, oldest first.
+pub(super) async fn list(State(state): State<AppState>) -> impl IntoResponse {
+    let deliveries = state.data().payment_page.webhooks.clone();
+    Json(deliveries)
+}

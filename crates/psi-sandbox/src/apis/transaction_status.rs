@@ -1,0 +1,148 @@
+//! Transaction status API, payment API 2.0 (`openapi/transaction-status.yaml`).
+//!
+//! | method | path | does |
+//! |---|---|---|
+//! | GET | /transaction/status/v2/transactions/{transaction-id} | the transaction with its shop baskets |
+//!
+//! Reads the transactions the hosted payment page creates when a buyer
+//! completes a session: the baskets come back with every price exactly as
+//! the session request sent them. The payment information is the one the
+//! order status API shows with `include=all`. The document's 422 has no
+//! stated condition, so the sandbox never answers it.
+
+use super::order_status::{
+    dunning_status, payment_method, payment_status, seller_of, transaction_not_found,
+    MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
+};
+use crate::faults::inject;
+use crate::{auth, AppState, Transaction};
+use axum::extract::{Path, State as AxumState};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use chrono::NaiveDate;
+use psi_payment_page::types::{BasketItem, ShopBasket, SpecialItem};
+use psi_transaction_status::types::{
+    BasketInformationDto, PaymentInformationDto, TransactionItem, TransactionSpecialItem,
+    TransactionStatusResponse,
+};
+use rust_decimal::Decimal;
+
+/// The transaction status API keeps no state of its own: it reads transactions.
+#[derive(Debug, Default)]
+pub struct State {}
+
+pub fn routes() -> Router<AppState> {
+    Router::new().route(
+        "/transaction/status/v2/transactions/{transaction_id}",
+        get(get_transaction_status),
+    )
+}
+
+async fn get_transaction_status(
+    AxumState(state): AxumState<AppState>,
+    Path(transaction_id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    if let Some(response) = inject(&state, "getTransactionStatus").await {
+        return response;
+    }
+    if let Err(response) = auth::require_or_decline(&state, &headers, psi::Api::TransactionStatus) {
+        return response;
+    }
+    let found = {
+        let data = state.data();
+        data.transactions
+            .get(&transaction_id)
+            .map(|transaction| (transaction.clone(), seller_of(&data, transaction).name))
+    };
+    let Some((transaction, shop_name)) = found else {
+        return transaction_not_found();
+    };
+    let today = state.clock.now_local().date_naive();
+    Json(transaction_status(&transaction, &shop_name, today)).into_response()
+}
+
+/// `shop_name` is the stored shop configuration's legal name, or the
+/// sandbox shop's.
+fn transaction_status(
+    transaction: &Transaction,
+    shop_name: &str,
+    today: NaiveDate,
+) -> TransactionStatusResponse {
+    TransactionStatusResponse {
+        gateway_transaction_id: Some(transaction.id.clone()),
+        partner_transaction_id: transaction.partner_transaction_id(),
+        created: Some(transaction.created),
+        // The session request carries no buyer id, so the shop never sent one.
+        shop_buyer_id: None,
+        currency: transaction.currency().parse().ok(),
+        shop_baskets: transaction
+            .baskets()
+            .iter()
+            .map(|basket| basket_information(basket, shop_name))
+            .collect(),
+        payment_information: Some(PaymentInformationDto {
+            maximum_processing_offset_in_hours: Some(Decimal::from(
+                MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
+            )),
+            payment_method: payment_method(transaction),
+            payment_status: payment_status(transaction, today),
+            dunning_status: dunning_status(),
+        }),
+    }
+}
+
+fn basket_information(basket: &ShopBasket, shop_name: &str) -> BasketInformationDto {
+    BasketInformationDto {
+        partner_shop_id: basket.partner_shop_id.clone(),
+        partner_shop_name: Some(shop_name.to_owned()),
+        shop_transaction_id: basket.shop_transaction_id.clone(),
+        gross_amount: basket.gross_amount,
+        items: basket.items.iter().map(transaction_item).collect(),
+        special_items: basket
+            .special_items
+            .iter()
+            .map(transaction_special_item)
+            .collect(),
+    }
+}
+
+/// Every field the session's item carries, unchanged. The session request
+/// has no identification numbers, so those stay absent.
+fn transaction_item(item: &BasketItem) -> TransactionItem {
+    TransactionItem {
+        article_number: item.article_number.clone(),
+        name: item.name.clone(),
+        category: item.category.clone(),
+        unit: item.unit.clone(),
+        quantity: item.quantity,
+        tax_rate: item.tax_rate,
+        gross_unit_price: item.gross_unit_price,
+        net_unit_price: item.net_unit_price,
+        gross_unit_discount: item.gross_unit_discount,
+        net_unit_discount: item.net_unit_discount,
+        gross_total_price: item.gross_total_price,
+        net_total_price: item.net_total_price,
+        identification_number: None,
+        unique_identification_number: None,
+    }
+}
+
+fn transaction_special_item(item: &SpecialItem) -> TransactionSpecialItem {
+    TransactionSpecialItem {
+        article_number: item.article_number.clone(),
+        name: item.name.clone(),
+        category: item.category.clone(),
+        unit: item.unit.clone(),
+        quantity: item.quantity,
+        tax_rate: item.tax_rate,
+        gross_unit_price: item.gross_unit_price,
+        net_unit_price: item.net_unit_price,
+        gross_total_price: item.gross_total_price,
+        net_total_price: item.net_total_price,
+        identification_number: None,
+        unique_identification_number: None,
+    }
+}

@@ -1,0 +1,70 @@
+//! Error answers in the shapes the documents declare.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+
+/// A decline body (`{"decline": {category, reasons, invalid_fields}}`) of
+/// the payment APIs, with the category the field notes give per status.
+pub fn decline(
+    status: StatusCode,
+    reasons: &[&str],
+    invalid_fields: Vec<(String, String)>,
+) -> Response {
+    let category = match status.as_u16() {
+        400 => Some("SYNTAX"),
+        404 => Some("RESOURCE_NOT_FOUND"),
+        409 => Some("CONFLICT"),
+        422 => Some("UNPROCESSABLE_OPERATION"),
+        451 => Some("LEGAL"),
+        _ => None,
+    };
+    decline_with(status, category, reasons, invalid_fields)
+}
+
+/// [`decline`] with an explicit category (422 has several).
+pub fn decline_with(
+    status: StatusCode,
+    category: Option<&str>,
+    reasons: &[&str],
+    invalid_fields: Vec<(String, String)>,
+) -> Response {
+    let invalid: Vec<_> = invalid_fields
+        .into_iter()
+        .map(|(json_path, message)| serde_json::json!({"json_path": json_path, "message": message}))
+        .collect();
+    let mut decline = serde_json::json!({"reasons": reasons, "invalid_fields": invalid});
+    if let Some(category) = category {
+        decline["category"] = category.into();
+    }
+    (status, Json(serde_json::json!({"decline": decline}))).into_response()
+}
+
+/// Parses a JSON body into a generated request type; a failure is a 400
+/// decline naming the JSON path of the field.
+pub fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Response> {
+    let text = std::str::from_utf8(body).map_err(|_| {
+        decline(
+            StatusCode::BAD_REQUEST,
+            &["BODY_NOT_UTF8"],
+            vec![("$".into(), "not UTF-8".into())],
+        )
+    })?;
+    psi_runtime::parse_json(text).map_err(|error| {
+        let path = json_path(&error.field);
+        decline(
+            StatusCode::BAD_REQUEST,
+            &["INVALID_FIELD"],
+            vec![(path, error.rule)],
+        )
+    })
+}
+
+/// `order_data.shop_baskets[0].gross_amount` -> `$.order_data.shop_baskets[0].gross_amount`.
+pub fn json_path(field: &str) -> String {
+    if field == "$" || field.starts_with("$.") {
+        field.to_owned()
+    } else {
+        format!("$.{field}")
+    }
+}
