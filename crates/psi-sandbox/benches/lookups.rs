@@ -9,6 +9,7 @@
 //! transaction status of random stored ids with a valid bearer token.
 
 use psi_sandbox::{Sandbox, Transaction};
+
 use std::process::Command;
 use std::time::Duration;
 
@@ -25,19 +26,28 @@ fn resident_mib() -> f64 {
     kib / 1024.0
 }
 
+/// A transaction whose order differs from every other one (its own ids),
+/// as a merchant's would: nothing can be shared between them.
 fn transaction(
     index: usize,
     template: &psi::payment_page::types::SessionRequest,
     now: chrono::DateTime<chrono::FixedOffset>,
 ) -> Transaction {
+    let mut request = template.clone();
+    if let Some(order) = request.order_data.as_mut() {
+        order.partner_transaction_id = Some(format!("order-{index}"));
+        for basket in &mut order.shop_baskets {
+            basket.shop_transaction_id = Some(format!("SO-{index}"));
+        }
+    }
     Transaction {
-        id: format!("12-{index:017}"),
-        session_id: format!("session-{index}"),
+        id: psi_sandbox::state::TransactionId::from_number(index as u64),
+        session_id: uuid::Uuid::new_v4(),
         created: now,
-        request: template.clone(),
-        payment_option: "OPEN_INVOICE".to_owned(),
-        transfer_type: "BANK_TRANSFER".to_owned(),
-        correspondence_id: format!("correspondence-{index}"),
+        request: psi_sandbox::StoredRequest::new(&request),
+        payment_option: "OPEN_INVOICE".into(),
+        transfer_type: "BANK_TRANSFER".into(),
+        correspondence_id: uuid::Uuid::new_v4(),
         due_date: now.date_naive() + chrono::Days::new(14),
     }
 }
@@ -55,10 +65,21 @@ async fn main() {
         let mut data = sandbox.state().data();
         for index in 0..TRANSACTIONS {
             let stored = transaction(index, &template, now);
-            data.transactions.insert(stored.id.clone(), stored);
+            data.transactions.insert(stored);
         }
     }
+    let blob_bytes: usize = sandbox
+        .state()
+        .data()
+        .transactions
+        .values()
+        .map(|t| t.request.stored_len())
+        .sum();
     let stored = resident_mib();
+    println!(
+        "stored requests: {} bytes each on average (deflated JSON)",
+        blob_bytes / TRANSACTIONS
+    );
     println!("memory: {before:.1} MiB before the sandbox, {started:.1} MiB running, {stored:.1} MiB with {TRANSACTIONS} transactions (+{:.1} MiB)", stored - started);
 
     let token = sandbox

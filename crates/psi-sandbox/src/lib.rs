@@ -33,7 +33,7 @@ pub mod faults;
 pub mod state;
 
 pub use control_client::Control;
-pub use state::{AppState, Shared, Transaction};
+pub use state::{AppState, Shared, StoredRequest, Transaction};
 
 use std::net::SocketAddr;
 use std::time::Duration;

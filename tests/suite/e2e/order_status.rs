@@ -271,7 +271,9 @@ async fn an_unknown_transaction_is_a_404() {
 async fn calls_without_a_token_are_401() {
     let (sandbox, client) = sandbox().await;
     let transaction_id = completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
-    let correspondence_id = stored(&sandbox, &transaction_id).correspondence_id;
+    let correspondence_id = stored(&sandbox, &transaction_id)
+        .correspondence_id
+        .to_string();
     for path in [
         format!("/order/status/v2/transactions/{transaction_id}"),
         format!("/api/order/{transaction_id}/correspondences/invoices/{correspondence_id}/pdf"),
@@ -291,7 +293,9 @@ async fn invoice(
     transaction_id: &str,
     format: CorrespondenceFormat,
 ) -> (String, Vec<u8>) {
-    let correspondence_id = stored(sandbox, transaction_id).correspondence_id;
+    let correspondence_id = stored(sandbox, transaction_id)
+        .correspondence_id
+        .to_string();
     let answer: ResponseValue<ByteStream> = client
         .order_status()
         .get_invoice_correspondence()
@@ -448,7 +452,9 @@ async fn the_invoice_names_the_seller_of_the_stored_shop_configuration() {
 async fn a_wrong_correspondence_or_transaction_is_a_404() {
     let (sandbox, client) = sandbox().await;
     let transaction_id = completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
-    let correspondence_id = stored(&sandbox, &transaction_id).correspondence_id;
+    let correspondence_id = stored(&sandbox, &transaction_id)
+        .correspondence_id
+        .to_string();
     let wrong_correspondence = client
         .order_status()
         .get_invoice_correspondence()

@@ -560,11 +560,11 @@ async fn completing_creates_a_transaction() {
     assert!(record.updated_date >= record.created_date);
 
     let transaction = sandbox.state().data().transactions[&transaction_id].clone();
-    assert_eq!(transaction.session_id, session_id);
+    assert_eq!(transaction.session_id.to_string(), session_id);
     assert_eq!(
         (
-            transaction.payment_option.as_str(),
-            transaction.transfer_type.as_str()
+            transaction.payment_option.as_ref(),
+            transaction.transfer_type.as_ref()
         ),
         ("OPEN_INVOICE", "BANK_TRANSFER")
     );
@@ -572,8 +572,11 @@ async fn completing_creates_a_transaction() {
         transaction.due_date,
         sandbox_today(&sandbox) + chrono::Days::new(14)
     );
-    assert_eq!(transaction.request, session_request(NOWHERE));
-    uuid::Uuid::parse_str(&transaction.correspondence_id).unwrap();
+    assert_eq!(
+        transaction.request.get().order_data,
+        session_request(NOWHERE).order_data
+    );
+    assert_eq!(transaction.correspondence_id.get_version_num(), 4);
 
     let again = sandbox
         .control()
@@ -598,8 +601,8 @@ async fn the_buyer_can_choose_the_payment_method() {
     let transaction = sandbox.state().data().transactions[transaction_id].clone();
     assert_eq!(
         (
-            transaction.payment_option.as_str(),
-            transaction.transfer_type.as_str()
+            transaction.payment_option.as_ref(),
+            transaction.transfer_type.as_ref()
         ),
         ("INSTALMENT", "DIRECT_DEBIT")
     );

@@ -137,8 +137,8 @@ impl Invoice {
         };
         let (buyer_name, buyer_address, buyer_email) = buyer_of(transaction);
         Self {
-            number: transaction.correspondence_id.clone(),
-            transaction_id: transaction.id.clone(),
+            number: transaction.correspondence_id.to_string(),
+            transaction_id: transaction.id.to_string(),
             order_references: baskets
                 .iter()
                 .filter_map(|b| b.shop_transaction_id.clone())
@@ -258,11 +258,8 @@ fn vats_of_lines(lines: &[Line]) -> Vec<VatLine> {
 }
 
 fn buyer_of(transaction: &Transaction) -> (String, Vec<String>, Option<String>) {
-    let buyer = transaction
-        .request
-        .order_data
-        .as_ref()
-        .and_then(|o| o.buyer.as_ref());
+    let request = transaction.request.get();
+    let buyer = request.order_data.as_ref().and_then(|o| o.buyer.as_ref());
     let (name, address, contact) = match buyer {
         Some(Buyer::PersonBuyer(person)) => {
             let names = [
@@ -655,14 +652,16 @@ mod tests {
         }))
         .expect("a valid session request");
         Transaction {
-            id: "12-34567890123456789".to_owned(),
-            session_id: "session-1".to_owned(),
+            id: crate::state::TransactionId::parse("12-34567890123456789").expect("an id"),
+            session_id: uuid::Uuid::nil(),
             created: chrono::DateTime::parse_from_rfc3339("2024-05-13T10:15:30+02:00")
                 .expect("a timestamp"),
-            request,
-            payment_option: "OPEN_INVOICE".to_owned(),
-            transfer_type: "BANK_TRANSFER".to_owned(),
-            correspondence_id: "7f3c2a10-5b8e-4d6f-9a21-3c4b5d6e7f80".to_owned(),
+            request: crate::state::StoredRequest::new(&request),
+            payment_option: "OPEN_INVOICE".into(),
+            transfer_type: "BANK_TRANSFER".into(),
+            correspondence_id: "7f3c2a10-5b8e-4d6f-9a21-3c4b5d6e7f80"
+                .parse()
+                .expect("a UUID"),
             due_date: NaiveDate::from_ymd_opt(2024, 5, 27).expect("a date"),
         }
     }
@@ -709,8 +708,10 @@ mod tests {
     #[test]
     fn without_declared_vats_they_come_from_the_lines() {
         let mut transaction = transaction();
-        let order_data = transaction.request.order_data.as_mut().expect("order data");
+        let mut request = transaction.request.get();
+        let order_data = request.order_data.as_mut().expect("order data");
         order_data.shop_baskets[0].vats.clear();
+        transaction.request = crate::state::StoredRequest::new(&request);
         let invoice = Invoice::of(&transaction, Seller::sandbox());
         assert_eq!(invoice.vats.len(), 1);
         assert_eq!(invoice.vats[0].net_amount, Decimal::new(368, 1));
@@ -759,14 +760,15 @@ mod tests {
     #[test]
     fn a_long_invoice_takes_several_pages() {
         let mut transaction = transaction();
-        let basket = &mut transaction
-            .request
+        let mut request = transaction.request.get();
+        let basket = &mut request
             .order_data
             .as_mut()
             .expect("order data")
             .shop_baskets[0];
         let item = basket.items[0].clone();
         basket.items = vec![item; 40];
+        transaction.request = crate::state::StoredRequest::new(&request);
         let pdf = pdf(&Invoice::of(&transaction, Seller::sandbox()));
         assert!(contains(&pdf, "/Count 2"));
     }

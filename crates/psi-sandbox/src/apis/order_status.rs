@@ -166,7 +166,7 @@ fn order_status(
 
 fn general_order_information(transaction: &Transaction) -> GeneralOrderInformation {
     GeneralOrderInformation {
-        transaction_id: Some(transaction.id.clone()),
+        transaction_id: Some(transaction.id.to_string()),
         shop_order_id: transaction
             .baskets()
             .first()
@@ -325,7 +325,7 @@ async fn get_invoice_correspondence(
     let Some((transaction, seller)) = found else {
         return transaction_not_found();
     };
-    if transaction.correspondence_id != correspondence_id {
+    if transaction.correspondence_id.to_string() != correspondence_id {
         return decline(
             StatusCode::NOT_FOUND,
             &["CORRESPONDENCE_NOT_FOUND"],
@@ -338,8 +338,8 @@ async fn get_invoice_correspondence(
 /// The shop's stored configuration names the seller; without one the
 /// invoice comes from the sandbox shop.
 pub(crate) fn seller_of(data: &Data, transaction: &Transaction) -> Seller {
-    let shop_id = transaction
-        .baskets()
+    let baskets = transaction.baskets();
+    let shop_id = baskets
         .first()
         .and_then(|basket| basket.partner_shop_id.as_deref());
     shop_id

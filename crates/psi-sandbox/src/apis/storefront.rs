@@ -750,7 +750,7 @@ fn shipping_line(gross: Decimal) -> Line {
 }
 
 fn lines_of_transaction(
-    transactions: &HashMap<String, crate::Transaction>,
+    transactions: &crate::state::Transactions,
     transaction_id: &str,
     seed: &Seed,
 ) -> Result<Vec<Line>, SeedError> {
@@ -763,8 +763,8 @@ fn lines_of_transaction(
             format!("transaction {transaction_id} not found"),
         )
     })?;
-    let basket = transaction
-        .baskets()
+    let baskets = transaction.baskets();
+    let basket = baskets
         .first()
         .ok_or_else(|| bad_seed("the transaction has no basket"))?;
     Ok(lines_of_basket(basket))

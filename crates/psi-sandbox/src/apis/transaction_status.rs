@@ -72,7 +72,7 @@ fn transaction_status(
     today: NaiveDate,
 ) -> TransactionStatusResponse {
     TransactionStatusResponse {
-        gateway_transaction_id: Some(transaction.id.clone()),
+        gateway_transaction_id: Some(transaction.id.to_string()),
         partner_transaction_id: transaction.partner_transaction_id(),
         created: Some(transaction.created),
         // The session request carries no buyer id, so the shop never sent one.

@@ -2,7 +2,7 @@
 //! transitions that end a session (complete, cancel, fail).
 
 use super::{webhooks, Session};
-use crate::state::{new_transaction_id, Data, Transaction};
+use crate::state::{Data, Transaction, TransactionId};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -186,10 +186,9 @@ fn apply_ending(
         Ending::Complete(choice) => {
             let transaction = new_transaction(session, choice, now);
             session.status = SessionStatus::Completed;
-            session.transaction_id = Some(transaction.id.clone());
+            session.transaction_id = Some(transaction.id.to_string());
             let answer = json!({"transaction_id": transaction.id, "session_id": session.id});
-            data.transactions
-                .insert(transaction.id.clone(), transaction);
+            data.transactions.insert(transaction);
             answer
         }
         Ending::Cancel => {
@@ -207,17 +206,24 @@ fn apply_ending(
 
 fn new_transaction(session: &Session, choice: Choice, now: DateTime<FixedOffset>) -> Transaction {
     Transaction {
-        id: new_transaction_id(),
-        session_id: session.id.clone(),
+        id: TransactionId::random(),
+        session_id: session
+            .id
+            .parse()
+            .expect("the sandbox's session ids are UUIDs"),
         created: now,
-        request: session.request.clone(),
-        payment_option: choice
-            .payment_option
-            .unwrap_or_else(|| "OPEN_INVOICE".to_owned()),
-        transfer_type: choice
-            .transfer_type
-            .unwrap_or_else(|| "BANK_TRANSFER".to_owned()),
-        correspondence_id: uuid::Uuid::new_v4().to_string(),
+        request: crate::state::StoredRequest::new(&session.request),
+        payment_option: crate::state::label(
+            choice
+                .payment_option
+                .unwrap_or_else(|| "OPEN_INVOICE".to_owned()),
+        ),
+        transfer_type: crate::state::label(
+            choice
+                .transfer_type
+                .unwrap_or_else(|| "BANK_TRANSFER".to_owned()),
+        ),
+        correspondence_id: uuid::Uuid::new_v4(),
         due_date: now.date_naive() + Days::new(PAYMENT_TERM_DAYS),
     }
 }

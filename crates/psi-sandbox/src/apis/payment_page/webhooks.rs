@@ -80,7 +80,7 @@ pub(super) fn notify_invoice(state: &AppState, session_id: &str, transaction_id:
         )
     };
     let notification = serde_json::json!({
-        "correspondence_id": transaction.correspondence_id,
+        "correspondence_id": transaction.correspondence_id.to_string(),
         "pdf_url": address("pdf"),
         "eml_url": address("eml"),
         "transaction_id": transaction.id,
