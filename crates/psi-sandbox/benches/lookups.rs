@@ -56,9 +56,7 @@ fn transaction(
 async fn main() {
     let before = resident_mib();
     let sandbox = Sandbox::start().await.expect("the sandbox starts");
-    let template: psi::payment_page::types::SessionRequest =
-        serde_json::from_str(include_str!("session-request.json"))
-            .expect("a valid session request");
+    let template = psi_sandbox::demo::session_request("https://shop.example.com/webhook");
     let now = sandbox.state().clock.now_local();
     let started = resident_mib();
     {

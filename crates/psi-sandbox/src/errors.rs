@@ -43,6 +43,16 @@ pub fn decline_with(
 /// Parses a JSON body into a generated request type; a failure is a 400
 /// decline naming the JSON path of the field.
 pub fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Response> {
+    parse_body_redacting(body, &[])
+}
+
+/// [`parse_body`], with a fixed message for the fields in `redacted`
+/// (`(json path, message)`): serde's messages may quote the value, and some
+/// values (an IBAN) must never be echoed.
+pub fn parse_body_redacting<T: serde::de::DeserializeOwned>(
+    body: &[u8],
+    redacted: &[(&str, &str)],
+) -> Result<T, Response> {
     let text = std::str::from_utf8(body).map_err(|_| {
         decline(
             StatusCode::BAD_REQUEST,
@@ -52,10 +62,14 @@ pub fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Resp
     })?;
     psi_runtime::parse_json(text).map_err(|error| {
         let path = json_path(&error.field);
+        let message = redacted
+            .iter()
+            .find(|(field, _)| *field == path)
+            .map_or(error.rule, |(_, message)| (*message).to_owned());
         decline(
             StatusCode::BAD_REQUEST,
             &["INVALID_FIELD"],
-            vec![(path, error.rule)],
+            vec![(path, message)],
         )
     })
 }

@@ -28,6 +28,7 @@ pub mod auth;
 pub mod clock;
 pub mod control;
 mod control_client;
+pub mod demo;
 pub mod errors;
 pub mod faults;
 pub mod state;

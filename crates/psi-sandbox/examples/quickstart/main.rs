@@ -71,7 +71,7 @@ impl Day {
         );
 
         step(2, "Session");
-        let request = example_session_request(&self.receiver.url())?;
+        let request = psi_sandbox::demo::session_request(&self.receiver.url());
         let session = self
             .client
             .payment_page()
@@ -147,8 +147,7 @@ impl Day {
         self.order_status(&transaction_id).await?;
 
         step(9, "Shop configuration update");
-        let configuration: psi::shop_config::types::ShopConfiguration =
-            serde_json::from_value(example_shop_configuration())?;
+        let configuration = psi_sandbox::demo::shop_configuration();
         let updated = self
             .client
             .shop_config()
@@ -425,51 +424,4 @@ async fn collect(stream: psi::order_status::ByteStream) -> Result<Vec<u8>> {
     use futures_util::TryStreamExt;
     let chunks: Vec<_> = stream.into_inner().try_collect().await?;
     Ok(chunks.concat())
-}
-
-fn example_session_request(webhook_url: &str) -> Result<psi::payment_page::types::SessionRequest> {
-    Ok(serde_json::from_value(serde_json::json!({
-        "order_data": {
-            "partner_transaction_id": "order-100045",
-            "currency": "EUR",
-            "buyer": {
-                "billing_address": {"street": "Hauptstraße", "street_number": "1", "zip_code": "10115", "city": "Berlin", "country_code": "DE"},
-                "contact": {"email": "erika@example.com"},
-                "language": "de",
-                "person": {"first_name": "Erika", "last_name": "Mustermann", "date_of_birth": "1980-01-31"}
-            },
-            "delivery": {"first_name": "Erika", "last_name": "Mustermann",
-                "address": {"street": "Hauptstraße", "street_number": "1", "zip_code": "10115", "city": "Berlin", "country_code": "DE"}},
-            "shop_baskets": [{
-                "partner_shop_id": "shop-1", "shop_transaction_id": "SO-100045", "gross_amount": 43.8,
-                "items": [{"article_number": "ART-1001", "name": "Cotton T-shirt", "quantity": 2, "tax_rate": 19,
-                           "gross_unit_price": 18.45, "gross_unit_discount": -1.55, "gross_total_price": 33.8,
-                           "net_unit_price": 15.5, "net_unit_discount": -1.3, "net_total_price": 28.4}],
-                "special_items": [{"category": "shipping", "name": "Shipping", "quantity": 1, "tax_rate": 19,
-                                   "gross_unit_price": 10, "gross_total_price": 10, "net_unit_price": 8.4, "net_total_price": 8.4}],
-                "vats": [{"tax_rate": 19, "net_amount": 36.8, "tax_amount": 7}]
-            }]
-        },
-        "url_data": {
-            "success_url": "https://shop.example.com/success",
-            "failure_url": "https://shop.example.com/failure",
-            "cancel_url": "https://shop.example.com/cancel",
-            "webhook_url": webhook_url
-        }
-    }))?)
-}
-
-fn example_shop_configuration() -> serde_json::Value {
-    serde_json::json!({
-        "name": "Example Shop",
-        "website": "https://shop.example.com",
-        "address": {"street": "Hauptstraße", "street_number": "1", "city": "Berlin", "postal_code": "10115", "country_code": "DE"},
-        "legal": {
-            "name": "Example Shop GmbH", "legal_form": "GmbH", "commercial_register_number": "HRB 12345",
-            "registration_office": "Amtsgericht Berlin-Charlottenburg", "vat_id_number": "DE123456789",
-            "managing_directors": "Erika Mustermann", "designation_of_management": "Geschäftsführerin"
-        },
-        "contacts": {"customer_service": {"email": "service@shop.example.com"}},
-        "correspondence_settings": {"branding_settings": {"logo_position": "LEFT", "highlight_color": "#0a7cff"}}
-    })
 }

@@ -19,7 +19,7 @@
 #![allow(clippy::result_large_err)]
 
 use crate::auth::require_or_decline;
-use crate::errors::{decline, decline_with, json_path};
+use crate::errors::{decline, decline_with};
 use crate::faults::inject;
 use crate::AppState;
 use axum::body::Bytes;
@@ -237,29 +237,12 @@ fn admit(state: &AppState, headers: &HeaderMap, buyer: &Buyer) -> Result<(), Res
 }
 
 /// The body as the generated type: a field out of bounds or of the wrong
-/// type is a 400 naming it. The message for `$.iban` is fixed, because
-/// serde's messages may quote the value.
+/// type is a 400 naming it; the IBAN is never quoted.
 fn parse_store_request(body: &[u8]) -> Result<BankAccountStoreRequest, Response> {
-    let text = std::str::from_utf8(body).map_err(|_| {
-        decline(
-            StatusCode::BAD_REQUEST,
-            &["BODY_NOT_UTF8"],
-            vec![("$".into(), "not UTF-8".into())],
-        )
-    })?;
-    psi_runtime::parse_json(text).map_err(|error| {
-        let path = json_path(&error.field);
-        let message = if path == "$.iban" {
-            "must be a string of 0 to 50 characters".to_owned()
-        } else {
-            error.rule
-        };
-        decline(
-            StatusCode::BAD_REQUEST,
-            &["INVALID_FIELD"],
-            vec![(path, message)],
-        )
-    })
+    crate::errors::parse_body_redacting(
+        body,
+        &[("$.iban", "must be a string of 0 to 50 characters")],
+    )
 }
 
 /// 422 for an IBAN that fails its country's format or check digits, or a
