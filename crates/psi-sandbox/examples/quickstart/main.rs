@@ -24,7 +24,17 @@ struct Day {
 }
 
 #[tokio::main]
-async fn main() -> Result {
+async fn main() -> std::process::ExitCode {
+    match run().await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("\nquickstart stopped: {error}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> Result {
     let (client, sandbox) = if std::env::var_os("PSI_API_URL").is_some() {
         println!("Using the environment from PSI_* variables.\n");
         (Client::from_env()?, None)
