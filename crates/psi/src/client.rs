@@ -22,9 +22,10 @@ struct Shared {
     environment: Environment,
     http: reqwest::Client,
     tokens: Arc<TokenCache>,
-    retry: RetryPolicy,
     audiences: HashMap<Api, Audience>,
-    preflight: bool,
+    /// Base URL and runtime context of every API the settings allow, built
+    /// once: handing out a client is then two clones.
+    apis: HashMap<Api, (String, Context)>,
 }
 
 /// Settings of a [`Client`]; every setting has a default but the
@@ -93,8 +94,9 @@ impl ClientBuilder {
                 problem: error.to_string(),
             })?;
 
-        // Token endpoints run without a token and without retries: a token
-        // POST is not sent again once it may have reached the server.
+        // Token endpoints run without a token. A token request is a POST, so
+        // the runtime sends it again only after a connect error (one more
+        // attempt), never once it may have reached the server.
         let token_context = Context::new("token").with_retry(RetryPolicy {
             max_attempts: 2,
             ..retry.clone()
@@ -107,10 +109,13 @@ impl ClientBuilder {
             ),
             credentials,
             #[cfg(feature = "storefront")]
-            platform: match (&environment.platform_url, self.platform_credentials) {
-                (Some(url), Some(credentials)) => Some((
+            platform: match (
+                Api::Storefront.base_url(&environment),
+                self.platform_credentials,
+            ) {
+                (Some(base_url), Some(credentials)) => Some((
                     psi_storefront::Client::new_with_client(
-                        &format!("{}/api", crate::api::trimmed(url)),
+                        &base_url,
                         http.clone(),
                         token_context.clone(),
                     ),
@@ -124,14 +129,33 @@ impl ClientBuilder {
             .filter_map(|api| Some((*api, api.audience(&environment)?)))
             .collect();
         audiences.extend(self.audiences);
+        let tokens = Arc::new(TokenCache::new(fetcher));
+        let preflight: Option<psi_runtime::Preflight> = (!self.skip_preflight).then(|| {
+            Arc::new(|operation_id: &str, body: &[u8]| {
+                crate::preflight::check_request(operation_id, body)
+                    .map_err(|violations| violations.to_string())
+            }) as psi_runtime::Preflight
+        });
+        let apis = Api::ALL
+            .iter()
+            .filter_map(|api| {
+                let base_url = api.base_url(&environment)?;
+                let mut context = Context::new(api.name())
+                    .with_auth(audiences.get(api)?.clone(), tokens.clone())
+                    .with_retry(retry.clone());
+                if let Some(preflight) = &preflight {
+                    context = context.with_preflight(preflight.clone());
+                }
+                Some((*api, (base_url, context)))
+            })
+            .collect();
         Ok(Client {
             shared: Arc::new(Shared {
                 environment,
                 http,
-                tokens: Arc::new(TokenCache::new(fetcher)),
-                retry,
+                tokens,
                 audiences,
-                preflight: !self.skip_preflight,
+                apis,
             }),
         })
     }
@@ -168,47 +192,30 @@ impl Client {
     /// their tokens by themselves; this is for callers who want to know early
     /// that the credentials work, with a typed error.
     pub async fn token(&self, api: Api) -> Result<Secret, TokenError> {
-        let audience = self.audience(api).map_err(|error| TokenError {
+        let audience = self.shared.audiences.get(&api).ok_or_else(|| TokenError {
             audience: Audience::Platform(String::new()),
             status: None,
-            problem: error.to_string(),
+            problem: missing_platform_url(api).to_string(),
         })?;
-        self.shared.tokens.token(&audience).await
+        self.shared.tokens.token(audience).await
     }
 
-    fn audience(&self, api: Api) -> Result<Audience, ConfigError> {
-        self.shared
-            .audiences
-            .get(&api)
-            .cloned()
-            .ok_or_else(|| ConfigError {
-                name: "platform_url".to_owned(),
-                problem: format!("is needed for the {} API and is not set", api.name()),
-            })
-    }
-
-    /// The runtime context of `api`'s client.
-    fn context(&self, api: Api) -> Result<Context, ConfigError> {
-        let mut context = Context::new(api.name())
-            .with_auth(self.audience(api)?, self.shared.tokens.clone())
-            .with_retry(self.shared.retry.clone());
-        if self.shared.preflight {
-            context = context.with_preflight(Arc::new(|operation_id: &str, body: &[u8]| {
-                crate::preflight::check_request(operation_id, body)
-                    .map_err(|violations| violations.to_string())
-            }));
-        }
-        Ok(context)
-    }
-
+    /// `api`'s base URL, connection pool and runtime context.
     fn parts(&self, api: Api) -> Result<(String, reqwest::Client, Context), ConfigError> {
-        let base_url = api
-            .base_url(&self.shared.environment)
-            .ok_or_else(|| ConfigError {
-                name: "platform_url".to_owned(),
-                problem: format!("is needed for the {} API and is not set", api.name()),
-            })?;
-        Ok((base_url, self.shared.http.clone(), self.context(api)?))
+        let (base_url, context) = self
+            .shared
+            .apis
+            .get(&api)
+            .ok_or_else(|| missing_platform_url(api))?;
+        Ok((base_url.clone(), self.shared.http.clone(), context.clone()))
+    }
+}
+
+/// Only the storefront's address is optional, so only it can be missing.
+fn missing_platform_url(api: Api) -> ConfigError {
+    ConfigError {
+        name: "platform_url".to_owned(),
+        problem: format!("is needed for the {} API and is not set", api.name()),
     }
 }
 
