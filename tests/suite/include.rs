@@ -42,4 +42,9 @@ async fn include_is_one_comma_joined_query_value() {
         Some("include=basket,payment_status")
     );
     assert!(requests[0].headers.get("api-version").is_none());
+    // The specification requires Content-Type on every call, GETs included.
+    assert_eq!(
+        requests[0].headers.get("content-type").unwrap(),
+        "application/json"
+    );
 }
