@@ -7,6 +7,9 @@ use progenitor_impl::{GenerationSettings, Generator, InterfaceStyle, TagStyle, T
 use schemars::schema::{InstanceType, SchemaObject};
 use std::path::Path;
 
+mod nulls;
+mod operations;
+
 /// Schemas replaced by `psi_runtime::CommaSeparated`: progenitor explodes
 /// query arrays, the service wants one joined value.
 pub const COMMA_SEPARATED_SCHEMAS: &[&str] = &["OrderStatusInclude"];
@@ -76,7 +79,11 @@ pub fn generate_api(root: &Path, api: &Api) -> Result<String, String> {
     let open = open_enums(&bundled);
     let idempotent = idempotent_operations(&bundled);
     let operations = operation_ids(&bundled);
-    let spec: openapiv3::OpenAPI = serde_json::from_value(bundled)
+    let media_types = operations::request_media_types(&bundled);
+    let optional_bodies = operations::optional_success_bodies(&bundled);
+    let mut for_progenitor = bundled;
+    nulls::strip_optional_nullable(&mut for_progenitor);
+    let spec: openapiv3::OpenAPI = serde_json::from_value(for_progenitor)
         .map_err(|e| format!("{label}: not an OpenAPI 3.0 document: {e}"))?;
 
     let mut settings = GenerationSettings::default();
@@ -139,6 +146,7 @@ pub fn generate_api(root: &Path, api: &Api) -> Result<String, String> {
     if !open.is_empty() {
         reexport_open_enums_in_types(&mut file, &label)?;
     }
+    nulls::read_null_as_default(&mut file).map_err(|e| format!("{label}: {e}"))?;
     let mut code = HEADER.replace("{doc}", &label);
     code.push_str(&prettyplease::unparse(&file));
     if !open.is_empty() {
@@ -159,6 +167,7 @@ pub fn generate_api(root: &Path, api: &Api) -> Result<String, String> {
          /// every attempt, and so may retry them.\n\
          pub const IDEMPOTENT_OPERATIONS: &[&str] = &{idempotent:?};\n"
     ));
+    code.push_str(&operations::render(&media_types, &optional_bodies));
     Ok(code)
 }
 

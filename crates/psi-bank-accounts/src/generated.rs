@@ -271,10 +271,18 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub category: ::std::option::Option<crate::types::DeclineCategory>,
         ///The fields that failed validation, each with its JSON path.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub invalid_fields: ::std::vec::Vec<InvalidField>,
         ///Machine-readable reasons, for example SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub reasons: ::std::vec::Vec<::std::string::String>,
     }
     impl Decline {
@@ -1703,3 +1711,13 @@ pub const OPERATION_IDS: &[(&str, &str)] = &[
 /// runtime gives them a UUID v4 key when the caller set none, keeps it on
 /// every attempt, and so may retry them.
 pub const IDEMPOTENT_OPERATIONS: &[&str] = &[];
+
+/// The media type each operation's document declares for its request body;
+/// the runtime sends exactly this `Content-Type`.
+pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
+    ("storeBankAccount", "application/json"),
+];
+
+/// Operations whose success is any 2xx, with the documented body or none;
+/// the runtime reads an empty success body as `null`.
+pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &[];

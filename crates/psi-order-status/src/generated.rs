@@ -155,10 +155,18 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub category: ::std::option::Option<crate::types::DeclineCategory>,
         ///The fields that failed validation, each with its JSON path.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub invalid_fields: ::std::vec::Vec<InvalidField>,
         ///Machine-readable reasons, for example SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub reasons: ::std::vec::Vec<::std::string::String>,
     }
     impl Decline {
@@ -353,13 +361,21 @@ pub mod types {
     )]
     pub struct OrderBasket {
         ///Current items of the order, one entry per shop.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub current_items: ::std::vec::Vec<ShopOrderItems>,
         ///Current gross amount of the order (after cancellations, returns, added items).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub current_order_amount_gross: ::std::option::Option<::rust_decimal::Decimal>,
         ///Current special items (for example shipping). An object whose inner fields the specification does not show and the public documentation does not fill; kept free-form.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::serde_json::Map::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub current_special_items: ::serde_json::Map<
             ::std::string::String,
             ::serde_json::Value,
@@ -431,7 +447,11 @@ pub mod types {
     )]
     pub struct OrderPaymentInformation {
         ///The dunning status. Its inner fields (and the set of status values) are not shown by the specification nor documented publicly; kept free-form.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::serde_json::Map::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub dunning_status: ::serde_json::Map<
             ::std::string::String,
             ::serde_json::Value,
@@ -442,13 +462,21 @@ pub mod types {
             ::rust_decimal::Decimal,
         >,
         ///The payment method. Its inner fields are not shown by the specification nor documented publicly; kept free-form.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::serde_json::Map::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub payment_method: ::serde_json::Map<
             ::std::string::String,
             ::serde_json::Value,
         >,
         ///The payment status. Its inner fields (and the set of status values) are not shown by the specification nor documented publicly; kept free-form.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::serde_json::Map::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub payment_status: ::serde_json::Map<
             ::std::string::String,
             ::serde_json::Value,
@@ -494,13 +522,25 @@ pub mod types {
     )]
     pub struct ShopItemGroups {
         ///Items neither shipped nor returned.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub open_items: ::std::vec::Vec<OrderItem>,
         ///Items reported as returned.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub returned_items: ::std::vec::Vec<OrderItem>,
         ///Items reported as shipped.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub shipped_items: ::std::vec::Vec<OrderItem>,
     }
     impl ShopItemGroups {
@@ -2106,3 +2146,12 @@ pub const OPERATION_IDS: &[(&str, &str)] = &[
 /// runtime gives them a UUID v4 key when the caller set none, keeps it on
 /// every attempt, and so may retry them.
 pub const IDEMPOTENT_OPERATIONS: &[&str] = &[];
+
+/// The media type each operation's document declares for its request body;
+/// the runtime sends exactly this `Content-Type`.
+pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
+];
+
+/// Operations whose success is any 2xx, with the documented body or none;
+/// the runtime reads an empty success body as `null`.
+pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &[];

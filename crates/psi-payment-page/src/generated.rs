@@ -371,10 +371,18 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub category: ::std::option::Option<crate::types::DeclineCategory>,
         ///The fields that failed validation, each with its JSON path.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub invalid_fields: ::std::vec::Vec<InvalidField>,
         ///Machine-readable reasons, for example SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub reasons: ::std::vec::Vec<::std::string::String>,
     }
     impl Decline {
@@ -642,7 +650,11 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub payment_method: ::std::option::Option<PaymentMethodRestriction>,
         ///One basket per shop.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub shop_baskets: ::std::vec::Vec<ShopBasket>,
     }
     impl OrderData {
@@ -975,7 +987,11 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub gross_amount: ::std::option::Option<::rust_decimal::Decimal>,
         ///Goods.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub items: ::std::vec::Vec<BasketItem>,
         ///Merchant's shop id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -984,10 +1000,18 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub shop_transaction_id: ::std::option::Option<::std::string::String>,
         ///Extra lines such as shipping (category shipping); they carry no discount fields.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub special_items: ::std::vec::Vec<SpecialItem>,
         ///VAT totals of the basket per tax rate.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub vats: ::std::vec::Vec<Vat>,
     }
     impl ShopBasket {
@@ -4783,3 +4807,13 @@ pub const OPERATION_IDS: &[(&str, &str)] = &[
 /// runtime gives them a UUID v4 key when the caller set none, keeps it on
 /// every attempt, and so may retry them.
 pub const IDEMPOTENT_OPERATIONS: &[&str] = &["createSession"];
+
+/// The media type each operation's document declares for its request body;
+/// the runtime sends exactly this `Content-Type`.
+pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
+    ("createSession", "application/json"),
+];
+
+/// Operations whose success is any 2xx, with the documented body or none;
+/// the runtime reads an empty success body as `null`.
+pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &[];

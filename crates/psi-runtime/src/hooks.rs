@@ -9,7 +9,7 @@
 use crate::context::Context;
 use crate::retry::{is_repeatable, Outcome};
 use progenitor_client::{Error, OperationInfo};
-use reqwest::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER};
+use reqwest::header::{HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
 use reqwest::{Request, Response, StatusCode};
 use std::time::Instant;
 use tracing::Instrument;
@@ -24,6 +24,11 @@ pub struct Operations {
     pub ids: &'static [(&'static str, &'static str)],
     /// operationIds whose document declares an Idempotency-Key header.
     pub idempotent: &'static [&'static str],
+    /// `(operationId, media type)`: the request body's media type exactly as
+    /// the document declares it.
+    pub request_media_types: &'static [(&'static str, &'static str)],
+    /// operationIds whose success is any 2xx with the body or none.
+    pub optional_bodies: &'static [&'static str],
 }
 
 impl Operations {
@@ -33,6 +38,14 @@ impl Operations {
             .iter()
             .find(|(method, _)| *method == info.operation_id)
             .map_or(info.operation_id, |(_, id)| id)
+    }
+
+    /// The media type the document declares for `operation`'s request body.
+    pub fn request_media_type(&self, operation: &str) -> Option<&'static str> {
+        self.request_media_types
+            .iter()
+            .find(|(id, _)| *id == operation)
+            .map(|(_, media_type)| *media_type)
     }
 }
 
@@ -49,7 +62,14 @@ pub async fn pre<E>(
     crate::prepare_request(request);
     // Content-Type, Authorization and maybe an Idempotency-Key: grow once.
     request.headers_mut().reserve(3);
-    if !request.headers().contains_key(CONTENT_TYPE) {
+    if let Some(media_type) = operations.request_media_type(operation) {
+        // Exactly the document's media type: progenitor's `.json()` has
+        // already set a plain `application/json`, which the pay later
+        // booking's `application/json;charset=UTF-8` is not.
+        request
+            .headers_mut()
+            .insert(CONTENT_TYPE, HeaderValue::from_static(media_type));
+    } else if !request.headers().contains_key(CONTENT_TYPE) {
         // The specification requires Content-Type on every call, GETs included.
         request
             .headers_mut()
@@ -94,9 +114,42 @@ pub async fn exec(
         status = tracing::field::Empty,
         duration_ms = tracing::field::Empty,
     );
-    send_with_retries(context, http, request)
+    let response = send_with_retries(context, http, request)
         .instrument(span)
-        .await
+        .await?;
+    if operations
+        .optional_bodies
+        .contains(&operations.operation_id(info))
+    {
+        empty_success_as_null(response).await
+    } else {
+        Ok(response)
+    }
+}
+
+/// A 2xx answer without a body, to an operation whose document declares the
+/// body optional, reads as the JSON `null` its generated success type (an
+/// `Option`) decodes to `None`. Any other answer passes unchanged.
+async fn empty_success_as_null(response: Response) -> reqwest::Result<Response> {
+    if !response.status().is_success() {
+        return Ok(response);
+    }
+    let status = response.status();
+    let version = response.version();
+    let mut headers = response.headers().clone();
+    let body = response.bytes().await?;
+    let body = if body.iter().all(u8::is_ascii_whitespace) {
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        bytes::Bytes::from_static(b"null")
+    } else {
+        body
+    };
+    headers.insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
+    let mut rebuilt = http::Response::new(reqwest::Body::from(body));
+    *rebuilt.status_mut() = status;
+    *rebuilt.version_mut() = version;
+    *rebuilt.headers_mut() = headers;
+    Ok(Response::from(rebuilt))
 }
 
 async fn send_with_retries(
@@ -217,6 +270,8 @@ mod tests {
         let operations = Operations {
             ids: &[("create_session", "createSession")],
             idempotent: &[],
+            request_media_types: &[],
+            optional_bodies: &[],
         };
         assert_eq!(
             operations.operation_id(&OperationInfo {

@@ -20,6 +20,7 @@ mod context;
 mod environment;
 mod field;
 pub mod hooks;
+pub mod nulls;
 mod open_enum;
 mod request;
 mod retry;

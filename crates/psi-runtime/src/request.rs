@@ -28,6 +28,8 @@ macro_rules! wire_client {
         const OPERATIONS: $crate::hooks::Operations = $crate::hooks::Operations {
             ids: crate::OPERATION_IDS,
             idempotent: crate::IDEMPOTENT_OPERATIONS,
+            request_media_types: crate::REQUEST_MEDIA_TYPES,
+            optional_bodies: crate::OPTIONAL_BODY_OPERATIONS,
         };
 
         impl $crate::__private::progenitor_client::ClientHooks<$crate::Context> for Client {

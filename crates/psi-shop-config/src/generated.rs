@@ -61,10 +61,13 @@ pub mod types {
     )]
     pub struct CorrespondenceSetting {
         ///Send this correspondence in shop branding. Defaults to true. Ignored for dunning_3, which is always in provider branding.
-        #[serde(default = "defaults::default_bool::<true>")]
+        #[serde(
+            default = "defaults::default_bool::<true>",
+            deserialize_with = "::psi_runtime::nulls::or_true"
+        )]
         pub shop_branding: bool,
         ///Do not send this correspondence. Defaults to false. Skipping advance_notice or advance_notice_sepa_update obliges the merchant to send a replacement before the direct debit withdrawal.
-        #[serde(default)]
+        #[serde(default, deserialize_with = "::psi_runtime::nulls::or_default")]
         pub skip_sending: bool,
     }
     impl ::std::default::Default for CorrespondenceSetting {
@@ -94,7 +97,11 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub branding_settings: ::std::option::Option<BrandingSettings>,
         ///One entry per payment method.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub payment_method_specific: ::std::vec::Vec<PaymentMethodSpecificSettings>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub slang: ::std::option::Option<SlangSettingsByLanguage>,
@@ -353,10 +360,16 @@ pub mod types {
     )]
     pub struct InvoiceCorrespondenceSetting {
         ///Send the invoice in shop branding. Defaults to true.
-        #[serde(default = "defaults::default_bool::<true>")]
+        #[serde(
+            default = "defaults::default_bool::<true>",
+            deserialize_with = "::psi_runtime::nulls::or_true"
+        )]
         pub shop_branding: bool,
         ///Do not send the invoice. Defaults to true.
-        #[serde(default = "defaults::default_bool::<true>")]
+        #[serde(
+            default = "defaults::default_bool::<true>",
+            deserialize_with = "::psi_runtime::nulls::or_true"
+        )]
         pub skip_sending: bool,
     }
     impl ::std::default::Default for InvoiceCorrespondenceSetting {
@@ -719,7 +732,8 @@ pub mod types {
         ///One array of error messages per field name.
         #[serde(
             default,
-            skip_serializing_if = ":: std :: collections :: HashMap::is_empty"
+            skip_serializing_if = ":: std :: collections :: HashMap::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
         )]
         pub errors: ::std::collections::HashMap<
             ::std::string::String,
@@ -832,7 +846,11 @@ pub mod types {
     )]
     pub struct SlangSettings {
         ///Additional lines of customer service contact information.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub customer_service_contact: ::std::vec::Vec<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub formal_tone: ::std::option::Option<FormalTone>,
@@ -2914,3 +2932,13 @@ pub const OPERATION_IDS: &[(&str, &str)] = &[
 /// runtime gives them a UUID v4 key when the caller set none, keeps it on
 /// every attempt, and so may retry them.
 pub const IDEMPOTENT_OPERATIONS: &[&str] = &[];
+
+/// The media type each operation's document declares for its request body;
+/// the runtime sends exactly this `Content-Type`.
+pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
+    ("updateShopConfiguration", "application/json"),
+];
+
+/// Operations whose success is any 2xx, with the documented body or none;
+/// the runtime reads an empty success body as `null`.
+pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &[];

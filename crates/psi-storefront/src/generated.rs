@@ -218,7 +218,10 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub data: ::std::option::Option<LoadData>,
         ///Whether the module could read the order items. Defaults to true.
-        #[serde(default = "defaults::default_bool::<true>")]
+        #[serde(
+            default = "defaults::default_bool::<true>",
+            deserialize_with = "::psi_runtime::nulls::or_true"
+        )]
         pub success: bool,
     }
     impl ::std::default::Default for LoadResponse {
@@ -2911,3 +2914,21 @@ pub const OPERATION_IDS: &[(&str, &str)] = &[
 /// runtime gives them a UUID v4 key when the caller set none, keeps it on
 /// every attempt, and so may retry them.
 pub const IDEMPOTENT_OPERATIONS: &[&str] = &[];
+
+/// The media type each operation's document declares for its request body;
+/// the runtime sends exactly this `Content-Type`.
+pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
+    ("addOrderItem", "application/json"),
+    ("addOrderItemV7", "application/json"),
+    ("cancelOrderItems", "application/json"),
+    ("cancelOrderItemsV7", "application/json"),
+    ("deliverOrderItems", "application/json"),
+    ("deliverOrderItemsV7", "application/json"),
+    ("getPlatformToken", "application/json"),
+    ("refundOrderItemsV7", "application/json"),
+    ("returnOrderItems", "application/json"),
+];
+
+/// Operations whose success is any 2xx, with the documented body or none;
+/// the runtime reads an empty success body as `null`.
+pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &[];

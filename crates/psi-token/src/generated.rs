@@ -573,3 +573,13 @@ pub const OPERATION_IDS: &[(&str, &str)] = &[
 /// runtime gives them a UUID v4 key when the caller set none, keeps it on
 /// every attempt, and so may retry them.
 pub const IDEMPOTENT_OPERATIONS: &[&str] = &[];
+
+/// The media type each operation's document declares for its request body;
+/// the runtime sends exactly this `Content-Type`.
+pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
+    ("getToken", "application/json"),
+];
+
+/// Operations whose success is any 2xx, with the documented body or none;
+/// the runtime reads an empty success body as `null`.
+pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &[];

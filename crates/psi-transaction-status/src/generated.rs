@@ -24,7 +24,11 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub gross_amount: ::std::option::Option<::rust_decimal::Decimal>,
         ///Goods.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub items: ::std::vec::Vec<TransactionItem>,
         ///The merchant's shop id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -36,7 +40,11 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub shop_transaction_id: ::std::option::Option<::std::string::String>,
         ///Extra lines such as shipping (category shipping); no discount fields.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub special_items: ::std::vec::Vec<TransactionSpecialItem>,
     }
     impl BasketInformationDto {
@@ -130,10 +138,18 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub category: ::std::option::Option<crate::types::DeclineCategory>,
         ///The fields that failed validation, each with its JSON path.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub invalid_fields: ::std::vec::Vec<InvalidField>,
         ///Machine-readable reasons, for example SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub reasons: ::std::vec::Vec<::std::string::String>,
     }
     impl Decline {
@@ -195,7 +211,11 @@ pub mod types {
     )]
     pub struct PaymentInformationDto {
         ///The dunning status. Its inner fields (and the set of status values) are not shown by the specification nor documented publicly; kept free-form.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::serde_json::Map::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub dunning_status: ::serde_json::Map<
             ::std::string::String,
             ::serde_json::Value,
@@ -206,13 +226,21 @@ pub mod types {
             ::rust_decimal::Decimal,
         >,
         ///The payment method. Its inner fields are not shown by the specification nor documented publicly; kept free-form.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::serde_json::Map::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub payment_method: ::serde_json::Map<
             ::std::string::String,
             ::serde_json::Value,
         >,
         ///The payment status. Its inner fields (and the set of status values) are not shown by the specification nor documented publicly; kept free-form.
-        #[serde(default, skip_serializing_if = "::serde_json::Map::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::serde_json::Map::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub payment_status: ::serde_json::Map<
             ::std::string::String,
             ::serde_json::Value,
@@ -360,7 +388,11 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub payment_information: ::std::option::Option<PaymentInformationDto>,
         ///One basket per shop; more than one only for marketplace integrations.
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
+        #[serde(
+            default,
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
+        )]
         pub shop_baskets: ::std::vec::Vec<BasketInformationDto>,
         ///The buyer id assigned by the shop; null when the shop did not send one.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1896,3 +1928,12 @@ pub const OPERATION_IDS: &[(&str, &str)] = &[
 /// runtime gives them a UUID v4 key when the caller set none, keeps it on
 /// every attempt, and so may retry them.
 pub const IDEMPOTENT_OPERATIONS: &[&str] = &[];
+
+/// The media type each operation's document declares for its request body;
+/// the runtime sends exactly this `Content-Type`.
+pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
+];
+
+/// Operations whose success is any 2xx, with the documented body or none;
+/// the runtime reads an empty success body as `null`.
+pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &[];
