@@ -148,6 +148,9 @@ pub fn round_trip(
         ("pay-later", "PayLaterBooking") => {
             round_trip_as::<psi_pay_later::types::PayLaterBooking>(json)
         }
+        ("pay-later", "PayLaterBookingOutcome") => {
+            round_trip_as::<psi_pay_later::types::PayLaterBookingOutcome>(json)
+        }
         ("pay-later", "PayLaterBookingRequest") => {
             round_trip_as::<psi_pay_later::types::PayLaterBookingRequest>(json)
         }
@@ -334,6 +337,9 @@ pub fn round_trip(
         ("shop-config", "ShopConfigurationError") => {
             round_trip_as::<psi_shop_config::types::ShopConfigurationError>(json)
         }
+        ("shop-config", "ShopConfigurationOutcome") => {
+            round_trip_as::<psi_shop_config::types::ShopConfigurationOutcome>(json)
+        }
         ("shop-config", "ShopConfigurationResponse") => {
             round_trip_as::<psi_shop_config::types::ShopConfigurationResponse>(json)
         }
@@ -372,6 +378,9 @@ pub fn round_trip(
         }
         ("storefront", "LoadResponse") => {
             round_trip_as::<psi_storefront::types::LoadResponse>(json)
+        }
+        ("storefront", "ModuleOutcome") => {
+            round_trip_as::<psi_storefront::types::ModuleOutcome>(json)
         }
         ("storefront", "ModuleResult") => {
             round_trip_as::<psi_storefront::types::ModuleResult>(json)
@@ -457,6 +466,7 @@ pub fn type_schemas(api: &str) -> BTreeMap<String, serde_json::Value> {
             generator.subschema_for::<psi_pay_later::types::DeclineResponse>();
             generator.subschema_for::<psi_pay_later::types::InvalidField>();
             generator.subschema_for::<psi_pay_later::types::PayLaterBooking>();
+            generator.subschema_for::<psi_pay_later::types::PayLaterBookingOutcome>();
             generator.subschema_for::<psi_pay_later::types::PayLaterBookingRequest>();
             generator.subschema_for::<psi_pay_later::types::PayLaterBookingResponse>();
             generator.subschema_for::<psi_pay_later::types::PayLaterOfferAvailability>();
@@ -546,6 +556,8 @@ pub fn type_schemas(api: &str) -> BTreeMap<String, serde_json::Value> {
             generator.subschema_for::<psi_shop_config::types::ShopConfiguration>();
             generator.subschema_for::<psi_shop_config::types::ShopConfigurationError>();
             generator
+                .subschema_for::<psi_shop_config::types::ShopConfigurationOutcome>();
+            generator
                 .subschema_for::<psi_shop_config::types::ShopConfigurationResponse>();
             generator.subschema_for::<psi_shop_config::types::ShopContacts>();
             generator.subschema_for::<psi_shop_config::types::ShopLegal>();
@@ -561,6 +573,7 @@ pub fn type_schemas(api: &str) -> BTreeMap<String, serde_json::Value> {
             generator.subschema_for::<psi_storefront::types::LoadItemMap>();
             generator.subschema_for::<psi_storefront::types::LoadItemPosition>();
             generator.subschema_for::<psi_storefront::types::LoadResponse>();
+            generator.subschema_for::<psi_storefront::types::ModuleOutcome>();
             generator.subschema_for::<psi_storefront::types::ModuleResult>();
             generator.subschema_for::<psi_storefront::types::OrderId>();
             generator.subschema_for::<psi_storefront::types::OrderItemQuantity>();

@@ -87,7 +87,7 @@ fn two_success_schemas_two_error_schemas_and_two_tags_are_reported() {
     let findings = findings_after(|d| {
         let operation = d.pointer_mut(op).unwrap();
         operation["tags"] = json!(["a", "b"]);
-        let mut created = operation["responses"]["200"].clone();
+        let mut created = operation["responses"]["2XX"].clone();
         created["content"]["application/json;charset=UTF-8"]["schema"] =
             json!({"$ref": "#/components/schemas/PayLaterBooking"});
         operation["responses"]["201"] = created;
@@ -104,14 +104,14 @@ fn an_invalid_example_and_an_inline_body_are_reported() {
     let op = "/paths/~1order~1paylater~1v1~1{transaction_id}/post";
     let findings = findings_after(|d| {
         let operation = d.pointer_mut(op).unwrap();
-        let media = &mut operation["responses"]["200"]["content"]["application/json;charset=UTF-8"];
+        let media = &mut operation["responses"]["2XX"]["content"]["application/json;charset=UTF-8"];
         media["example"]["new_due_date"] = json!("2020-02-30");
         operation["requestBody"]["content"]["application/json;charset=UTF-8"]["schema"] =
             json!({"type": "object"});
     });
     assert_found(
         &findings,
-        &format!("{op}/responses/200/content/application~1json;charset=UTF-8/example"),
+        &format!("{op}/responses/2XX/content/application~1json;charset=UTF-8/example"),
         "rule 16",
     );
     assert_found(
@@ -119,4 +119,46 @@ fn an_invalid_example_and_an_inline_body_are_reported() {
         &format!("{op}/requestBody/content/application~1json;charset=UTF-8/schema"),
         "rule 2",
     );
+}
+
+#[test]
+fn a_numeric_success_status_is_reported() {
+    let op = "/paths/~1order~1paylater~1v1~1{transaction_id}~1offers/get";
+    let findings = findings_after(|d| {
+        let responses = d.pointer_mut(&format!("{op}/responses")).unwrap();
+        let success = responses.as_object_mut().unwrap().remove("2XX").unwrap();
+        responses["200"] = success;
+    });
+    assert_found(&findings, &format!("{op}/responses"), "rule 3");
+}
+
+#[test]
+fn an_optional_property_that_is_not_nullable_is_reported() {
+    let findings = findings_after(|d| {
+        let fee = d
+            .pointer_mut("/components/schemas/PayLaterBookingResponse/properties/fee")
+            .unwrap();
+        fee.as_object_mut().unwrap().remove("nullable");
+    });
+    assert_found(
+        &findings,
+        "/components/schemas/PayLaterBookingResponse/properties/fee",
+        "rule 18",
+    );
+}
+
+#[test]
+fn an_undeclared_401_413_414_415_or_431_is_reported() {
+    let op = "/paths/~1order~1paylater~1v1~1{transaction_id}/post";
+    for status in ["401", "413", "414", "415", "431"] {
+        let findings = findings_after(|d| {
+            let responses = d.pointer_mut(&format!("{op}/responses")).unwrap();
+            responses.as_object_mut().unwrap().remove(status);
+        });
+        assert_found(
+            &findings,
+            &format!("{op}/responses"),
+            &format!("does not declare {status} (rule 19)"),
+        );
+    }
 }

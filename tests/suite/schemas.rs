@@ -140,7 +140,11 @@ fn published_json_schemas_are_2020_12_and_self_contained() {
         &fs::read_to_string(root.join(type_schema_path("pay-later", "PayLaterBooking"))).unwrap(),
     )
     .unwrap();
-    assert_eq!(booking["properties"]["fee"]["type"], json!("number"));
+    // An optional field is nullable (null is absence).
+    assert_eq!(
+        booking["properties"]["fee"]["type"],
+        json!(["number", "null"])
+    );
     assert_eq!(booking["properties"]["fee"]["format"], json!("decimal"));
     let record: Value = serde_json::from_str(
         &fs::read_to_string(root.join(type_schema_path("payment-page", "SessionRecord"))).unwrap(),
@@ -150,9 +154,10 @@ fn published_json_schemas_are_2020_12_and_self_contained() {
         record["properties"]["transaction_id"]["type"],
         json!(["string", "null"])
     );
+    // An optional reference: the schema or null.
     assert_eq!(
-        record["properties"]["decline_reasons"]["$ref"],
-        json!("#/$defs/Decline")
+        record["properties"]["decline_reasons"]["anyOf"],
+        json!([{"allOf": [{"$ref": "#/$defs/Decline"}]}, {"type": "null"}])
     );
     assert!(record["$defs"]["DeclineCategory"]["enum"].is_array());
 }
@@ -546,7 +551,8 @@ fn compat_finds_each_kind_of_breaking_change() {
         .unwrap()
         .remove("partner_transaction_id");
     // changed type
-    schemas["SessionRecord"]["properties"]["session_id"] = json!({"type": "integer"});
+    schemas["SessionRecord"]["properties"]["session_id"] =
+        json!({"type": "integer", "nullable": true});
     // new required field (existing) and (new)
     schemas["UrlData"]["required"] = json!(["webhook_url", "locale"]);
     // narrowed enum

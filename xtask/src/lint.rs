@@ -68,8 +68,13 @@ pub fn lint_document(label: &str, document: &Value) -> Vec<Finding> {
     };
     lint.version(document);
     lint.servers_and_security(document);
+    let secured_by_default = document
+        .get("security")
+        .and_then(Value::as_array)
+        .is_some_and(|s| !s.is_empty());
     for (pointer, operation) in operation_pointers(document) {
         lint.operation(&pointer, operation);
+        lint.declared_statuses(&pointer, operation, secured_by_default);
     }
     lint.schemas(document);
     crate::examples::check(label, document, &mut lint.findings);
@@ -172,6 +177,33 @@ impl Lint<'_> {
         self.responses(pointer, operation);
     }
 
+    /// Rule 19: the answers every service (and the sandbox) gives outside an
+    /// operation's own logic are declared: 401 where a bearer token is
+    /// required, 414 and 431 everywhere, 413 and 415 where there is a body.
+    fn declared_statuses(&mut self, pointer: &str, operation: &Value, secured_by_default: bool) {
+        let secured = operation
+            .get("security")
+            .and_then(Value::as_array)
+            .map_or(secured_by_default, |s| !s.is_empty());
+        let has_body = operation.get("requestBody").is_some();
+        let wanted = [
+            ("401", secured),
+            ("413", has_body),
+            ("414", true),
+            ("415", has_body),
+            ("431", true),
+        ];
+        let responses = operation.get("responses").and_then(Value::as_object);
+        for (status, needed) in wanted {
+            if needed && !responses.is_some_and(|r| r.contains_key(status)) {
+                self.fail(
+                    format!("{pointer}/responses"),
+                    format!("does not declare {status} (rule 19)"),
+                );
+            }
+        }
+    }
+
     fn named_body(&mut self, at: &str, media: &str, media_object: &Value) {
         if !is_json(media) {
             return;
@@ -231,16 +263,13 @@ impl Lint<'_> {
                 errors.insert(json_ref);
             }
         }
-        let success_schemas: BTreeSet<_> = success.values().cloned().collect();
-        if success.is_empty() {
+        if success.keys().ne(["2XX"].iter()) {
             self.fail(
                 format!("{pointer}/responses"),
-                "has no success response (rule 3)",
-            );
-        } else if success_schemas.len() > 1 || (success.contains_key("204") && success.len() > 1) {
-            self.fail(
-                format!("{pointer}/responses"),
-                format!("success responses {:?} need one schema, and 204 must be the only success (rule 3)", success.keys().collect::<Vec<_>>()),
+                format!(
+                    "success responses {:?}: the success is declared once, as `2XX` (rule 3)",
+                    success.keys().collect::<Vec<_>>()
+                ),
             );
         }
         if errors.len() > 1 {
@@ -248,6 +277,25 @@ impl Lint<'_> {
                 format!("{pointer}/responses"),
                 "error responses reference different schemas (rule 4)",
             );
+        }
+    }
+
+    /// Rule 18: null is absence, so every optional property is `nullable`
+    /// (a reference through `allOf: [{$ref}]`).
+    fn optional_properties_are_nullable(&mut self, at: &str, map: &Map<String, Value>) {
+        let Some(properties) = map.get("properties").and_then(Value::as_object) else {
+            return;
+        };
+        let required = map.get("required").and_then(Value::as_array);
+        for (name, property) in properties {
+            let is_required =
+                required.is_some_and(|r| r.iter().any(|n| n.as_str() == Some(name.as_str())));
+            if !is_required && property.get("nullable") != Some(&Value::Bool(true)) {
+                self.fail(
+                    format!("{at}/properties/{}", escape(name)),
+                    "an optional property must be nullable: null is absence (rule 18)",
+                );
+            }
         }
     }
 
@@ -312,6 +360,7 @@ impl Lint<'_> {
         let Some(map) = schema.as_object() else {
             return;
         };
+        self.optional_properties_are_nullable(at, map);
         if map.get("additionalProperties") == Some(&Value::Bool(false)) {
             self.fail(
                 format!("{at}/additionalProperties"),

@@ -1098,7 +1098,7 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -1141,7 +1141,21 @@ pub mod builder {
                         ),
                     )
                 }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -1278,7 +1292,7 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -1314,6 +1328,13 @@ pub mod builder {
                         ),
                     )
                 }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 415u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -1322,6 +1343,13 @@ pub mod builder {
                     )
                 }
                 422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -1444,7 +1472,7 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                204u16 => Ok(ResponseValue::empty(response)),
+                200..=299 => Ok(ResponseValue::empty(response)),
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -1487,7 +1515,21 @@ pub mod builder {
                         ),
                     )
                 }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -1613,7 +1655,7 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -1643,6 +1685,20 @@ pub mod builder {
                     )
                 }
                 413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -1720,4 +1776,4 @@ pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
 
 /// Operations whose success is any 2xx, with the documented body or none;
 /// the runtime reads an empty success body as `null`.
-pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &[];
+pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["getBankAccount", "getBankAccountByReference", "storeBankAccount"];

@@ -195,6 +195,37 @@ pub mod types {
             Default::default()
         }
     }
+    ///The booking, or null when the service answered a 2xx without a body (the specification does not show the success status or body).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct PayLaterBookingOutcome(
+        pub ::std::option::Option<PayLaterBookingResponse>,
+    );
+    impl ::std::ops::Deref for PayLaterBookingOutcome {
+        type Target = ::std::option::Option<PayLaterBookingResponse>;
+        fn deref(&self) -> &::std::option::Option<PayLaterBookingResponse> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<PayLaterBookingOutcome>
+    for ::std::option::Option<PayLaterBookingResponse> {
+        fn from(value: PayLaterBookingOutcome) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<::std::option::Option<PayLaterBookingResponse>>
+    for PayLaterBookingOutcome {
+        fn from(value: ::std::option::Option<PayLaterBookingResponse>) -> Self {
+            Self(value)
+        }
+    }
     ///Booking of a pay later offer.
     #[derive(
         ::serde::Deserialize,
@@ -1465,7 +1496,7 @@ pub mod builder {
         pub async fn send(
             self,
         ) -> Result<
-            ResponseValue<types::PayLaterBookingResponse>,
+            ResponseValue<types::PayLaterBookingOutcome>,
             Error<types::DeclineResponse>,
         > {
             let Self { client, transaction_id, body } = self;
@@ -1506,8 +1537,15 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -1549,7 +1587,21 @@ pub mod builder {
                         ),
                     )
                 }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -1633,7 +1685,14 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -1662,7 +1721,21 @@ pub mod builder {
                         ),
                     )
                 }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -1746,7 +1819,14 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -1775,7 +1855,21 @@ pub mod builder {
                         ),
                     )
                 }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -1876,4 +1970,4 @@ pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
 
 /// Operations whose success is any 2xx, with the documented body or none;
 /// the runtime reads an empty success body as `null`.
-pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &[];
+pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["bookPayLaterOffer", "getPayLaterOffers", "getPayLaterStatus"];

@@ -161,7 +161,7 @@ pub mod types {
         pub company: Company,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub contact: ::std::option::Option<Contact>,
-        ///Language of the buyer, for example `de` (sent by the public example requests according to the field notes; not in the specification).
+        ///Language of the buyer, for example `de` (sent by the public example requests, docs/service-notes.md; not in the specification).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub language: ::std::option::Option<::std::string::String>,
     }
@@ -451,7 +451,7 @@ pub mod types {
             Self::NamedAddressDelivery(value)
         }
     }
-    ///Idempotency key of session creation: at most 64 characters; a UUID version 4 is recommended; a key must not be reused for different calls. Field notes: a key is remembered for 24 hours; reusing it with a different body answers 409 (category CONFLICT); a request whose first attempt ended in a 5xx is executed again on retry.
+    ///Idempotency key of session creation: at most 64 characters; a UUID version 4 is recommended; a key must not be reused for different calls. From the provider's public documentation (docs/service-notes.md): a key is remembered for 24 hours; reusing it with a different body answers 409 (category CONFLICT); a request whose first attempt ended in a 5xx is executed again on retry.
     #[derive(
         ::serde::Serialize,
         Clone,
@@ -728,7 +728,7 @@ pub mod types {
         pub billing_address: ::std::option::Option<Address>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub contact: ::std::option::Option<Contact>,
-        ///Language of the buyer, for example `de` (sent by the public example requests according to the field notes; not in the specification).
+        ///Language of the buyer, for example `de` (sent by the public example requests, docs/service-notes.md; not in the specification).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub language: ::std::option::Option<::std::string::String>,
         pub person: Person,
@@ -858,7 +858,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Record of a session, as read back and as sent in the session notification (field notes). decline_reasons (category, reasons, invalid_fields) explains why a session was declined; it may be absent or null.
+    ///Record of a session, as read back and as sent in the session notification (docs/service-notes.md). decline_reasons (category, reasons, invalid_fields) explains why a session was declined; it may be absent or null.
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -949,7 +949,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Result of session creation (field notes; the specification does not show it).
+    ///Result of session creation (docs/service-notes.md; the specification does not show it).
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -972,7 +972,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Basket of one shop (one entry per shop). The service compares the sum of the item amounts with gross_amount with a tolerance of (sum of all quantities) x 0.02 (field notes).
+    ///Basket of one shop (one entry per shop). The service compares the sum of the item amounts with gross_amount with a tolerance of (sum of all quantities) x 0.02 (docs/service-notes.md).
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -4282,7 +4282,7 @@ pub mod types {
 #[derive(Clone, Debug)]
 /**Client for Hosted payment page
 
-Hosted payment page API of the Payment Services Interface (described by the specification as version v0, with path prefix /pps/api/v1). A merchant creates a payment session from order data (buyer, delivery, shop baskets, optional payment method restriction) and URLs to which the buyer is redirected or a notification is sent (`url_data.webhook_url`), then redirects the buyer to the returned landing page. Every operation needs `Authorization: Bearer <ACCESS_TOKEN>` with a token from the token server whose audience is the host `{base_url}` itself. Integration and production environments have different hosts. The specification does not show the response of session creation, the behaviour on a repeated Idempotency-Key, other session-management operations, errors, rate limits or maximum sizes of request fields and baskets; the 201 response, the idempotency behaviour, the session-record read operations, the session notification with its signature, and the error statuses come from the field notes (observations of the live service). Clients must tolerate unknown fields and enumeration values.
+Hosted payment page API of the Payment Services Interface (described by the specification as version v0, with path prefix /pps/api/v1). A merchant creates a payment session from order data (buyer, delivery, shop baskets, optional payment method restriction) and URLs to which the buyer is redirected or a notification is sent (`url_data.webhook_url`), then redirects the buyer to the returned landing page. Every operation needs `Authorization: Bearer <ACCESS_TOKEN>` with a token from the token server whose audience is the host `{base_url}` itself. Integration and production environments have different hosts. The specification does not show the response of session creation, the behaviour on a repeated Idempotency-Key, other session-management operations, errors, rate limits or maximum sizes of request fields and baskets; the 201 response, the idempotency behaviour, the session-record read operations, the session notification with its signature, and the error statuses come from the provider's public documentation, recorded in docs/service-notes.md (observations of the live service). Clients must tolerate unknown fields and enumeration values.
 
 Version: v0*/
 pub struct Client {
@@ -4342,7 +4342,7 @@ impl ClientHooks<::psi_runtime::Context> for &Client {}
 impl Client {
     /**Create a payment session
 
-Creates a payment session from `order_data` and `url_data`; the merchant then redirects the buyer to `landing_page`. Headers: Authorization (bearer token for the audience `{base_url}`) and Content-Type application/json. The optional Idempotency-Key makes a retry safe (field notes): a key is remembered for 24 hours, reusing it with a different body answers 409 (category CONFLICT), and a request whose first attempt ended in a 5xx is executed again on retry. The required or optional status of each request field is not shown by the specification. The service compares the sum of the item amounts with the basket gross amount with a tolerance of (sum of all quantities) x 0.02; a mismatch is a 422 with reason SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT (field notes).
+Creates a payment session from `order_data` and `url_data`; the merchant then redirects the buyer to `landing_page`. Headers: Authorization (bearer token for the audience `{base_url}`) and Content-Type application/json. The optional Idempotency-Key makes a retry safe (docs/service-notes.md): a key is remembered for 24 hours, reusing it with a different body answers 409 (category CONFLICT), and a request whose first attempt ended in a 5xx is executed again on retry. The required or optional status of each request field is not shown by the specification. The service compares the sum of the item amounts with the basket gross amount with a tolerance of (sum of all quantities) x 0.02; a mismatch is a 422 with reason SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT (docs/service-notes.md).
 
 Sends a `POST` request to `/pps/api/v1/session`
 
@@ -4378,7 +4378,7 @@ let response = client.list_session_records()
     }
     /**Read the record of one session
 
-Reads the record of a session (field notes; not in the specification). Header: Authorization (bearer token for the audience `{base_url}`).
+Reads the record of a session (docs/service-notes.md; not in the specification). Header: Authorization (bearer token for the audience `{base_url}`).
 
 Sends a `GET` request to `/pps/api/v1/session-record/{session_id}`
 
@@ -4502,7 +4502,7 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                201u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -4538,7 +4538,35 @@ pub mod builder {
                         ),
                     )
                 }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -4620,7 +4648,7 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -4629,6 +4657,20 @@ pub mod builder {
                     )
                 }
                 401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -4709,7 +4751,7 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -4718,6 +4760,20 @@ pub mod builder {
                     )
                 }
                 404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -4773,7 +4829,7 @@ pub mod open_enums {
     }
 
     psi_runtime::open_enum! {
-        /// Status of a session (field notes; the specification does not show the session states). CREATED: the session was created; IN_PROGRESS: the buyer is on the payment page; COMPLETED: the payment was completed; ERROR: the session ended with an error (see decline_reasons); EXPIRED: no buyer action within 30 minutes; CANCELED: the session was canceled; FRAUD_CANCELLATION_REQUESTED: a cancellation because of suspected fraud was requested; OTP_PENDING: a one-time password confirmation is pending. Only the meaning of EXPIRED is documented; the others are read from their names. The service may add values.
+        /// Status of a session (docs/service-notes.md; the specification does not show the session states). CREATED: the session was created; IN_PROGRESS: the buyer is on the payment page; COMPLETED: the payment was completed; ERROR: the session ended with an error (see decline_reasons); EXPIRED: no buyer action within 30 minutes; CANCELED: the session was canceled; FRAUD_CANCELLATION_REQUESTED: a cancellation because of suspected fraud was requested; OTP_PENDING: a one-time password confirmation is pending. Only the meaning of EXPIRED is documented; the others are read from their names. The service may add values.
         pub enum SessionStatus {
             #[doc = "CREATED"]
             Created = "CREATED",
@@ -4816,4 +4872,4 @@ pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
 
 /// Operations whose success is any 2xx, with the documented body or none;
 /// the runtime reads an empty success body as `null`.
-pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &[];
+pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["createSession", "getSessionRecord", "listSessionRecords"];

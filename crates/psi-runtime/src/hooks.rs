@@ -117,30 +117,35 @@ pub async fn exec(
     let response = send_with_retries(context, http, request)
         .instrument(span)
         .await?;
-    if operations
-        .optional_bodies
-        .contains(&operations.operation_id(info))
+    let status = response.status();
+    if status.is_client_error() || status.is_server_error() {
+        // Every error schema is an object of optional fields: an error
+        // answered without a body is `{}`, so the caller still gets the
+        // declared error with its status instead of a decoding failure.
+        replace_empty_body(response, b"{}").await
+    } else if status.is_success()
+        && operations
+            .optional_bodies
+            .contains(&operations.operation_id(info))
     {
-        empty_success_as_null(response).await
+        // The success type of these operations is an `Option`: no body is `None`.
+        replace_empty_body(response, b"null").await
     } else {
         Ok(response)
     }
 }
 
-/// A 2xx answer without a body, to an operation whose document declares the
-/// body optional, reads as the JSON `null` its generated success type (an
-/// `Option`) decodes to `None`. Any other answer passes unchanged.
-async fn empty_success_as_null(response: Response) -> reqwest::Result<Response> {
-    if !response.status().is_success() {
-        return Ok(response);
-    }
+/// The same response, with `empty` as its JSON body when it came without one
+/// (or with only whitespace). Only small bodies go through here: errors and
+/// the confirmations of optional-body operations.
+async fn replace_empty_body(response: Response, empty: &'static [u8]) -> reqwest::Result<Response> {
     let status = response.status();
     let version = response.version();
     let mut headers = response.headers().clone();
     let body = response.bytes().await?;
     let body = if body.iter().all(u8::is_ascii_whitespace) {
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        bytes::Bytes::from_static(b"null")
+        bytes::Bytes::from_static(empty)
     } else {
         body
     };

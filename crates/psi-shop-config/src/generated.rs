@@ -748,6 +748,37 @@ pub mod types {
             Default::default()
         }
     }
+    ///The stored shop, or null when the service answered a 2xx without a body (the specification does not show the success status or body).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct ShopConfigurationOutcome(
+        pub ::std::option::Option<ShopConfigurationResponse>,
+    );
+    impl ::std::ops::Deref for ShopConfigurationOutcome {
+        type Target = ::std::option::Option<ShopConfigurationResponse>;
+        fn deref(&self) -> &::std::option::Option<ShopConfigurationResponse> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ShopConfigurationOutcome>
+    for ::std::option::Option<ShopConfigurationResponse> {
+        fn from(value: ShopConfigurationOutcome) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<::std::option::Option<ShopConfigurationResponse>>
+    for ShopConfigurationOutcome {
+        fn from(value: ::std::option::Option<ShopConfigurationResponse>) -> Self {
+            Self(value)
+        }
+    }
     ///Answer to a successful shop configuration update.
     #[derive(
         ::serde::Deserialize,
@@ -2679,7 +2710,7 @@ pub mod types {
 
 Shop configuration update, version 2.0 (its path starts with `/v2`). A partner replaces the stored configuration of one of its shops: the shop name used in buyer communication, website, address, legal data, contacts and correspondence settings (branding, wording per language and, per payment method, which correspondences are sent and in whose branding). The stored configuration is replaced entirely by the request body.
 
-Authentication: every request carries the header `Authorization: Bearer <ACCESS_TOKEN>` with a JWT issued by the token server (`POST {auth_url}/oauth/token`, client-credentials grant, with the address of the target API as `audience`). The specification's Authentication table lists no audience for the shop configuration API, and it does not show the base address of this API.
+Authentication: every request carries the header `Authorization: Bearer <ACCESS_TOKEN>` with a JWT issued by the token server (`POST {auth_url}/oauth/token`, client-credentials grant, with the address of the target API as `audience`). The specification's Authentication table lists no audience for the shop configuration API, and it does not show the base address of this API. Both are therefore settings the caller must give (`PSI_SHOP_CONFIG_URL` and `PSI_SHOP_CONFIG_AUDIENCE` in the Rust client); nothing is guessed.
 
 Version: 2.0*/
 pub struct Client {
@@ -2841,7 +2872,7 @@ pub mod builder {
         pub async fn send(
             self,
         ) -> Result<
-            ResponseValue<types::ShopConfigurationResponse>,
+            ResponseValue<types::ShopConfigurationOutcome>,
             Error<types::ShopConfigurationError>,
         > {
             let Self { client, partner_profile_id, shop_id, body } = self;
@@ -2883,7 +2914,7 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -2899,6 +2930,34 @@ pub mod builder {
                     )
                 }
                 404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -2941,4 +3000,4 @@ pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
 
 /// Operations whose success is any 2xx, with the documented body or none;
 /// the runtime reads an empty success body as `null`.
-pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &[];
+pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["updateShopConfiguration"];

@@ -55,7 +55,7 @@ pub mod types {
             Self::Map(value)
         }
     }
-    ///One processed order item. The specification does not show these fields; they come from the field notes.
+    ///One processed order item. The specification does not show these fields; they come from the provider's public documentation (docs/service-notes.md).
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
@@ -235,6 +235,33 @@ pub mod types {
     impl LoadResponse {
         pub fn builder() -> builder::LoadResponse {
             Default::default()
+        }
+    }
+    ///The module result, or null when the service answered a 2xx without a body (the specification does not show the success status or body).
+    #[derive(
+        ::serde::Deserialize,
+        ::serde::Serialize,
+        Clone,
+        Debug,
+        PartialEq,
+        schemars::JsonSchema
+    )]
+    #[serde(transparent)]
+    pub struct ModuleOutcome(pub ::std::option::Option<ModuleResult>);
+    impl ::std::ops::Deref for ModuleOutcome {
+        type Target = ::std::option::Option<ModuleResult>;
+        fn deref(&self) -> &::std::option::Option<ModuleResult> {
+            &self.0
+        }
+    }
+    impl ::std::convert::From<ModuleOutcome> for ::std::option::Option<ModuleResult> {
+        fn from(value: ModuleOutcome) -> Self {
+            value.0
+        }
+    }
+    impl ::std::convert::From<::std::option::Option<ModuleResult>> for ModuleOutcome {
+        fn from(value: ::std::option::Option<ModuleResult>) -> Self {
+            Self(value)
         }
     }
     ///Answer of the module: 6.x answers 200 with this body even when the payment service refused the operation, so the caller must check `success`; it is also the error body (6.x 400 for an unknown order; 7.x 404, 400 and 500 with success false).
@@ -1624,7 +1651,7 @@ let response = client.deliver_order_items_v7()
     }
     /**Load the state of the processed order items (7.x and above)
 
-Reads the order items processed by the payment module with their ordered, delivered, canceled and returned quantities. The specification does not show this response; the field notes say 7.x returns the load response with `data` as an array (the keyed shape is accepted too). 404 for an unknown order. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`).
+Reads the order items processed by the payment module with their ordered, delivered, canceled and returned quantities. The specification does not show this response; the provider's public documentation (docs/service-notes.md) says 7.x returns the load response with `data` as an array (the keyed shape is accepted too). 404 for an unknown order. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`).
 
 Sends a `GET` request to `/_action/order/{orderId}/gateway/info`
 
@@ -1829,7 +1856,7 @@ pub mod builder {
         ///Sends a `POST` request to `/_action/order/{orderId}/gateway/addItem`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<()>, Error<types::ModuleResult>> {
+        ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
@@ -1868,8 +1895,50 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                204u16 => Ok(ResponseValue::empty(response)),
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -1940,7 +2009,7 @@ pub mod builder {
         ///Sends a `POST` request to `/_action/order/{orderId}/gateway/cancel`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<()>, Error<types::ModuleResult>> {
+        ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
@@ -1979,8 +2048,50 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                204u16 => Ok(ResponseValue::empty(response)),
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -2051,7 +2162,7 @@ pub mod builder {
         ///Sends a `POST` request to `/_action/order/{orderId}/gateway/deliver`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<()>, Error<types::ModuleResult>> {
+        ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
@@ -2090,8 +2201,50 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                204u16 => Ok(ResponseValue::empty(response)),
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -2169,8 +2322,29 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -2241,7 +2415,7 @@ pub mod builder {
         ///Sends a `POST` request to `/_action/order/{orderId}/gateway/refund`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<()>, Error<types::ModuleResult>> {
+        ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
@@ -2280,8 +2454,50 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                204u16 => Ok(ResponseValue::empty(response)),
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -2352,7 +2568,7 @@ pub mod builder {
         ///Sends a `POST` request to `/gateway/order-management/addItem/{orderId}`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::ModuleResult>, Error<types::ModuleResult>> {
+        ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
@@ -2391,8 +2607,43 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -2456,7 +2707,7 @@ pub mod builder {
         ///Sends a `POST` request to `/gateway/order-management/cancel/{orderId}`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::ModuleResult>, Error<types::ModuleResult>> {
+        ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
@@ -2495,8 +2746,43 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -2560,7 +2846,7 @@ pub mod builder {
         ///Sends a `POST` request to `/gateway/order-management/deliver/{orderId}`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::ModuleResult>, Error<types::ModuleResult>> {
+        ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
@@ -2599,8 +2885,43 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -2671,8 +2992,29 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -2736,7 +3078,7 @@ pub mod builder {
         ///Sends a `POST` request to `/gateway/order-management/return/{orderId}`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::ModuleResult>, Error<types::ModuleResult>> {
+        ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
@@ -2775,8 +3117,43 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -2869,7 +3246,7 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -2878,6 +3255,34 @@ pub mod builder {
                     )
                 }
                 401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -2931,4 +3336,4 @@ pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
 
 /// Operations whose success is any 2xx, with the documented body or none;
 /// the runtime reads an empty success body as `null`.
-pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &[];
+pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["addOrderItem", "addOrderItemV7", "cancelOrderItems", "cancelOrderItemsV7", "deliverOrderItems", "deliverOrderItemsV7", "getOrderInfo", "getPlatformToken", "loadOrderItems", "refundOrderItemsV7", "returnOrderItems"];

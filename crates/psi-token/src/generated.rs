@@ -373,7 +373,7 @@ pub mod types {
 #[derive(Clone, Debug)]
 /**Client for Token server
 
-Token server of the Payment Services Interface. It issues bearer tokens (JWT) through the OAuth 2.0 client-credentials grant: POST `{auth_url}/oauth/token` with `grant_type` `client_credentials`, `client_id`, `client_secret` and `audience` in a JSON body. Each token is issued for one target API, named by the `audience`, which is the address of that API. Audience paths after `{api_url}`: Payment API `/transaction/management`; Dispute API `/dispute/management`; Webhook subscriptions `/webhook/management`; Bank account management `/shop/consumer/v1`; Pay later `/paylater`; Transaction status for payment API 1.8 `/order/status/v2/transactions`; Transaction status for payment API 2.0 `/transaction/status/v2/transactions`; the hosted payment page API uses the host `{base_url}` itself. The token is sent on every request of the other APIs as `Authorization: Bearer <ACCESS_TOKEN>`; its `token_type` is Bearer and its lifetime is `expires_in` seconds. The token endpoint itself needs no bearer token: it authenticates with the credentials in the body. According to the field notes one token server serves both environments (the environment follows from the audience), and clients should reuse a token while it is valid instead of fetching one per call. The specification gives no version marker for the token server, and does not show how client credentials are issued, the scopes of the tokens, or the error responses of the token endpoint. The storefront platform module uses the platform's own token endpoint, which is not part of this document.
+Token server of the Payment Services Interface. It issues bearer tokens (JWT) through the OAuth 2.0 client-credentials grant: POST `{auth_url}/oauth/token` with `grant_type` `client_credentials`, `client_id`, `client_secret` and `audience` in a JSON body. Each token is issued for one target API, named by the `audience`, which is the address of that API. Audience paths after `{api_url}`: Payment API `/transaction/management`; Dispute API `/dispute/management`; Webhook subscriptions `/webhook/management`; Bank account management `/shop/consumer/v1`; Pay later `/paylater`; Transaction status for payment API 1.8 `/order/status/v2/transactions`; Transaction status for payment API 2.0 `/transaction/status/v2/transactions`; the hosted payment page API uses the host `{base_url}` itself. The token is sent on every request of the other APIs as `Authorization: Bearer <ACCESS_TOKEN>`; its `token_type` is Bearer and its lifetime is `expires_in` seconds. The token endpoint itself needs no bearer token: it authenticates with the credentials in the body. According to the provider's public documentation (docs/service-notes.md) one token server serves both environments (the environment follows from the audience), and clients should reuse a token while it is valid instead of fetching one per call. The specification gives no version marker for the token server, and does not show how client credentials are issued, the scopes of the tokens, or the error responses of the token endpoint. The storefront platform module uses the platform's own token endpoint, which is not part of this document.
 
 Version: unversioned*/
 pub struct Client {
@@ -433,7 +433,7 @@ impl ClientHooks<::psi_runtime::Context> for &Client {}
 impl Client {
     /**Obtain a bearer token for one target API
 
-Issues a bearer token (JWT) through the OAuth 2.0 client-credentials grant for the API named by `audience`. No Authorization header: the request authenticates with `client_id` and `client_secret` in the JSON body (Content-Type application/json). Reuse the token while it is valid (`expires_in` seconds) instead of fetching one per call. Error responses are not shown by the specification; the field notes say wrong credentials answer 401.
+Issues a bearer token (JWT) through the OAuth 2.0 client-credentials grant for the API named by `audience`. No Authorization header: the request authenticates with `client_id` and `client_secret` in the JSON body (Content-Type application/json). Reuse the token while it is valid (`expires_in` seconds) instead of fetching one per call. Error responses are not shown by the specification; the provider's public documentation (docs/service-notes.md) says wrong credentials answer 401.
 
 Sends a `POST` request to `/oauth/token`
 
@@ -531,7 +531,7 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -540,6 +540,34 @@ pub mod builder {
                     )
                 }
                 401u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                413u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                415u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -582,4 +610,4 @@ pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
 
 /// Operations whose success is any 2xx, with the documented body or none;
 /// the runtime reads an empty success body as `null`.
-pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &[];
+pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["getToken"];

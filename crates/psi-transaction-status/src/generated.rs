@@ -1840,7 +1840,7 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200u16 => ResponseValue::from_response(response).await,
+                200..=299 => ResponseValue::from_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
@@ -1862,7 +1862,21 @@ pub mod builder {
                         ),
                     )
                 }
+                414u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 422u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
+                431u16 => {
                     Err(
                         Error::ErrorResponse(
                             ResponseValue::from_response(response).await?,
@@ -1936,4 +1950,4 @@ pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
 
 /// Operations whose success is any 2xx, with the documented body or none;
 /// the runtime reads an empty success body as `null`.
-pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &[];
+pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["getTransactionStatus"];

@@ -5,7 +5,7 @@
 use super::{completed_transaction, sandbox};
 use chrono::{Days, NaiveDate, Timelike};
 use psi::pay_later::types::{
-    DeclineCategory, DeclineResponse, PayLaterBookingRequest, PayLaterBookingResponse,
+    DeclineCategory, DeclineResponse, PayLaterBookingOutcome, PayLaterBookingRequest,
     PayLaterOfferAvailability, PayLaterStatus,
 };
 use psi::pay_later::{Error, ResponseValue};
@@ -30,7 +30,7 @@ async fn book(
     client: &psi::Client,
     transaction_id: &str,
     offer_id: &str,
-) -> Result<ResponseValue<PayLaterBookingResponse>, Error<DeclineResponse>> {
+) -> Result<ResponseValue<PayLaterBookingOutcome>, Error<DeclineResponse>> {
     client
         .pay_later()
         .book_pay_later_offer()
@@ -178,7 +178,10 @@ async fn booking_moves_the_due_date_and_the_status_to_already_booked() {
         .expect("the offer is booked");
     assert_eq!(response.status().as_u16(), 200);
     assert_eq!(content_type(&response), "application/json;charset=UTF-8");
-    let booking = response.into_inner();
+    let booking = response
+        .into_inner()
+        .0
+        .expect("the sandbox answers with the booking");
     psi::preflight::check_booking(&booking)
         .expect("new_due_date is original_due_date + delta_due_date");
     assert_eq!(booking.delta_due_date, Some(30));
@@ -364,7 +367,9 @@ async fn a_withdrawal_within_14_days_ends_in_already_withdrawn() {
     let booking = book(&client, &transaction_id, "payl-2")
         .await
         .expect("booked")
-        .into_inner();
+        .into_inner()
+        .0
+        .expect("the sandbox answers with the booking");
 
     let moved = sandbox
         .control()
@@ -417,7 +422,9 @@ async fn a_withdrawal_after_14_days_is_refused() {
     let booking = book(&client, &transaction_id, "payl-1")
         .await
         .expect("booked")
-        .into_inner();
+        .into_inner()
+        .0
+        .expect("the sandbox answers with the booking");
 
     sandbox
         .control()
@@ -508,7 +515,7 @@ async fn of_20_concurrent_bookings_exactly_one_succeeds() {
     );
     let winner = outcomes
         .into_iter()
-        .find_map(|(_, booking)| booking)
+        .find_map(|(_, booking)| booking.and_then(|outcome| outcome.0))
         .expect("the winner's booking");
     let delta = u64::try_from(winner.delta_due_date.unwrap()).unwrap();
     assert_eq!(

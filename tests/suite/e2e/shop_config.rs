@@ -51,7 +51,7 @@ async fn put(
     partner_profile_id: &str,
     configuration: ShopConfiguration,
 ) -> Result<
-    psi::shop_config::ResponseValue<psi::shop_config::types::ShopConfigurationResponse>,
+    psi::shop_config::ResponseValue<psi::shop_config::types::ShopConfigurationOutcome>,
     Error<ShopConfigurationError>,
 > {
     client
@@ -97,7 +97,14 @@ async fn a_configuration_is_stored_and_the_shop_id_answered() {
         .await
         .unwrap();
     assert_eq!(answer.status().as_u16(), 200);
-    assert_eq!(answer.into_inner().shop_id.as_deref(), Some(SHOP));
+    assert_eq!(
+        answer
+            .into_inner()
+            .0
+            .and_then(|stored| stored.shop_id)
+            .as_deref(),
+        Some(SHOP)
+    );
     assert_eq!(
         stored(&sandbox).await,
         serde_json::to_value(typed(full_configuration())).unwrap()

@@ -184,7 +184,9 @@ async fn deliver_cancel_and_return_6x_move_the_counters() {
         .send()
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .0
+        .expect("6.x answers with a body");
     assert_eq!(
         (deliver.success, deliver.message.as_deref()),
         (Some(true), Some("Delivery reported."))
@@ -196,7 +198,9 @@ async fn deliver_cancel_and_return_6x_move_the_counters() {
         .send()
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .0
+        .expect("6.x answers with a body");
     assert_eq!(cancel.success, Some(true));
     let returned = storefront
         .return_order_items()
@@ -205,7 +209,9 @@ async fn deliver_cancel_and_return_6x_move_the_counters() {
         .send()
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .0
+        .expect("6.x answers with a body");
     assert_eq!(returned.success, Some(true));
 
     let map = load_map(&storefront).await;
@@ -296,7 +302,9 @@ async fn refusals_6x_answer_200_with_success_false_and_change_nothing() {
             .await;
         let answer = answer
             .expect("6.x answers 200 even when refused")
-            .into_inner();
+            .into_inner()
+            .0
+            .expect("6.x answers with a body");
         assert_eq!(answer.success, Some(false), "{body:?} is refused");
         assert!(answer.message.is_some_and(|m| m.contains("refused")));
     }
@@ -307,7 +315,10 @@ async fn refusals_6x_answer_200_with_success_false_and_change_nothing() {
         .body(v6(&[(TABLE, "1")]))
         .send()
         .await;
-    assert_eq!(returned.unwrap().into_inner().success, Some(false));
+    assert_eq!(
+        returned.unwrap().into_inner().0.unwrap().success,
+        Some(false)
+    );
     assert_eq!(load_map(&storefront).await, before);
 }
 
@@ -390,7 +401,9 @@ async fn add_item_6x_needs_a_shipped_item_and_appends_a_line() {
         .send()
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .0
+        .expect("6.x answers with a body");
     assert_eq!(early.success, Some(false), "nothing is shipped yet");
     assert_eq!(load_map(&storefront).await.len(), 3);
 
@@ -408,7 +421,9 @@ async fn add_item_6x_needs_a_shipped_item_and_appends_a_line() {
         .send()
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .0
+        .expect("6.x answers with a body");
     assert_eq!(
         (added.success, added.message.as_deref()),
         (Some(true), Some("Item added."))
@@ -441,7 +456,9 @@ async fn add_item_6x_needs_a_shipped_item_and_appends_a_line() {
         .send()
         .await
         .unwrap()
-        .into_inner();
+        .into_inner()
+        .0
+        .expect("6.x answers with a body");
     assert_eq!(too_much.success, Some(false));
     assert_eq!(load_map(&storefront).await.len(), 4);
 }
@@ -575,7 +592,7 @@ async fn an_unknown_order_is_400_in_6x_and_404_in_7x() {
             .await,
     );
     assert_eq!((status, body.message), (404, Some(expected)));
-    // The 7.x POSTs declare no 404, so the client surfaces it as unexpected.
+    // The 7.x POSTs declare the 404 with the module's body.
     match storefront
         .deliver_order_items_v7()
         .order_id(UNKNOWN_ORDER)
@@ -583,8 +600,11 @@ async fn an_unknown_order_is_400_in_6x_and_404_in_7x() {
         .send()
         .await
     {
-        Err(Error::UnexpectedResponse(response)) => assert_eq!(response.status().as_u16(), 404),
-        other => panic!("expected an undeclared 404, got {other:?}"),
+        Err(Error::ErrorResponse(response)) => {
+            assert_eq!(response.status().as_u16(), 404);
+            assert_eq!(response.into_inner().success, Some(false));
+        }
+        other => panic!("expected a declared 404, got {other:?}"),
     }
 }
 

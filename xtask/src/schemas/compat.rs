@@ -178,7 +178,12 @@ impl Diff {
         let new_responses = object(new.get("responses")).unwrap_or(&empty);
         for (status, old_response) in old_responses {
             let at = format!("{label} response {status}");
-            match new_responses.get(status) {
+            // `200` -> `2XX` widens: the range still answers with this response.
+            let range = status.get(..1).map(|class| format!("{class}XX"));
+            let new_response = new_responses
+                .get(status)
+                .or_else(|| range.and_then(|range| new_responses.get(&range)));
+            match new_response {
                 None => self.push(CHANGED_TYPE, &at, "the response was removed"),
                 Some(new_response) => self.content(&at, old_response, new_response),
             }
@@ -231,6 +236,8 @@ impl Diff {
                     at,
                     format!("{} became {}", describe(old), describe(new)),
                 );
+            } else if is_true(old.get("nullable")) && !is_true(new.get("nullable")) {
+                self.push(NARROWED_TYPE, at, "no longer nullable");
             }
             return;
         }
@@ -437,7 +444,13 @@ fn operation_id(operation: &Value) -> String {
     text(operation.get("operationId"))
 }
 
+/// The named schema `schema` refers to, directly or through the one-element
+/// `allOf` that OpenAPI 3.0 needs to make a reference nullable.
 fn reference(schema: &Value) -> Option<&str> {
+    let schema = match schema.get("allOf").and_then(Value::as_array) {
+        Some(only) if only.len() == 1 => &only[0],
+        _ => schema,
+    };
     schema
         .get("$ref")
         .and_then(Value::as_str)

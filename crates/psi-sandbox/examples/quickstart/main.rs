@@ -168,7 +168,9 @@ impl Day {
             .send()
             .await?
             .into_inner();
-        show("stored shop", updated.shop_id.unwrap_or_default());
+        // Any 2xx is success; the body (the shop id) may be absent.
+        let shop_id = updated.0.and_then(|stored| stored.shop_id);
+        show("stored shop", shop_id.unwrap_or_else(|| "(no body)".into()));
 
         step(10, "Storefront: deliver, return, add a credit");
         self.storefront(&transaction_id).await?;
@@ -261,14 +263,18 @@ impl Day {
             .send()
             .await?
             .into_inner();
-        show(
-            "booked",
-            format!(
-                "due {} instead of {}",
-                fmt_date(booking.new_due_date),
-                fmt_date(booking.original_due_date)
+        // Any 2xx is success; the booking body may be absent.
+        match booking.0 {
+            Some(booking) => show(
+                "booked",
+                format!(
+                    "due {} instead of {}",
+                    fmt_date(booking.new_due_date),
+                    fmt_date(booking.original_due_date)
+                ),
             ),
-        );
+            None => show("booked", "(the service answered without a body)"),
+        }
         Ok(())
     }
 
