@@ -7,6 +7,7 @@ mod generation;
 mod include;
 mod lint;
 mod money;
+mod nulls;
 mod open_enums;
 mod runtime;
 mod schemas;

@@ -54,6 +54,12 @@ impl Published {
     }
 }
 
+/// What the published JSON Schema of `name` finds wrong with `value` (for
+/// other modules' tests; compiles the schema each call).
+pub fn published_errors(api: &str, name: &str, value: &Value) -> Vec<String> {
+    Published::default().errors(api, name, value)
+}
+
 fn rust_accepts(api: &str, name: &str, value: &Value) -> Result<Value, String> {
     psi_tests::round_trip(api, name, &value.to_string())
 }

@@ -197,7 +197,8 @@ fn examples_of<'v>(at: &str, map: &'v Map<String, Value>) -> Vec<(String, &'v Va
 }
 
 /// OpenAPI 3.0 schema dialect to JSON Schema 2020-12: `nullable: true`
-/// adds `null` to the type; everything else carries over.
+/// adds `null` to the type (or, without a type, allows `null` beside the
+/// schema); everything else carries over.
 pub fn to_json_schema(value: Value) -> Value {
     match value {
         Value::Object(map) => {
@@ -217,6 +218,9 @@ pub fn to_json_schema(value: Value) -> Value {
             if nullable {
                 if let Some(Value::String(kind)) = out.get("type").cloned() {
                     out.insert("type".to_owned(), json!([kind, "null"]));
+                } else {
+                    // `nullable` beside `allOf: [{$ref}]` (no type): the schema or null.
+                    return json!({"anyOf": [Value::Object(out), {"type": "null"}]});
                 }
                 if let Some(Value::Array(values)) = out.get_mut("enum") {
                     values.push(Value::Null);

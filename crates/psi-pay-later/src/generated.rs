@@ -331,7 +331,8 @@ pub mod types {
         #[serde(
             rename = "pay_Later_offers",
             default,
-            skip_serializing_if = "::std::vec::Vec::is_empty"
+            skip_serializing_if = "::std::vec::Vec::is_empty",
+            deserialize_with = "::psi_runtime::nulls::or_default"
         )]
         pub pay_later_offers: ::std::vec::Vec<PayLaterOfferDto>,
         ///Echo of the `transaction_id` path value.

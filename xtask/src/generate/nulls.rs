@@ -110,24 +110,31 @@ fn patch_field(field: &mut syn::Field) -> Result<(), String> {
         if !attr.path().is_ident("serde") {
             continue;
         }
-        let syn::Meta::List(list) = &attr.meta else {
-            continue;
+        let items = attr
+            .parse_args_with(
+                syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+            )
+            .map_err(|e| format!("unreadable serde attribute: {e}"))?;
+        let default = items.iter().find(|meta| meta.path().is_ident("default"));
+        let already = items
+            .iter()
+            .any(|meta| meta.path().is_ident("deserialize_with") || meta.path().is_ident("with"));
+        let reader = match default {
+            None => continue,
+            Some(_) if already => continue,
+            Some(syn::Meta::Path(_)) => "::psi_runtime::nulls::or_default",
+            Some(syn::Meta::NameValue(value))
+                if quote::quote!(#value)
+                    .to_string()
+                    .contains("default_bool::<true>") =>
+            {
+                "::psi_runtime::nulls::or_true"
+            }
+            Some(other) => return Err(format!("no null reading for `{}`", quote::quote!(#other))),
         };
-        let text = list.tokens.to_string();
-        if !text.starts_with("default") || text.contains("deserialize_with") {
-            continue;
-        }
-        let reader = if text.starts_with("default ,") || text == "default" {
-            "::psi_runtime::nulls::or_default"
-        } else if text.contains("default_bool::<true>") {
-            "::psi_runtime::nulls::or_true"
-        } else {
-            return Err(format!("no null reading for `#[serde({text})]`"));
-        };
-        let tokens: proc_macro2::TokenStream = format!("{text}, deserialize_with = \"{reader}\"")
-            .parse()
-            .map_err(|e| format!("{e}"))?;
-        *attr = syn::parse_quote!(#[serde(#tokens)]);
+        let mut items = items;
+        items.push(syn::parse_quote!(deserialize_with = #reader));
+        *attr = syn::parse_quote!(#[serde(#items)]);
     }
     Ok(())
 }
