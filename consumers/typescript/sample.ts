@@ -48,7 +48,7 @@ export function sessionRequest(orderId: string): SessionRequest {
 }
 
 /** Statuses are a closed union here; the service may add values, so keep a default branch. */
-export function describe(status: SessionStatus | undefined): string {
+export function describe(status: SessionStatus | null | undefined): string {
   switch (status) {
     case "COMPLETED":
       return "paid";
@@ -90,7 +90,9 @@ export async function checkout(authUrl: string, baseUrl: string, apiUrl: string)
     body: sessionRequest("order-100045"),
   });
   if (session.error !== undefined) {
-    const category: PaymentPage["schemas"]["DeclineCategory"] | undefined = session.error.decline?.category;
+    // Optional fields may be null as well as absent (null is absence).
+    const category: PaymentPage["schemas"]["DeclineCategory"] | null | undefined =
+      session.error.decline?.category;
     return `declined: ${category ?? "unknown"}`;
   }
   const records = await sessions.GET("/pps/api/v1/session-record", {
@@ -104,7 +106,8 @@ export async function checkout(authUrl: string, baseUrl: string, apiUrl: string)
     params: { path: { transaction_id: "12-34567890123456789" } },
     body: booking,
   });
-  const fee: number | undefined = booked.data?.fee;
+  // Any 2xx is success; the booking body may be absent (null).
+  const fee: number | null | undefined = booked.data?.fee;
   return `${session.data.landing_page ?? ""} ${statuses.join(",")} fee ${fee ?? 0}`;
 }
 
