@@ -2,12 +2,13 @@
 //! idempotency, pre-flight checks and logs.
 
 mod logs;
+mod preflight;
 mod retries;
 mod tokens;
 
 use psi::{Client, Credentials, Environment, RetryPolicy};
 use std::time::Duration;
-use wiremock::matchers::{method, path};
+use wiremock::matchers::{any, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 pub const CLIENT_SECRET: &str = "client-secret-that-must-never-print";
