@@ -167,7 +167,8 @@ impl Client {
     }
 
     /// Reads the environment (`PSI_BASE_URL`, `PSI_API_URL`, `PSI_AUTH_URL`,
-    /// optionally `PSI_PLATFORM_URL`) and the credentials (`PSI_CLIENT_ID`,
+    /// optionally `PSI_PLATFORM_URL`, and `PSI_SHOP_CONFIG_URL` with
+    /// `PSI_SHOP_CONFIG_AUDIENCE`) and the credentials (`PSI_CLIENT_ID`,
     /// `PSI_CLIENT_SECRET`, optionally `PSI_PLATFORM_CLIENT_ID` and
     /// `PSI_PLATFORM_CLIENT_SECRET`); an error names the variable.
     pub fn from_env() -> Result<Client, ConfigError> {
