@@ -22,7 +22,12 @@ impl ConfigError {
     }
 }
 
-/// The four addresses of the interface.
+/// The addresses of the interface.
+///
+/// The specification states neither the address nor the token audience of
+/// the shop configuration API, so both are settings of their own
+/// ([`Environment::with_shop_config`], `PSI_SHOP_CONFIG_URL` and
+/// `PSI_SHOP_CONFIG_AUDIENCE`) rather than values derived from `api_url`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Environment {
     /// `{base_url}`: the hosted payment page API.
@@ -33,6 +38,12 @@ pub struct Environment {
     pub auth_url: Url,
     /// `{platform_url}`: the storefront platform installation, if any.
     pub platform_url: Option<Url>,
+    /// Base address of the shop configuration API (its paths start with
+    /// `/v2/partners/...`): given by the provider, not by the specification.
+    pub shop_config_url: Option<Url>,
+    /// Token audience of the shop configuration API, exactly as the provider
+    /// gives it (the specification's audience table has no row for it).
+    pub shop_config_audience: Option<String>,
 }
 
 impl Environment {
@@ -44,6 +55,8 @@ impl Environment {
             api_url: parse_url("api_url", api_url)?,
             auth_url: parse_url("auth_url", auth_url)?,
             platform_url: None,
+            shop_config_url: None,
+            shop_config_audience: None,
         })
     }
 
@@ -53,8 +66,25 @@ impl Environment {
         Ok(self)
     }
 
+    /// Adds the shop configuration API's base address and token audience,
+    /// both as the provider gives them. A blank audience is an error naming
+    /// `shop_config_audience`.
+    pub fn with_shop_config(
+        mut self,
+        shop_config_url: &str,
+        shop_config_audience: &str,
+    ) -> Result<Self, ConfigError> {
+        self.shop_config_url = Some(parse_url("shop_config_url", shop_config_url)?);
+        self.shop_config_audience = Some(parse_audience(
+            "shop_config_audience",
+            shop_config_audience,
+        )?);
+        Ok(self)
+    }
+
     /// Reads `PSI_BASE_URL`, `PSI_API_URL`, `PSI_AUTH_URL` and, if set,
-    /// `PSI_PLATFORM_URL`.
+    /// `PSI_PLATFORM_URL`, and `PSI_SHOP_CONFIG_URL` with
+    /// `PSI_SHOP_CONFIG_AUDIENCE` (both or neither).
     pub fn from_env() -> Result<Self, ConfigError> {
         Self::from_lookup(|name| std::env::var(name).ok())
     }
@@ -72,8 +102,47 @@ impl Environment {
             platform_url: lookup("PSI_PLATFORM_URL")
                 .map(|value| parse_url("PSI_PLATFORM_URL", &value))
                 .transpose()?,
+            shop_config_url: match (
+                lookup("PSI_SHOP_CONFIG_URL"),
+                lookup("PSI_SHOP_CONFIG_AUDIENCE"),
+            ) {
+                (Some(url), Some(_)) => Some(parse_url("PSI_SHOP_CONFIG_URL", &url)?),
+                (None, None) => None,
+                (Some(_), None) => {
+                    return Err(one_without_the_other(
+                        "PSI_SHOP_CONFIG_AUDIENCE",
+                        "PSI_SHOP_CONFIG_URL",
+                    ))
+                }
+                (None, Some(_)) => {
+                    return Err(one_without_the_other(
+                        "PSI_SHOP_CONFIG_URL",
+                        "PSI_SHOP_CONFIG_AUDIENCE",
+                    ))
+                }
+            },
+            shop_config_audience: lookup("PSI_SHOP_CONFIG_AUDIENCE")
+                .map(|value| parse_audience("PSI_SHOP_CONFIG_AUDIENCE", &value))
+                .transpose()?,
         })
     }
+}
+
+fn one_without_the_other(missing: &str, set: &str) -> ConfigError {
+    ConfigError::new(
+        missing,
+        format!("is not set, but {set} is: set both or neither"),
+    )
+}
+
+/// An audience is compared as a string by the token server: kept as given
+/// (without surrounding whitespace), never normalised like a URL.
+fn parse_audience(name: &str, value: &str) -> Result<String, ConfigError> {
+    let value = value.trim();
+    if value.is_empty() {
+        return Err(ConfigError::new(name, "is empty"));
+    }
+    Ok(value.to_owned())
 }
 
 fn parse_url(name: &str, value: &str) -> Result<Url, ConfigError> {
@@ -163,6 +232,88 @@ mod tests {
         let error =
             Credentials::from_lookup("PSI_", lookup(&[("PSI_CLIENT_ID", "m-1")])).unwrap_err();
         assert_eq!(error.to_string(), "PSI_CLIENT_SECRET: is not set");
+    }
+
+    const ADDRESSES: [(&str, &str); 3] = [
+        ("PSI_BASE_URL", "https://pp.example.com"),
+        ("PSI_API_URL", "https://api.example.com"),
+        ("PSI_AUTH_URL", "https://auth.example.com"),
+    ];
+
+    #[test]
+    fn the_shop_configuration_settings_are_read_both_or_neither() {
+        let environment = Environment::from_lookup(lookup(&ADDRESSES)).unwrap();
+        assert_eq!(environment.shop_config_url, None);
+        assert_eq!(environment.shop_config_audience, None);
+
+        let both = [
+            ADDRESSES.as_slice(),
+            &[
+                ("PSI_SHOP_CONFIG_URL", "https://shops.example.com/"),
+                ("PSI_SHOP_CONFIG_AUDIENCE", " https://shops.example.com "),
+            ],
+        ]
+        .concat();
+        let environment = Environment::from_lookup(lookup(&both)).unwrap();
+        assert_eq!(
+            environment.shop_config_url.unwrap().as_str(),
+            "https://shops.example.com/"
+        );
+        assert_eq!(
+            environment.shop_config_audience.as_deref(),
+            Some("https://shops.example.com")
+        );
+
+        let url_only = [
+            ADDRESSES.as_slice(),
+            &[("PSI_SHOP_CONFIG_URL", "https://s.example.com")],
+        ]
+        .concat();
+        let error = Environment::from_lookup(lookup(&url_only)).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "PSI_SHOP_CONFIG_AUDIENCE: is not set, but PSI_SHOP_CONFIG_URL is: set both or neither"
+        );
+        let audience_only = [ADDRESSES.as_slice(), &[("PSI_SHOP_CONFIG_AUDIENCE", "aud")]].concat();
+        let error = Environment::from_lookup(lookup(&audience_only)).unwrap_err();
+        assert_eq!(error.name, "PSI_SHOP_CONFIG_URL");
+        let blank = [
+            ADDRESSES.as_slice(),
+            &[
+                ("PSI_SHOP_CONFIG_URL", "https://s.example.com"),
+                ("PSI_SHOP_CONFIG_AUDIENCE", " "),
+            ],
+        ]
+        .concat();
+        let error = Environment::from_lookup(lookup(&blank)).unwrap_err();
+        assert_eq!(error.to_string(), "PSI_SHOP_CONFIG_AUDIENCE: is empty");
+    }
+
+    #[test]
+    fn with_shop_config_names_the_bad_setting() {
+        let environment = Environment::new(
+            "https://pp.example.com",
+            "https://api.example.com",
+            "https://auth.example.com",
+        )
+        .unwrap();
+        let error = environment
+            .clone()
+            .with_shop_config("shops.example.com", "aud")
+            .unwrap_err();
+        assert_eq!(error.name, "shop_config_url");
+        let error = environment
+            .clone()
+            .with_shop_config("https://shops.example.com", "")
+            .unwrap_err();
+        assert_eq!(error.name, "shop_config_audience");
+        let environment = environment
+            .with_shop_config("https://shops.example.com", "shops-audience")
+            .unwrap();
+        assert_eq!(
+            environment.shop_config_audience.as_deref(),
+            Some("shops-audience")
+        );
     }
 
     #[test]

@@ -30,7 +30,7 @@ mod token;
 pub use comma_separated::CommaSeparated;
 pub use context::{Context, Preflight};
 pub use environment::{ConfigError, Credentials, Environment};
-pub use field::{field, parse_json, FieldError};
+pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};
 #[doc(hidden)]
 pub use open_enum::open_enum_schema;
 pub use request::prepare as prepare_request;

@@ -42,10 +42,13 @@ impl Api {
     /// `{api_url}` plus the API's path, `{base_url}` itself for the hosted
     /// payment page, and the platform for the storefront module.
     ///
-    /// The table has no row for the shop configuration API; it takes
-    /// `{api_url}` itself until the provider says otherwise (override with
+    /// The table has no row for the shop configuration API: its audience is
+    /// the `shop_config_audience` setting and nothing else (`None` without
+    /// it). Invoice correspondence files are part of the order status
+    /// document and are fetched with the order status token: the
+    /// specification names no audience of their own, and the file addresses
+    /// come from the invoice webhook (override with
     /// [`ClientBuilder::audience`](crate::ClientBuilder::audience)).
-    /// Invoice correspondence files are fetched with the order status token.
     pub fn audience(self, environment: &Environment) -> Option<Audience> {
         let api = trimmed(&environment.api_url);
         let service = |path: &str| Some(Audience::Service(format!("{api}{path}")));
@@ -55,7 +58,10 @@ impl Api {
             Api::BankAccounts => service("/shop/consumer/v1"),
             Api::OrderStatus => service("/order/status/v2/transactions"),
             Api::TransactionStatus => service("/transaction/status/v2/transactions"),
-            Api::ShopConfig => service(""),
+            Api::ShopConfig => environment
+                .shop_config_audience
+                .as_ref()
+                .map(|audience| Audience::Service(audience.clone())),
             Api::Storefront => environment
                 .platform_url
                 .as_ref()
@@ -64,7 +70,10 @@ impl Api {
     }
 
     /// The base URL the generated client puts in front of its paths (the
-    /// document's server URL with the environment's addresses).
+    /// document's server URL with the environment's addresses). `None` when
+    /// the environment lacks the setting: the storefront's `platform_url`,
+    /// the shop configuration's `shop_config_url` (the specification does
+    /// not state that API's address).
     pub fn base_url(self, environment: &Environment) -> Option<String> {
         let api = trimmed(&environment.api_url);
         match self {
@@ -74,7 +83,8 @@ impl Api {
                 .platform_url
                 .as_ref()
                 .map(|url| format!("{}/api", trimmed(url))),
-            _ => Some(api),
+            Api::ShopConfig => environment.shop_config_url.as_ref().map(trimmed),
+            Api::PayLater | Api::OrderStatus | Api::TransactionStatus => Some(api),
         }
     }
 }
@@ -116,6 +126,30 @@ mod tests {
         assert_eq!(
             Api::Storefront.base_url(&environment).unwrap(),
             "https://shop.example.com/api"
+        );
+    }
+
+    #[test]
+    fn shop_configuration_has_no_address_or_audience_without_its_settings() {
+        let environment = Environment::new(
+            "https://pp.example.com",
+            "https://api.example.com",
+            "https://auth.example.com",
+        )
+        .unwrap();
+        assert_eq!(Api::ShopConfig.base_url(&environment), None);
+        assert_eq!(Api::ShopConfig.audience(&environment), None);
+
+        let environment = environment
+            .with_shop_config("https://shops.example.com/base/", "urn:shops")
+            .unwrap();
+        assert_eq!(
+            Api::ShopConfig.base_url(&environment).unwrap(),
+            "https://shops.example.com/base"
+        );
+        assert_eq!(
+            Api::ShopConfig.audience(&environment).unwrap().to_string(),
+            "urn:shops"
         );
     }
 }

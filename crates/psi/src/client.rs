@@ -63,8 +63,8 @@ impl ClientBuilder {
         self
     }
 
-    /// Overrides the token audience of one API (for an API the
-    /// specification's audience table does not list, such as shop configuration).
+    /// Overrides the token audience of one API (the shop configuration's is
+    /// better set with [`Environment::with_shop_config`], beside its address).
     pub fn audience(mut self, api: Api, audience: impl Into<String>) -> Self {
         self.audiences
             .insert(api, Audience::Service(audience.into()));
@@ -167,7 +167,8 @@ impl Client {
     }
 
     /// Reads the environment (`PSI_BASE_URL`, `PSI_API_URL`, `PSI_AUTH_URL`,
-    /// optionally `PSI_PLATFORM_URL`) and the credentials (`PSI_CLIENT_ID`,
+    /// optionally `PSI_PLATFORM_URL`, and `PSI_SHOP_CONFIG_URL` with
+    /// `PSI_SHOP_CONFIG_AUDIENCE`) and the credentials (`PSI_CLIENT_ID`,
     /// `PSI_CLIENT_SECRET`, optionally `PSI_PLATFORM_CLIENT_ID` and
     /// `PSI_PLATFORM_CLIENT_SECRET`); an error names the variable.
     pub fn from_env() -> Result<Client, ConfigError> {
@@ -193,9 +194,9 @@ impl Client {
     /// that the credentials work, with a typed error.
     pub async fn token(&self, api: Api) -> Result<Secret, TokenError> {
         let audience = self.shared.audiences.get(&api).ok_or_else(|| TokenError {
-            audience: Audience::Platform(String::new()),
+            audience: Audience::Service(String::new()),
             status: None,
-            problem: missing_platform_url(api).to_string(),
+            problem: missing_settings(api).to_string(),
         })?;
         self.shared.tokens.token(audience).await
     }
@@ -206,16 +207,28 @@ impl Client {
             .shared
             .apis
             .get(&api)
-            .ok_or_else(|| missing_platform_url(api))?;
+            .ok_or_else(|| missing_settings(api))?;
         Ok((base_url.clone(), self.shared.http.clone(), context.clone()))
     }
 }
 
-/// Only the storefront's address is optional, so only it can be missing.
-fn missing_platform_url(api: Api) -> ConfigError {
-    ConfigError {
-        name: "platform_url".to_owned(),
-        problem: format!("is needed for the {} API and is not set", api.name()),
+/// The settings `api` needs beyond the provider's three addresses, named:
+/// the storefront's `platform_url`, and the shop configuration's address and
+/// audience, which the specification does not state.
+fn missing_settings(api: Api) -> ConfigError {
+    match api {
+        Api::ShopConfig => ConfigError {
+            name: "shop_config_url, shop_config_audience".to_owned(),
+            problem: "are needed for the shop-config API and are not set \
+                      (PSI_SHOP_CONFIG_URL and PSI_SHOP_CONFIG_AUDIENCE, or \
+                      Environment::with_shop_config): the specification states neither \
+                      its address nor its token audience, so psi does not guess them"
+                .to_owned(),
+        },
+        _ => ConfigError {
+            name: "platform_url".to_owned(),
+            problem: format!("is needed for the {} API and is not set", api.name()),
+        },
     }
 }
 
@@ -254,10 +267,43 @@ api_client!(
     /// Transaction status (payment API 2.0).
     "transaction-status", transaction_status, psi_transaction_status, Api::TransactionStatus
 );
-api_client!(
-    /// Shop configuration.
-    "shop-config", shop_config, psi_shop_config, Api::ShopConfig
-);
+#[cfg(feature = "shop-config")]
+impl Client {
+    /// Shop configuration, at `shop_config_url` with a token for
+    /// `shop_config_audience` (see [`Environment::with_shop_config`]).
+    ///
+    /// Without those settings the client is still handed out (so code that
+    /// configures shops compiles and runs the same everywhere), but every
+    /// call fails before anything is sent, the token server included, with
+    /// the [`ConfigError`] naming both settings as its message.
+    pub fn shop_config(&self) -> psi_shop_config::Client {
+        match self.parts(Api::ShopConfig) {
+            Ok((base_url, http, context)) => {
+                psi_shop_config::Client::new_with_client(&base_url, http, context)
+            }
+            Err(missing) => psi_shop_config::Client::new_with_client(
+                UNCONFIGURED_ADDRESS,
+                self.shared.http.clone(),
+                refusing_context(Api::ShopConfig, missing),
+            ),
+        }
+    }
+}
+
+/// Never contacted: the refusing context stops every call first, and the
+/// `.invalid` top-level domain never resolves (RFC 6761) should one slip by.
+#[cfg(feature = "shop-config")]
+const UNCONFIGURED_ADDRESS: &str = "http://unconfigured.invalid";
+
+/// A context without a token source whose pre-flight refuses every call with
+/// `error`. The pre-flight hook runs before the token is fetched and on every
+/// call with a body, which every shop configuration operation has.
+#[cfg(feature = "shop-config")]
+fn refusing_context(api: Api, error: ConfigError) -> Context {
+    let message = error.to_string();
+    let refuse: psi_runtime::Preflight = Arc::new(move |_, _| Err(message.clone()));
+    Context::new(api.name()).with_preflight(refuse)
+}
 
 #[cfg(feature = "storefront")]
 impl Client {

@@ -13,8 +13,10 @@
 //! after a connect error, when it cannot have reached the server.
 #![cfg_attr(feature = "pay-later", doc = include_str!("../README.md"))]
 
+pub mod advice;
 mod api;
 mod client;
+mod finding;
 pub mod preflight;
 mod tokens;
 #[cfg(feature = "payment-page")]
@@ -22,6 +24,7 @@ pub mod webhook;
 
 pub use api::Api;
 pub use client::{Client, ClientBuilder};
+pub use finding::Finding;
 pub use psi_runtime::{ConfigError, Credentials, Environment, RetryPolicy, Secret, TokenError};
 
 /// The generated clients and types, one module per API.

@@ -389,7 +389,7 @@ async fn an_invalid_iban_is_422_from_the_service_and_caught_by_the_client_first(
 
     // Without them, the service answers 422 naming $.iban, not the IBAN.
     let unchecked = psi::Client::builder()
-        .environment(sandbox.environment())
+        .environment(super::environment(&sandbox))
         .credentials(sandbox.credentials())
         .skip_preflight()
         .build()
@@ -416,11 +416,30 @@ async fn an_invalid_iban_is_422_from_the_service_and_caught_by_the_client_first(
 
 #[tokio::test]
 async fn a_bic_that_is_not_shaped_like_one_is_422() {
-    let (_sandbox, client) = sandbox().await;
-    // The client does not check BICs; the service does (8 or 11 characters).
+    let (sandbox, client) = sandbox().await;
+    // ISO 9362 (8 or 11 characters): the client refuses it before sending ...
+    let refused = store(
+        &client,
+        PARTNER,
+        BUYER,
+        account("Erika Mustermann", IBAN, Some("COBA")),
+    )
+    .await;
+    let Err(Error::InvalidRequest(why)) = refused else {
+        panic!("the pre-flight refuses it: {refused:?}")
+    };
+    assert!(why.contains("$.bic") && why.contains("ISO 9362"), "{why}");
+
+    // ... and the service, asked anyway, answers 422 naming $.bic.
+    let unchecked = psi::Client::builder()
+        .environment(super::environment(&sandbox))
+        .credentials(sandbox.credentials())
+        .skip_preflight()
+        .build()
+        .expect("a client");
     let (status, decline) = declined(
         store(
-            &client,
+            &unchecked,
             PARTNER,
             BUYER,
             account("Erika Mustermann", IBAN, Some("COBA")),

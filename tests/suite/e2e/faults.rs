@@ -110,7 +110,7 @@ async fn a_booking_is_not_sent_again_after_an_injected_503() {
 async fn an_injected_delay_beyond_the_timeout_is_a_timeout() {
     let (sandbox, _) = sandbox().await;
     let client = psi::Client::builder()
-        .environment(sandbox.environment())
+        .environment(super::environment(&sandbox))
         .credentials(sandbox.credentials())
         .retry(psi::RetryPolicy {
             max_attempts: 1,

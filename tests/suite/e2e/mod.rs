@@ -17,8 +17,34 @@ use psi_sandbox::Sandbox;
 /// A sandbox and a client of it.
 pub async fn sandbox() -> (Sandbox, psi::Client) {
     let sandbox = Sandbox::start().await.expect("the sandbox starts");
-    let client = sandbox.client();
+    let client = client(&sandbox);
     (sandbox, client)
+}
+
+/// Where the sandbox serves the shop configuration API, which is also the
+/// token audience it expects for it: the specification states neither, so
+/// the sandbox chooses them and psi takes them as settings.
+pub fn shop_config_url(sandbox: &Sandbox) -> String {
+    format!("{}/shop-config", sandbox.url())
+}
+
+/// The sandbox's environment, including the shop configuration settings.
+pub fn environment(sandbox: &Sandbox) -> psi::Environment {
+    let shop_config = shop_config_url(sandbox);
+    sandbox
+        .environment()
+        .with_shop_config(&shop_config, &shop_config)
+        .expect("the sandbox's shop configuration address is an absolute URL")
+}
+
+/// A `psi::Client` of the sandbox with the demo credentials.
+pub fn client(sandbox: &Sandbox) -> psi::Client {
+    psi::Client::builder()
+        .environment(environment(sandbox))
+        .credentials(sandbox.credentials())
+        .platform_credentials(sandbox.platform_credentials())
+        .build()
+        .expect("the sandbox's settings are complete")
 }
 
 /// The field notes' consistent basket as a session request (gross 43.8).

@@ -155,7 +155,7 @@ async fn the_service_reports_every_violation_at_once() {
     let (sandbox, _) = sandbox().await;
     // The client's own pre-flight check would refuse first (see below).
     let unchecked = psi::Client::builder()
-        .environment(sandbox.environment())
+        .environment(super::environment(&sandbox))
         .credentials(sandbox.credentials())
         .skip_preflight()
         .build()
@@ -194,16 +194,25 @@ async fn the_service_reports_every_violation_at_once() {
 #[tokio::test]
 async fn the_clients_preflight_refuses_the_same_body_before_sending() {
     let (sandbox, client) = sandbox().await;
+    // The client refuses what the specification states (country code,
+    // either tax identifier, designation with managing directors) ...
     match put(&client, PARTNER, broken_configuration()).await {
         Err(Error::InvalidRequest(violations)) => {
             for path in [
-                "$.name",
-                "$.address.postal_code",
                 "$.address.country_code",
                 "$.legal",
-                "$.contacts.fraud.email",
+                "$.legal.designation_of_management",
             ] {
-                assert!(violations.contains(path), "{path} missing in {violations}");
+                assert!(
+                    violations.contains(&format!("{path}: ")),
+                    "{path} missing in {violations}"
+                );
+            }
+            for advice_only in ["$.name", "$.address.postal_code", "$.contacts.fraud.email"] {
+                assert!(
+                    !violations.contains(&format!("{advice_only}: ")),
+                    "{advice_only} refused in {violations}"
+                );
             }
         }
         other => panic!("expected the pre-flight check to refuse, got {other:?}"),
@@ -211,6 +220,15 @@ async fn the_clients_preflight_refuses_the_same_body_before_sending() {
     assert!(
         stored(&sandbox).await["message"].is_string(),
         "nothing was sent"
+    );
+    // ... and advises on the rest, which the service may refuse itself.
+    let advice: Vec<String> = psi::advice::shop_configuration(&broken_configuration())
+        .into_iter()
+        .map(|finding| finding.path)
+        .collect();
+    assert_eq!(
+        advice,
+        ["$.name", "$.address.postal_code", "$.contacts.fraud.email"]
     );
 }
 
@@ -237,7 +255,10 @@ async fn an_unknown_partner_profile_is_a_404() {
 #[tokio::test]
 async fn a_missing_or_foreign_token_is_a_401_with_a_message() {
     let (sandbox, client) = sandbox().await;
-    let url = format!("{}/v2/partners/{PARTNER}/shops/{SHOP}", sandbox.url());
+    let url = format!(
+        "{}/v2/partners/{PARTNER}/shops/{SHOP}",
+        super::shop_config_url(&sandbox)
+    );
     let body = full_configuration();
     let missing = reqwest::Client::new()
         .put(&url)
@@ -266,7 +287,10 @@ async fn a_missing_or_foreign_token_is_a_401_with_a_message() {
 async fn a_body_the_type_cannot_take_is_a_400_naming_the_fields() {
     let (sandbox, client) = sandbox().await;
     let token = client.token(psi::Api::ShopConfig).await.unwrap();
-    let url = format!("{}/v2/partners/{PARTNER}/shops/{SHOP}", sandbox.url());
+    let url = format!(
+        "{}/v2/partners/{PARTNER}/shops/{SHOP}",
+        super::shop_config_url(&sandbox)
+    );
     let mut body = full_configuration();
     body.as_object_mut().unwrap().remove("legal");
     body["correspondence_settings"]["branding_settings"]["highlight_color"] = json!("blue");

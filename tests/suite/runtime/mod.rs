@@ -3,12 +3,13 @@
 
 mod fidelity;
 mod logs;
+mod preflight;
 mod retries;
 mod tokens;
 
 use psi::{Client, Credentials, Environment, RetryPolicy};
 use std::time::Duration;
-use wiremock::matchers::{method, path};
+use wiremock::matchers::{any, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 pub const CLIENT_SECRET: &str = "client-secret-that-must-never-print";

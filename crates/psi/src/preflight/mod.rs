@@ -1,56 +1,48 @@
-//! Pre-flight checks: rules of the specification that the generated request
-//! types cannot express (sums, cross-field conditions, check digits, real
-//! country codes), run before a request is sent.
+//! Pre-flight checks: the rules the specification (or the provider's
+//! documentation of its 422 answers) states and the generated request types
+//! cannot express, run before a request is sent. Only these refuse a send:
+//!
+//! - session creation: the basket sum (sum of `gross_total_price` of items
+//!   and special items against `gross_amount`, tolerance (sum of all
+//!   quantities) x 0.02), see [`basket`];
+//! - bank account storage: IBAN check digits (ISO 13616, mod 97) and the BIC
+//!   format (ISO 9362), see [`bank_account`];
+//! - shop configuration: a real ISO 3166-1 alpha-2 country code, vat_id_number
+//!   or tax_number, designation_of_management with managing_directors, see
+//!   [`shop_config`] (required fields, the hex colour and the enumerations
+//!   are enforced by the generated types when the body is parsed).
+//!
+//! Every other consistency check (line totals, VAT per rate, the VAT lines
+//! adding up to the gross amount, blank strings, email shapes) is advice:
+//! [`crate::advice`] reports it, and it never stops a request.
 //!
 //! Every check reports all violations at once, each with the JSON path of
-//! the field (`$.order_data.shop_baskets[0].items[1].gross_total_price`) and
-//! the rule it breaks, so a merchant fixes a request in one round.
+//! the field (`$.order_data.shop_baskets[0].gross_amount`) and the rule it
+//! breaks, so a merchant fixes a request in one round. A member that is
+//! `null` is treated exactly like an absent one.
 
 use std::fmt;
 
+#[cfg(feature = "bank-accounts")]
+pub mod bank_account;
 #[cfg(feature = "payment-page")]
 pub mod basket;
-#[cfg(feature = "bank-accounts")]
-pub mod iban;
 #[cfg(feature = "pay-later")]
 pub mod pay_later;
 #[cfg(feature = "shop-config")]
 pub mod shop_config;
 
+#[cfg(feature = "bank-accounts")]
+pub use bank_account::check_bank_account;
 #[cfg(feature = "payment-page")]
 pub use basket::check_session_request;
-#[cfg(feature = "bank-accounts")]
-pub use iban::check_bank_account;
 #[cfg(feature = "pay-later")]
 pub use pay_later::{check_booking, check_offers, new_due_date};
 #[cfg(feature = "shop-config")]
 pub use shop_config::check_shop_configuration;
 
-/// One broken rule.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
-    /// JSON path of the field, such as `$.legal.tax_number`.
-    pub path: String,
-    /// The rule, with the expected and actual values where that helps.
-    pub rule: String,
-}
-
-impl Violation {
-    pub fn new(path: impl Into<String>, rule: impl Into<String>) -> Self {
-        Self {
-            path: path.into(),
-            rule: rule.into(),
-        }
-    }
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.path, self.rule)
-    }
-}
-
-impl std::error::Error for Violation {}
+/// A broken rule that refuses a send: a [`Finding`](crate::Finding).
+pub type Violation = crate::Finding;
 
 /// Every rule a request breaks; never empty when returned as an error.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,8 +102,8 @@ impl std::error::Error for Violations {}
 
 /// Checks the JSON body of an operation before it is sent: the body is
 /// parsed into the operation's request type (a parse failure is a violation
-/// at the offending path) and the matching check runs. Operations without a
-/// check pass.
+/// at the offending path; `null` members count as absent) and the matching
+/// check runs. Operations without a check pass.
 ///
 /// `operation_id` may be spelled as in the OpenAPI documents
 /// (`createSession`) or as progenitor reports it to request hooks
@@ -126,41 +118,43 @@ pub fn check_request(operation_id: &str, body: &[u8]) -> Result<(), Violations> 
     match operation_id {
         #[cfg(feature = "payment-page")]
         "createSession" | "create_session" => {
-            parsed(body).and_then(|request| basket::check_session_request(&request))
+            parse_body(body).and_then(|request| basket::check_session_request(&request))
         }
         #[cfg(feature = "bank-accounts")]
         "storeBankAccount" | "store_bank_account" => {
-            parsed(body).and_then(|request| iban::check_bank_account(&request))
+            parse_body(body).and_then(|request| bank_account::check_bank_account(&request))
         }
         #[cfg(feature = "shop-config")]
-        "updateShopConfiguration" | "update_shop_configuration" => parsed(body)
+        "updateShopConfiguration" | "update_shop_configuration" => parse_body(body)
             .and_then(|configuration| shop_config::check_shop_configuration(&configuration)),
         _ => Ok(()),
     }
 }
 
 /// Parses a request body, naming the path of the first field that does not
-/// fit the type. serde's messages state types and lengths, never the
-/// string values, so no IBAN ends up in the rule.
+/// fit the type. `null` members are dropped first (null is absence), and a
+/// number no decimal holds exactly is refused, never rounded. serde's
+/// messages state types and lengths, never the string values, so no IBAN
+/// ends up in the rule.
 #[cfg(any(
     feature = "payment-page",
     feature = "bank-accounts",
     feature = "shop-config"
 ))]
-fn parsed<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Violations> {
+pub fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Violations> {
     let text =
         std::str::from_utf8(body).map_err(|_| Violation::new("$", "the body is not UTF-8 text"))?;
-    psi_runtime::parse_json(text)
+    psi_runtime::parse_json_ignoring_nulls(text)
         .map_err(|error| Violation::new(json_path(&error.field), error.rule).into())
 }
 
+/// Turns a path from [`psi_runtime::parse_json`] (`order_data.items[0]`,
+/// `$` for the root) into a JSON path (`$.order_data.items[0]`).
 #[cfg(any(
     feature = "payment-page",
     feature = "bank-accounts",
     feature = "shop-config"
 ))]
-/// Turns a path from [`psi_runtime::parse_json`] (`order_data.items[0]`,
-/// `$` for the root) into a JSON path (`$.order_data.items[0]`).
 pub(crate) fn json_path(field: &str) -> String {
     match field {
         "" | "$" | "." => "$".to_owned(),
@@ -229,6 +223,40 @@ mod tests {
         assert_eq!(found.paths(), ["$"]);
     }
 
+    #[cfg(feature = "payment-page")]
+    #[test]
+    fn null_members_are_absent_in_a_session_body() {
+        // null lists, a null total (skipped like a missing one) and a null
+        // gross amount (nothing to compare): all pass.
+        let body = br#"{"order_data":{"buyer":null,"shop_baskets":[{"gross_amount":10,"special_items":null,"vats":null,"items":[{"quantity":1,"gross_total_price":10},{"quantity":2,"gross_total_price":null}]},{"gross_amount":null,"items":[{"gross_total_price":3}]}]},"url_data":null}"#;
+        assert_eq!(check_request("createSession", body), Ok(()));
+    }
+
+    #[cfg(feature = "payment-page")]
+    #[test]
+    fn an_amount_a_decimal_cannot_hold_is_refused_with_its_path() {
+        for amount in [
+            "1e400",
+            "123456789012345678901234567890",
+            "9.990000000000000000000000000001",
+        ] {
+            let body = format!(
+                r#"{{"order_data":{{"shop_baskets":[{{"gross_amount":{amount},"items":[]}}]}}}}"#
+            );
+            let found = check_request("createSession", body.as_bytes()).unwrap_err();
+            assert_eq!(
+                found.paths(),
+                ["$.order_data.shop_baskets[0].gross_amount"],
+                "{amount}"
+            );
+            assert!(
+                found.to_string().contains("refused rather than rounded"),
+                "{found}"
+            );
+            assert!(!found.to_string().contains("serde_json"), "{found}");
+        }
+    }
+
     #[cfg(feature = "bank-accounts")]
     #[test]
     fn a_bank_account_body_never_echoes_the_iban() {
@@ -243,13 +271,25 @@ mod tests {
         let found = check_request("store_bank_account", body.as_bytes()).unwrap_err();
         assert_eq!(found.paths(), ["$.iban"]);
         assert!(!found.to_string().contains("3704"), "{found}");
+
+        let body =
+            r#"{"owner":"Erika Mustermann","iban":"DE89 3704 0044 0532 0130 00","bic":null}"#;
+        assert_eq!(check_request("storeBankAccount", body.as_bytes()), Ok(()));
     }
 
     #[cfg(feature = "shop-config")]
     #[test]
     fn a_shop_configuration_body_is_parsed_and_checked() {
-        let body = br#"{"name":" ","address":{"street":"S","city":"C","postal_code":"1","country_code":"XX"},"legal":{"name":"N","legal_form":"GmbH","commercial_register_number":"HRB 1","registration_office":"AG","tax_number":"1"}}"#;
+        let body = br#"{"name":" ","address":{"street":"S","city":"C","postal_code":"1","country_code":"XX"},"legal":{"name":"N","legal_form":"GmbH","commercial_register_number":"HRB 1","registration_office":"AG","tax_number":null,"vat_id_number":null}}"#;
         let found = check_request("updateShopConfiguration", body).unwrap_err();
-        assert_eq!(found.paths(), ["$.name", "$.address.country_code"]);
+        assert_eq!(found.paths(), ["$.address.country_code", "$.legal"]);
+
+        let missing = br#"{"name":null,"address":{"street":"S","city":"C","postal_code":"1","country_code":"DE"},"legal":{"name":"N","legal_form":"GmbH","commercial_register_number":"HRB 1","registration_office":"AG","tax_number":"1"}}"#;
+        let found = check_request("updateShopConfiguration", missing).unwrap_err();
+        assert_eq!(found.paths(), ["$"]);
+        assert!(
+            found.to_string().contains("missing field `name`"),
+            "{found}"
+        );
     }
 }

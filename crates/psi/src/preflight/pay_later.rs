@@ -2,6 +2,11 @@
 //! the service returns: a postponement is 14 to 150 days, and the new due
 //! date is the old one plus that many days.
 //!
+//! The client sees a postponement only in responses (a booking request
+//! carries just the offer_id), so nothing here refuses a send: these are
+//! response checks a caller may run ([`crate::advice::pay_later_offers`]
+//! returns the same as a list), and no call fails by them.
+//!
 //! Paths use the wire names, including the capital L of `pay_Later_offers`.
 
 use chrono::{NaiveDate, TimeDelta};

@@ -1,0 +1,46 @@
+//! Advice: consistency findings that the specification does not state as
+//! rules, for callers who want them. They never refuse a send (that is
+//! [`crate::preflight`], which holds only the stated rules); call these
+//! yourself, before sending or on what the service returned.
+//!
+//! Each function returns every finding at once, each with the JSON path of
+//! the field and what looks wrong; an empty list means nothing to report.
+//!
+//! ```
+//! # #[cfg(feature = "payment-page")] {
+//! let request = psi::payment_page::types::SessionRequest::default();
+//! for finding in psi::advice::session_request(&request) {
+//!     eprintln!("advice: {finding}");
+//! }
+//! # }
+//! ```
+
+#[cfg(feature = "bank-accounts")]
+mod bank_account;
+#[cfg(feature = "payment-page")]
+mod basket;
+#[cfg(feature = "shop-config")]
+mod shop_config;
+
+#[cfg(feature = "bank-accounts")]
+pub use bank_account::bank_account;
+#[cfg(feature = "payment-page")]
+pub use basket::session_request;
+#[cfg(feature = "shop-config")]
+pub use shop_config::shop_configuration;
+
+pub use crate::Finding;
+
+/// Pay later offers whose postponement is outside 14..=150 days or whose
+/// `new_due_date` is not `current_due_date` + `delta_due_date`.
+#[cfg(feature = "pay-later")]
+pub fn pay_later_offers(response: &psi_pay_later::types::PayLaterOffersResponse) -> Vec<Finding> {
+    crate::preflight::check_offers(response).map_or_else(|found| found.0, |()| Vec::new())
+}
+
+/// A pay later booking whose postponement is outside 14..=150 days or whose
+/// `new_due_date` is not `original_due_date` + `delta_due_date`.
+#[cfg(feature = "pay-later")]
+pub fn pay_later_booking(response: &psi_pay_later::types::PayLaterBookingResponse) -> Vec<Finding> {
+    crate::preflight::check_booking(response).map_or_else(|found| found.0, |()| Vec::new())
+}
