@@ -12,13 +12,65 @@ mod shop_config;
 mod storefront;
 mod transaction_status;
 
+use psi::{Api, Credentials, Environment};
 use psi_sandbox::Sandbox;
 
 /// A sandbox and a client of it.
 pub async fn sandbox() -> (Sandbox, psi::Client) {
     let sandbox = Sandbox::start().await.expect("the sandbox starts");
-    let client = sandbox.client();
+    let client = client(&sandbox);
     (sandbox, client)
+}
+
+/// The sandbox's environment, from its addresses.
+pub fn environment(sandbox: &Sandbox) -> Environment {
+    let addresses = sandbox.addresses();
+    Environment::new(&addresses.base_url, &addresses.api_url, &addresses.auth_url)
+        .and_then(|environment| environment.with_platform_url(&addresses.platform_url))
+        .expect("the sandbox's addresses are absolute http URLs")
+}
+
+/// The demo merchant's credentials.
+pub fn credentials() -> Credentials {
+    Credentials::new(psi_sandbox::DEMO_CLIENT_ID, psi_sandbox::DEMO_CLIENT_SECRET)
+}
+
+/// A `psi::Client` of `sandbox` with the demo credentials, built only from
+/// what the sandbox publishes: its addresses and the demo credentials.
+pub fn client(sandbox: &Sandbox) -> psi::Client {
+    psi::Client::builder()
+        .environment(environment(sandbox))
+        .credentials(credentials())
+        .platform_credentials(Credentials::new(
+            psi_sandbox::DEMO_PLATFORM_CLIENT_ID,
+            psi_sandbox::DEMO_PLATFORM_CLIENT_SECRET,
+        ))
+        // TODO(shop-config-url): set the shop configuration URL here
+        // (`sandbox.addresses().shop_config_url`) once `Environment` has it;
+        // until then `shop_config_client` serves that API.
+        .audience(Api::ShopConfig, sandbox.addresses().shop_config_audience)
+        .build()
+        .expect("the sandbox's settings are complete")
+}
+
+/// [`client`] with `{api_url}` at the sandbox's shop configuration base,
+/// for the shop configuration API only: psi puts that API at `{api_url}`,
+/// and the specification gives it no address of its own.
+// TODO(shop-config-url): remove; use `client` once it sets the URL.
+pub fn shop_config_client(sandbox: &Sandbox) -> psi::Client {
+    let addresses = sandbox.addresses();
+    let environment = Environment::new(
+        &addresses.base_url,
+        &addresses.shop_config_url,
+        &addresses.auth_url,
+    )
+    .expect("the sandbox's addresses are absolute http URLs");
+    psi::Client::builder()
+        .environment(environment)
+        .credentials(credentials())
+        .audience(Api::ShopConfig, addresses.shop_config_audience)
+        .build()
+        .expect("the sandbox's settings are complete")
 }
 
 /// The field notes' consistent basket as a session request (gross 43.8).

@@ -8,7 +8,7 @@
 //! the hosted page, a seeded storefront order) then wait for you or are
 //! skipped, and say so.
 
-use psi::{Api, Client};
+use psi::{Api, Client, Credentials, Environment};
 use psi_sandbox::{Control, Sandbox};
 use std::time::Duration;
 
@@ -18,6 +18,10 @@ type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 struct Day {
     client: Client,
+    /// The client for the shop configuration API, whose address the
+    /// specification does not give (the sandbox serves it at its own base).
+    // TODO(shop-config-url): drop once `Environment` has the shop config URL.
+    shop_config: Client,
     /// The sandbox's control API; `None` against a real environment.
     control: Option<Control>,
     receiver: webhook_receiver::Receiver,
@@ -35,13 +39,18 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run() -> Result {
-    let (client, sandbox) = if std::env::var_os("PSI_API_URL").is_some() {
+    let (client, shop_config, sandbox) = if std::env::var_os("PSI_API_URL").is_some() {
         println!("Using the environment from PSI_* variables.\n");
-        (Client::from_env()?, None)
+        let client = Client::from_env()?;
+        (client.clone(), client, None)
     } else {
         let sandbox = Sandbox::start().await?;
         println!("Started the embedded sandbox at {}.\n", sandbox.url());
-        (sandbox.client(), Some(sandbox))
+        (
+            sandbox_client(&sandbox)?,
+            sandbox_shop_config_client(&sandbox)?,
+            Some(sandbox),
+        )
     };
     let secret = std::env::var("PSI_WEBHOOK_SECRET")
         .unwrap_or_else(|_| psi_sandbox::DEMO_WEBHOOK_SECRET.to_owned());
@@ -49,8 +58,57 @@ async fn run() -> Result {
         control: sandbox.as_ref().map(Sandbox::control),
         receiver: webhook_receiver::Receiver::start(&secret).await?,
         client,
+        shop_config,
     };
+    if let Some(control) = &day.control {
+        // The invoice notification goes to webhook subscriptions, which a
+        // merchant registers with the provider; the sandbox's control API
+        // plays that registration.
+        control
+            .subscribe_invoice_webhooks(&day.receiver.url())
+            .await?;
+    }
     day.run().await
+}
+
+/// A client of the embedded sandbox: its addresses and demo credentials.
+fn sandbox_client(sandbox: &Sandbox) -> Result<Client> {
+    let addresses = sandbox.addresses();
+    let environment =
+        Environment::new(&addresses.base_url, &addresses.api_url, &addresses.auth_url)?
+            .with_platform_url(&addresses.platform_url)?;
+    Ok(Client::builder()
+        .environment(environment)
+        .credentials(Credentials::new(
+            psi_sandbox::DEMO_CLIENT_ID,
+            psi_sandbox::DEMO_CLIENT_SECRET,
+        ))
+        .platform_credentials(Credentials::new(
+            psi_sandbox::DEMO_PLATFORM_CLIENT_ID,
+            psi_sandbox::DEMO_PLATFORM_CLIENT_SECRET,
+        ))
+        .audience(Api::ShopConfig, addresses.shop_config_audience)
+        .build()?)
+}
+
+/// The sandbox client with `{api_url}` at the sandbox's shop configuration
+/// base, for that API only.
+// TODO(shop-config-url): set the shop config URL in `sandbox_client` instead.
+fn sandbox_shop_config_client(sandbox: &Sandbox) -> Result<Client> {
+    let addresses = sandbox.addresses();
+    let environment = Environment::new(
+        &addresses.base_url,
+        &addresses.shop_config_url,
+        &addresses.auth_url,
+    )?;
+    Ok(Client::builder()
+        .environment(environment)
+        .credentials(Credentials::new(
+            psi_sandbox::DEMO_CLIENT_ID,
+            psi_sandbox::DEMO_CLIENT_SECRET,
+        ))
+        .audience(Api::ShopConfig, addresses.shop_config_audience)
+        .build()?)
 }
 
 fn step(number: u32, title: &str) {
@@ -159,7 +217,7 @@ impl Day {
         step(9, "Shop configuration update");
         let configuration = psi_sandbox::demo::shop_configuration();
         let updated = self
-            .client
+            .shop_config
             .shop_config()
             .update_shop_configuration()
             .partner_profile_id("partner-1")
