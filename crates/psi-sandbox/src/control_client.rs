@@ -81,8 +81,23 @@ impl Control {
         self.call(path, request).await
     }
 
-    /// GETs `/__sandbox/<path>` and returns the JSON answer.
+    /// GETs `/__sandbox/<path>` and returns the JSON answer, whatever its
+    /// status (a 404 answers `{"error"}` or the API's error body).
     pub async fn get(&self, path: &str) -> Result<Value, ControlError> {
+        let response = self
+            .http
+            .get(self.address(path))
+            .send()
+            .await
+            .map_err(|e| ControlError(e.to_string()))?;
+        response
+            .json()
+            .await
+            .map_err(|e| ControlError(e.to_string()))
+    }
+
+    /// GETs `/__sandbox/<path>`; a status other than 2xx is an error.
+    async fn get_ok(&self, path: &str) -> Result<Value, ControlError> {
         let request = self.http.get(self.address(path));
         self.call(path, request).await
     }
@@ -123,13 +138,13 @@ impl Control {
 
     /// The sandbox's time, in the offset it keeps its times in (+01:00).
     pub async fn now(&self) -> Result<DateTime<FixedOffset>, ControlError> {
-        let about = self.get("").await?;
+        let about = self.get_ok("").await?;
         Self::typed("now", about["now"].clone())
     }
 
     /// The record of every session, oldest first.
     pub async fn sessions(&self) -> Result<Vec<SessionRecord>, ControlError> {
-        Self::typed("sessions", self.get("sessions").await?)
+        Self::typed("sessions", self.get_ok("sessions").await?)
     }
 
     /// What the sandbox stored for a completed session's transaction.
@@ -137,7 +152,9 @@ impl Control {
         &self,
         transaction_id: &str,
     ) -> Result<StoredTransaction, ControlError> {
-        let answer = self.get(&format!("transactions/{transaction_id}")).await?;
+        let answer = self
+            .get_ok(&format!("transactions/{transaction_id}"))
+            .await?;
         Self::typed("transaction", answer)
     }
 

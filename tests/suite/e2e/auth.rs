@@ -17,7 +17,7 @@ async fn raw_get(url: &str, bearer: Option<&str>) -> u16 {
 async fn wrong_credentials_get_401_with_a_typed_error() {
     let (sandbox, _) = sandbox().await;
     let client = psi::Client::builder()
-        .environment(sandbox.environment())
+        .environment(super::environment(&sandbox))
         .credentials(psi::Credentials::new(
             psi_sandbox::DEMO_CLIENT_ID,
             "not-the-secret",

@@ -389,8 +389,8 @@ async fn an_invalid_iban_is_422_from_the_service_and_caught_by_the_client_first(
 
     // Without them, the service answers 422 naming $.iban, not the IBAN.
     let unchecked = psi::Client::builder()
-        .environment(sandbox.environment())
-        .credentials(sandbox.credentials())
+        .environment(super::environment(&sandbox))
+        .credentials(super::credentials())
         .skip_preflight()
         .build()
         .expect("a client");
