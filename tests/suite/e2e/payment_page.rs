@@ -46,7 +46,7 @@ fn paths(decline: &Decline) -> Vec<String> {
 /// A client that sends what it is given, so the sandbox's own checks answer.
 fn unchecked_client(sandbox: &Sandbox) -> psi::Client {
     psi::Client::builder()
-        .environment(super::environment(&sandbox))
+        .environment(super::environment(sandbox))
         .credentials(super::credentials())
         .skip_preflight()
         .build()

@@ -239,7 +239,7 @@ async fn an_unknown_partner_profile_is_a_404() {
 
 #[tokio::test]
 async fn a_missing_or_foreign_token_is_a_401_with_a_message() {
-    let (sandbox, client) = sandbox().await;
+    let (sandbox, _) = sandbox().await;
     let url = put_url(&sandbox);
     let body = full_configuration();
     let missing = reqwest::Client::new()
