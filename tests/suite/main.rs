@@ -1,10 +1,12 @@
 //! The cross-crate test suite: one test binary, one module per concern.
 
+mod audiences;
 mod constrained;
 mod e2e;
 mod examples;
 mod generation;
 mod include;
+mod known_answers;
 mod lint;
 mod money;
 mod nulls;

@@ -8,7 +8,7 @@
 //! (a separate process, 2 threads, 32 connections, 10 s) then asks for the
 //! transaction status of random stored ids with a valid bearer token.
 
-use psi_sandbox::{Sandbox, Transaction};
+use psi_sandbox::Sandbox;
 
 use std::process::Command;
 use std::time::Duration;
@@ -26,65 +26,41 @@ fn resident_mib() -> f64 {
     kib / 1024.0
 }
 
-/// A transaction whose order differs from every other one (its own ids),
-/// as a merchant's would: nothing can be shared between them.
-fn transaction(
-    index: usize,
-    template: &psi::payment_page::types::SessionRequest,
-    now: chrono::DateTime<chrono::FixedOffset>,
-) -> Transaction {
-    let mut request = template.clone();
-    if let Some(order) = request.order_data.as_mut() {
-        order.partner_transaction_id = Some(format!("order-{index}"));
-        for basket in &mut order.shop_baskets {
-            basket.shop_transaction_id = Some(format!("SO-{index}"));
-        }
-    }
-    Transaction {
-        id: psi_sandbox::state::TransactionId::from_number(index as u64),
-        session_id: uuid::Uuid::new_v4(),
-        created: now,
-        request: psi_sandbox::StoredRequest::new(&request),
-        payment_option: "OPEN_INVOICE".into(),
-        transfer_type: "BANK_TRANSFER".into(),
-        correspondence_id: uuid::Uuid::new_v4(),
-        due_date: now.date_naive() + chrono::Days::new(14),
-    }
+/// A token for the transaction status API, from the sandbox's token
+/// server, as any client would fetch it.
+async fn transaction_status_token(sandbox: &Sandbox) -> String {
+    let answer: serde_json::Value = reqwest::Client::new()
+        .post(format!("{}/oauth/token", sandbox.addresses().auth_url))
+        .json(&serde_json::json!({
+            "client_id": psi_sandbox::DEMO_CLIENT_ID,
+            "client_secret": psi_sandbox::DEMO_CLIENT_SECRET,
+            "audience": format!("{}/transaction/status/v2/transactions", sandbox.addresses().api_url),
+            "grant_type": "client_credentials",
+        }))
+        .send()
+        .await
+        .expect("the token server answers")
+        .json()
+        .await
+        .expect("a token response");
+    answer["access_token"]
+        .as_str()
+        .expect("an access token")
+        .to_owned()
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let before = resident_mib();
     let sandbox = Sandbox::start().await.expect("the sandbox starts");
-    let template = psi_sandbox::demo::session_request("https://shop.example.com/webhook");
-    let now = sandbox.state().clock.now_local();
     let started = resident_mib();
-    {
-        let mut data = sandbox.state().data();
-        for index in 0..TRANSACTIONS {
-            let stored = transaction(index, &template, now);
-            data.transactions.insert(stored);
-        }
-    }
-    let blob_bytes: usize = sandbox
-        .state()
-        .data()
-        .transactions
-        .values()
-        .map(|t| t.request.stored_len())
-        .sum();
+    // Distinct orders (their own references), as a merchant's would be.
+    let blob_bytes = sandbox.seed_transactions(TRANSACTIONS);
     let stored = resident_mib();
-    println!(
-        "stored requests: {} bytes each on average (deflated JSON)",
-        blob_bytes / TRANSACTIONS
-    );
+    println!("stored requests: {blob_bytes} bytes each on average (deflated JSON)");
     println!("memory: {before:.1} MiB before the sandbox, {started:.1} MiB running, {stored:.1} MiB with {TRANSACTIONS} transactions (+{:.1} MiB)", stored - started);
 
-    let token = sandbox
-        .client()
-        .token(psi::Api::TransactionStatus)
-        .await
-        .expect("a token");
+    let token = transaction_status_token(&sandbox).await;
     // One lookup answers 200 before the load starts.
     let probe = reqwest::Client::new()
         .get(format!(
@@ -92,7 +68,7 @@ async fn main() {
             sandbox.url(),
             4711
         ))
-        .bearer_auth(token.expose())
+        .bearer_auth(&token)
         .send()
         .await
         .expect("the sandbox answers");
@@ -105,7 +81,7 @@ async fn main() {
     )
     .expect("the wrk script is written");
     let url = sandbox.url().to_owned();
-    let authorization = format!("Authorization: Bearer {}", token.expose());
+    let authorization = format!("Authorization: Bearer {token}");
     let output = tokio::task::spawn_blocking(move || {
         Command::new("wrk")
             .args(["-t2", "-c32", "-d10s", "--latency", "-s"])

@@ -1,11 +1,15 @@
 //! The token server and the platform's token endpoint: signed JWTs with
 //! `aud` and `exp`, checked by every API.
 //!
-//! A token is issued for one audience (the address of one API, as in the
-//! specification's table) and every API rejects a missing, expired,
-//! tampered or wrong-audience token with 401.
+//! A token is issued for one audience of the sandbox's own table
+//! ([`crate::audiences`]) and every API accepts only a token whose `aud` is
+//! exactly its own audience: a token for one API is refused (401) by every
+//! other. A missing, unsigned (`alg: none`), wrongly signed or expired
+//! token is refused with 401 too.
 
+use crate::audiences::{self, Service, PLATFORM_AUDIENCE};
 use crate::errors::parse_body;
+use crate::media_type::{self, Expected};
 use crate::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -13,11 +17,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
-use psi::Api;
 use serde::{Deserialize, Serialize};
-
-/// The audience of the storefront platform's own tokens.
-const PLATFORM_AUDIENCE: &str = "platform";
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Claims {
@@ -52,12 +52,26 @@ pub fn routes() -> Router<AppState> {
         .route("/api/oauth/token", post(platform_token))
 }
 
-fn unauthorized(reason: &str) -> Response {
+/// An error of the token server, in the token API's error body shape
+/// (`{"error", "error_description"}`).
+fn token_error(status: StatusCode, error: &str, description: &str) -> Response {
     (
-        StatusCode::UNAUTHORIZED,
-        Json(serde_json::json!({"error": "invalid_client", "error_description": reason})),
+        status,
+        Json(serde_json::json!({"error": error, "error_description": description})),
     )
         .into_response()
+}
+
+fn unauthorized(reason: &str) -> Response {
+    token_error(StatusCode::UNAUTHORIZED, "invalid_client", reason)
+}
+
+/// An error of the platform's token endpoint, in its declared shape
+/// (`{"errors": [{status, title, detail}]}`).
+fn platform_error(status: StatusCode, detail: &str) -> Response {
+    let title = status.canonical_reason().unwrap_or("Error");
+    let body = serde_json::json!({"errors": [{"status": status.as_str(), "title": title, "detail": detail}]});
+    (status, Json(body)).into_response()
 }
 
 fn issue(state: &AppState, audience: &str, subject: &str, scope: Option<String>) -> Response {
@@ -72,35 +86,89 @@ fn issue(state: &AppState, audience: &str, subject: &str, scope: Option<String>)
     };
     match jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &state.keys.encoding) {
         Ok(token) => Json(serde_json::json!({"access_token": token, "expires_in": lifetime, "token_type": "Bearer"})).into_response(),
-        Err(error) => (StatusCode::INTERNAL_SERVER_ERROR, Json(serde_json::json!({"error": error.to_string()}))).into_response(),
+        Err(error) => token_error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", &error.to_string()),
     }
 }
 
-async fn service_token(State(state): State<AppState>, body: axum::body::Bytes) -> Response {
+/// The fields of a token request, each checked for presence and type.
+struct TokenRequest {
+    client_id: String,
+    client_secret: String,
+    audience: String,
+}
+
+/// Reads the token request: every field is required (the document marks
+/// only two, the specification's table lists four), `grant_type` must be
+/// `client_credentials`. The error names the field.
+fn token_request(body: &[u8]) -> Result<TokenRequest, Response> {
+    let invalid =
+        |description: String| token_error(StatusCode::BAD_REQUEST, "invalid_request", &description);
+    let document: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|error| invalid(format!("the body is not JSON: {error}")))?;
+    if !document.is_object() {
+        return Err(invalid("the body must be a JSON object".to_owned()));
+    }
+    let field = |name: &str| match document.get(name) {
+        None | Some(serde_json::Value::Null) => Err(invalid(format!("{name} is required"))),
+        Some(serde_json::Value::String(text)) => Ok(text.clone()),
+        Some(_) => Err(invalid(format!("{name} must be a string"))),
+    };
+    let request = TokenRequest {
+        client_id: field("client_id")?,
+        client_secret: field("client_secret")?,
+        audience: field("audience")?,
+    };
+    if field("grant_type")? != "client_credentials" {
+        return Err(token_error(
+            StatusCode::BAD_REQUEST,
+            "unsupported_grant_type",
+            "grant_type must be client_credentials",
+        ));
+    }
+    Ok(request)
+}
+
+async fn service_token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
     if let Some(fault) = crate::faults::inject(&state, "getToken").await {
         return fault;
     }
-    let request: psi_token::types::TokenRequest = match parse_body(&body) {
+    if let Err(expected) = media_type::check(&headers, &body, Expected::Json) {
+        let status = StatusCode::UNSUPPORTED_MEDIA_TYPE;
+        return token_error(status, "invalid_request", &expected.message());
+    }
+    let request = match token_request(&body) {
         Ok(request) => request,
         Err(response) => return response,
     };
     if request.client_id != crate::DEMO_CLIENT_ID
-        || request.client_secret.expose() != crate::DEMO_CLIENT_SECRET
+        || request.client_secret != crate::DEMO_CLIENT_SECRET
     {
         return unauthorized("unknown client or wrong secret");
     }
-    let Some(audience) = request.audience else {
-        return (StatusCode::BAD_REQUEST, Json(serde_json::json!({"error": "invalid_request", "error_description": "audience is required"}))).into_response();
-    };
-    if !state.audiences().contains(&audience) {
-        return (StatusCode::BAD_REQUEST, Json(serde_json::json!({"error": "invalid_target", "error_description": "unknown audience"}))).into_response();
+    if !audiences::token_server_audiences(&state.url).contains(&request.audience) {
+        let description = format!(
+            "audience {} is not an API of this sandbox",
+            request.audience
+        );
+        return token_error(StatusCode::BAD_REQUEST, "invalid_target", &description);
     }
-    issue(&state, &audience, &request.client_id, None)
+    issue(&state, &request.audience, &request.client_id, None)
 }
 
-async fn platform_token(State(state): State<AppState>, body: axum::body::Bytes) -> Response {
+async fn platform_token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
     if let Some(fault) = crate::faults::inject(&state, "getPlatformToken").await {
         return fault;
+    }
+    if let Err(expected) = media_type::check(&headers, &body, Expected::Json) {
+        return platform_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &expected.message());
     }
     let request: psi_storefront::types::PlatformTokenRequest = match parse_body(&body) {
         Ok(request) => request,
@@ -146,7 +214,7 @@ impl Refusal {
 
 /// Checks the bearer token of a call to `api`: signature, expiry by the
 /// sandbox clock, audience and (for the platform) scope `write`.
-pub fn require(state: &AppState, headers: &HeaderMap, api: Api) -> Result<Claims, Refusal> {
+pub fn require(state: &AppState, headers: &HeaderMap, api: Service) -> Result<Claims, Refusal> {
     let token = headers
         .get(axum::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -164,14 +232,11 @@ pub fn require(state: &AppState, headers: &HeaderMap, api: Api) -> Result<Claims
     if claims.exp <= state.clock.now().timestamp() {
         return Err(Refusal::Expired);
     }
-    let expected = match api {
-        Api::Storefront => PLATFORM_AUDIENCE.to_owned(),
-        other => state.audience_of(other),
-    };
+    let expected = audiences::audience_of(&state.url, api);
     if claims.aud != expected {
         return Err(Refusal::WrongAudience);
     }
-    if api == Api::Storefront
+    if api == Service::Storefront
         && !claims
             .scope
             .as_deref()
@@ -186,7 +251,7 @@ pub fn require(state: &AppState, headers: &HeaderMap, api: Api) -> Result<Claims
 pub fn require_or_decline(
     state: &AppState,
     headers: &HeaderMap,
-    api: Api,
+    api: Service,
 ) -> Result<Claims, Response> {
     require(state, headers, api).map_err(|refusal| {
         crate::errors::decline(StatusCode::UNAUTHORIZED, &[refusal.reason()], Vec::new())

@@ -1,6 +1,43 @@
 //! A typed client of the test-control API, for tests and the quickstart.
 
+use chrono::{DateTime, FixedOffset, NaiveDate};
+use psi_payment_page::types::{OrderData, SessionRecord};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+
+/// A stored transaction as `GET /__sandbox/transactions/{id}` answers it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredTransaction {
+    pub transaction_id: String,
+    /// The completed session's id.
+    pub session_id: String,
+    pub created: DateTime<FixedOffset>,
+    /// What the buyer chose, e.g. `OPEN_INVOICE`.
+    pub payment_option: String,
+    /// E.g. `BANK_TRANSFER`.
+    pub transfer_type: String,
+    /// The invoice's correspondence id.
+    pub correspondence_id: uuid::Uuid,
+    /// The invoice's due date (moved by a pay later booking).
+    pub due_date: NaiveDate,
+    /// The order data of the session request, as stored.
+    pub order_data: Option<OrderData>,
+}
+
+impl StoredTransaction {
+    pub(crate) fn of(transaction: &crate::Transaction) -> Self {
+        Self {
+            transaction_id: transaction.id.to_string(),
+            session_id: transaction.session_id.to_string(),
+            created: transaction.created,
+            payment_option: transaction.payment_option.to_string(),
+            transfer_type: transaction.transfer_type.to_string(),
+            correspondence_id: transaction.correspondence_id,
+            due_date: transaction.due_date,
+            order_data: transaction.request.get().order_data,
+        }
+    }
+}
 
 /// Calls `/__sandbox/...` of one sandbox.
 #[derive(Debug, Clone)]
@@ -29,12 +66,54 @@ impl Control {
         }
     }
 
+    /// `/__sandbox/<path>`, or `/__sandbox` itself for an empty path.
+    fn address(&self, path: &str) -> String {
+        if path.is_empty() {
+            format!("{}{}", self.url, crate::control::PREFIX)
+        } else {
+            format!("{}{}/{path}", self.url, crate::control::PREFIX)
+        }
+    }
+
     /// POSTs `body` to `/__sandbox/<path>` and returns the JSON answer.
     pub async fn post(&self, path: &str, body: Value) -> Result<Value, ControlError> {
+        let request = self.http.post(self.address(path)).json(&body);
+        self.call(path, request).await
+    }
+
+    /// GETs `/__sandbox/<path>` and returns the JSON answer, whatever its
+    /// status (a 404 answers `{"error"}` or the API's error body).
+    pub async fn get(&self, path: &str) -> Result<Value, ControlError> {
         let response = self
             .http
-            .post(format!("{}/__sandbox/{path}", self.url))
-            .json(&body)
+            .get(self.address(path))
+            .send()
+            .await
+            .map_err(|e| ControlError(e.to_string()))?;
+        response
+            .json()
+            .await
+            .map_err(|e| ControlError(e.to_string()))
+    }
+
+    /// GETs `/__sandbox/<path>`; a status other than 2xx is an error.
+    async fn get_ok(&self, path: &str) -> Result<Value, ControlError> {
+        let request = self.http.get(self.address(path));
+        self.call(path, request).await
+    }
+
+    /// DELETEs `/__sandbox/<path>`.
+    pub async fn delete(&self, path: &str) -> Result<Value, ControlError> {
+        let request = self.http.delete(self.address(path));
+        self.call(path, request).await
+    }
+
+    async fn call(
+        &self,
+        path: &str,
+        request: reqwest::RequestBuilder,
+    ) -> Result<Value, ControlError> {
+        let response = request
             .send()
             .await
             .map_err(|e| ControlError(e.to_string()))?;
@@ -53,17 +132,30 @@ impl Control {
         })
     }
 
-    pub async fn get(&self, path: &str) -> Result<Value, ControlError> {
-        let response = self
-            .http
-            .get(format!("{}/__sandbox/{path}", self.url))
-            .send()
-            .await
-            .map_err(|e| ControlError(e.to_string()))?;
-        response
-            .json()
-            .await
-            .map_err(|e| ControlError(e.to_string()))
+    fn typed<T: serde::de::DeserializeOwned>(what: &str, value: Value) -> Result<T, ControlError> {
+        serde_json::from_value(value).map_err(|e| ControlError(format!("{what}: {e}")))
+    }
+
+    /// The sandbox's time, in the offset it keeps its times in (+01:00).
+    pub async fn now(&self) -> Result<DateTime<FixedOffset>, ControlError> {
+        let about = self.get_ok("").await?;
+        Self::typed("now", about["now"].clone())
+    }
+
+    /// The record of every session, oldest first.
+    pub async fn sessions(&self) -> Result<Vec<SessionRecord>, ControlError> {
+        Self::typed("sessions", self.get_ok("sessions").await?)
+    }
+
+    /// What the sandbox stored for a completed session's transaction.
+    pub async fn transaction(
+        &self,
+        transaction_id: &str,
+    ) -> Result<StoredTransaction, ControlError> {
+        let answer = self
+            .get_ok(&format!("transactions/{transaction_id}"))
+            .await?;
+        Self::typed("transaction", answer)
     }
 
     /// The buyer completes the session choosing `payment_option` (e.g.
@@ -138,8 +230,41 @@ impl Control {
         self.post("storefront/orders", order).await
     }
 
+    /// The next `count` calls to `operation` are processed (their state
+    /// changes happen), then answered `status` with `body` (`None`: no body
+    /// at all).
+    pub async fn answer_after_processing(
+        &self,
+        operation: &str,
+        status: u16,
+        body: Option<Value>,
+        count: u32,
+    ) -> Result<Value, ControlError> {
+        let mut fault = json!({"operation": operation, "after_processing": true, "status": status, "count": count});
+        if let Some(body) = body {
+            fault["body"] = body;
+        }
+        self.post("faults", fault).await
+    }
+
     /// The webhook deliveries so far (each with its attempts).
     pub async fn webhooks(&self) -> Result<Value, ControlError> {
         self.get("webhooks").await
+    }
+
+    /// Subscribes `url` to the invoice notifications.
+    pub async fn subscribe_invoice_webhooks(&self, url: &str) -> Result<Value, ControlError> {
+        self.post("webhook-subscriptions", json!({ "url": url }))
+            .await
+    }
+
+    /// The invoice webhook subscriptions.
+    pub async fn webhook_subscriptions(&self) -> Result<Value, ControlError> {
+        self.get("webhook-subscriptions").await
+    }
+
+    /// Removes every invoice webhook subscription.
+    pub async fn clear_webhook_subscriptions(&self) -> Result<Value, ControlError> {
+        self.delete("webhook-subscriptions").await
     }
 }

@@ -1,8 +1,8 @@
 //! Demo data: the field notes' consistent order, as the quickstart, the
 //! end-to-end tests and the benchmarks use it.
 
-use psi::payment_page::types::SessionRequest;
-use psi::shop_config::types::ShopConfiguration;
+use psi_payment_page::types::SessionRequest;
+use psi_shop_config::types::ShopConfiguration;
 use serde_json::json;
 
 fn address() -> serde_json::Value {

@@ -40,6 +40,15 @@ pub fn decline_with(
     (status, Json(serde_json::json!({"decline": decline}))).into_response()
 }
 
+/// The 415 decline of the payment APIs, naming the expected media type.
+pub fn unsupported_media_type(expected: crate::media_type::Expected) -> Response {
+    decline(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        &["UNSUPPORTED_MEDIA_TYPE"],
+        vec![("Content-Type".to_owned(), expected.message())],
+    )
+}
+
 /// Parses a JSON body into a generated request type; a failure is a 400
 /// decline naming the JSON path of the field.
 pub fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Response> {

@@ -9,13 +9,20 @@
 //! sandbox. A test-control API under `/__sandbox` plays the buyer, the
 //! provider's back office and a flaky network (see [`control`]).
 //!
+//! The sandbox is the service's stand-in, not the client's mirror: it
+//! depends on no client code. Its audience table ([`audiences`]), webhook
+//! signer ([`signature`]) and media type rules ([`media_type`]) are written
+//! from the specification, so a client that misreads it is refused here.
+//! A client is pointed at it with [`Sandbox::addresses`] and the demo
+//! credentials ([`DEMO_CLIENT_ID`], ...).
+//!
 //! ```
 //! # #[tokio::main(flavor = "current_thread")]
 //! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let sandbox = psi_sandbox::Sandbox::start().await?;
-//! let client = sandbox.client();
-//! let token = client.token(psi::Api::PayLater).await?;
-//! assert!(!token.expose().is_empty());
+//! let addresses = sandbox.addresses();
+//! assert_eq!(addresses.shop_config_url, format!("{}/shop-config", sandbox.url()));
+//! assert!(sandbox.control().sessions().await?.is_empty());
 //! # Ok(()) }
 //! ```
 
@@ -23,18 +30,22 @@
 // it would only add noise to every handler.
 #![allow(clippy::result_large_err)]
 
-pub mod apis;
-pub mod auth;
-pub mod clock;
+mod apis;
+pub mod audiences;
+mod auth;
+mod clock;
 pub mod control;
 mod control_client;
 pub mod demo;
-pub mod errors;
-pub mod faults;
-pub mod state;
+mod errors;
+mod faults;
+pub mod media_type;
+pub mod signature;
+mod state;
 
-pub use control_client::Control;
-pub use state::{AppState, Shared, StoredRequest, Transaction};
+pub use audiences::Addresses;
+pub use control_client::{Control, ControlError, StoredTransaction};
+use state::{AppState, Shared, Transaction};
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -51,11 +62,12 @@ pub const DEMO_WEBHOOK_SECRET: &str = "sandbox-webhook-secret";
 pub const DEFAULT_PORT: u16 = 8787;
 
 /// The whole sandbox as one axum router.
-pub fn router(state: AppState) -> axum::Router {
+fn router(state: AppState) -> axum::Router {
     axum::Router::new()
         .merge(auth::routes())
         .merge(control::routes())
         .merge(apis::routes())
+        .layer(axum::middleware::from_fn(faults::after_processing))
         .with_state(state)
 }
 
@@ -110,27 +122,9 @@ impl Sandbox {
         self.address
     }
 
-    /// The psi environment pointing every address at this sandbox.
-    pub fn environment(&self) -> psi::Environment {
-        self.state.environment()
-    }
-
-    pub fn credentials(&self) -> psi::Credentials {
-        psi::Credentials::new(DEMO_CLIENT_ID, DEMO_CLIENT_SECRET)
-    }
-
-    pub fn platform_credentials(&self) -> psi::Credentials {
-        psi::Credentials::new(DEMO_PLATFORM_CLIENT_ID, DEMO_PLATFORM_CLIENT_SECRET)
-    }
-
-    /// A `psi::Client` for this sandbox with the demo credentials.
-    pub fn client(&self) -> psi::Client {
-        psi::Client::builder()
-            .environment(self.environment())
-            .credentials(self.credentials())
-            .platform_credentials(self.platform_credentials())
-            .build()
-            .expect("the sandbox's settings are complete")
+    /// Every address a client of this sandbox needs (see [`audiences`]).
+    pub fn addresses(&self) -> Addresses {
+        Addresses::of(self.url())
     }
 
     /// The test-control API of this sandbox.
@@ -138,9 +132,22 @@ impl Sandbox {
         Control::new(self.url())
     }
 
-    /// The state, for tests that inspect it directly.
-    pub fn state(&self) -> &AppState {
-        &self.state
+    /// Stores `count` transactions of the demo order, with the ids
+    /// `12-00000000000000000` upwards, each order with its own references;
+    /// answers the average bytes each stored request takes. For load and
+    /// memory measurements (`benches/lookups.rs`), where creating them
+    /// through sessions would measure the wrong thing.
+    pub fn seed_transactions(&self, count: usize) -> usize {
+        let template = demo::session_request("https://shop.example.com/webhook");
+        let now = self.state.clock.now_local();
+        let mut data = self.state.data();
+        let mut bytes = 0;
+        for index in 0..count {
+            let transaction = state::demo_transaction(index, &template, now);
+            bytes += transaction.request.stored_len();
+            data.transactions.insert(transaction);
+        }
+        bytes / count.max(1)
     }
 }
 

@@ -24,9 +24,9 @@ async fn main() -> std::io::Result<()> {
     let url = sandbox.url();
     println!("psi sandbox listening on {url}");
     println!();
-    println!(
-        "export PSI_BASE_URL={url} PSI_API_URL={url} PSI_AUTH_URL={url} PSI_PLATFORM_URL={url}"
-    );
+    // The shop configuration API has no address in the specification: the
+    // sandbox serves it under {url}/shop-config with that audience.
+    println!("{}", sandbox.addresses().exports());
     println!(
         "export PSI_CLIENT_ID={} PSI_CLIENT_SECRET={}",
         psi_sandbox::DEMO_CLIENT_ID,

@@ -5,7 +5,6 @@ use crate::auth::Keys;
 use crate::clock::Clock;
 use crate::faults::Fault;
 use chrono::{DateTime, FixedOffset};
-use psi::Api;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -37,39 +36,6 @@ impl Shared {
         }
     }
 
-    /// The sandbox's environment: every address is the sandbox itself.
-    pub fn environment(&self) -> psi::Environment {
-        psi::Environment::new(&self.url, &self.url, &self.url)
-            .and_then(|e| e.with_platform_url(&self.url))
-            .expect("the sandbox URL is an absolute http URL")
-    }
-
-    /// The audience a token for `api` must carry (the specification's table).
-    pub fn audience_of(&self, api: Api) -> String {
-        api.audience(&self.environment())
-            .map(|a| a.to_string())
-            .unwrap_or_default()
-    }
-
-    /// Every audience the token server issues tokens for: the APIs of the
-    /// table, including those this sandbox does not serve.
-    pub fn audiences(&self) -> Vec<String> {
-        let api = self.url.trim_end_matches('/');
-        let mut all: Vec<String> = Api::ALL
-            .iter()
-            .filter(|a| **a != Api::Storefront)
-            .map(|a| self.audience_of(*a))
-            .collect();
-        for path in [
-            "/transaction/management",
-            "/dispute/management",
-            "/webhook/management",
-        ] {
-            all.push(format!("{api}{path}"));
-        }
-        all
-    }
-
     /// The data, locked. Handlers hold it briefly and never across an await.
     pub fn data(&self) -> MutexGuard<'_, Data> {
         self.data.lock().unwrap_or_else(|p| p.into_inner())
@@ -85,6 +51,7 @@ pub struct Data {
     pub bank_accounts: apis::bank_accounts::State,
     pub shop_config: apis::shop_config::State,
     pub storefront: apis::storefront::State,
+    pub webhook_subscriptions: apis::webhook_subscriptions::State,
 }
 
 /// A transaction, created when a buyer completes a session. The pay later,
@@ -278,5 +245,32 @@ pub fn label(value: String) -> Label {
     match KNOWN_LABELS.iter().find(|known| **known == value) {
         Some(known) => Label::Borrowed(known),
         None => Label::Owned(value),
+    }
+}
+
+/// A completed transaction of `template` numbered `index`, its order with
+/// its own references (as a merchant's would be: nothing can be shared
+/// between them), for [`crate::Sandbox::seed_transactions`].
+pub fn demo_transaction(
+    index: usize,
+    template: &psi_payment_page::types::SessionRequest,
+    now: DateTime<FixedOffset>,
+) -> Transaction {
+    let mut request = template.clone();
+    if let Some(order) = request.order_data.as_mut() {
+        order.partner_transaction_id = Some(format!("order-{index}"));
+        for basket in &mut order.shop_baskets {
+            basket.shop_transaction_id = Some(format!("SO-{index}"));
+        }
+    }
+    Transaction {
+        id: TransactionId::from_number(index as u64),
+        session_id: uuid::Uuid::new_v4(),
+        created: now,
+        request: StoredRequest::new(&request),
+        payment_option: label("OPEN_INVOICE".to_owned()),
+        transfer_type: label("BANK_TRANSFER".to_owned()),
+        correspondence_id: uuid::Uuid::new_v4(),
+        due_date: now.date_naive() + chrono::Days::new(14),
     }
 }

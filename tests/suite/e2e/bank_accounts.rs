@@ -390,7 +390,7 @@ async fn an_invalid_iban_is_422_from_the_service_and_caught_by_the_client_first(
     // Without them, the service answers 422 naming $.iban, not the IBAN.
     let unchecked = psi::Client::builder()
         .environment(super::environment(&sandbox))
-        .credentials(sandbox.credentials())
+        .credentials(super::credentials())
         .skip_preflight()
         .build()
         .expect("a client");
@@ -433,7 +433,7 @@ async fn a_bic_that_is_not_shaped_like_one_is_422() {
     // ... and the service, asked anyway, answers 422 naming $.bic.
     let unchecked = psi::Client::builder()
         .environment(super::environment(&sandbox))
-        .credentials(sandbox.credentials())
+        .credentials(super::credentials())
         .skip_preflight()
         .build()
         .expect("a client");

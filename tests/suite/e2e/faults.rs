@@ -111,7 +111,7 @@ async fn an_injected_delay_beyond_the_timeout_is_a_timeout() {
     let (sandbox, _) = sandbox().await;
     let client = psi::Client::builder()
         .environment(super::environment(&sandbox))
-        .credentials(sandbox.credentials())
+        .credentials(super::credentials())
         .retry(psi::RetryPolicy {
             max_attempts: 1,
             request_timeout: std::time::Duration::from_millis(200),
@@ -135,4 +135,167 @@ async fn an_injected_delay_beyond_the_timeout_is_a_timeout() {
         matches!(error, progenitor_client::Error::CommunicationError(ref e) if e.is_timeout()),
         "{error:?}"
     );
+}
+
+/// A bank account call over plain HTTP: (status, Content-Type, body).
+async fn bank_account_call(
+    sandbox: &psi_sandbox::Sandbox,
+    client: &psi::Client,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<serde_json::Value>,
+) -> (u16, Option<String>, String) {
+    let token = client.token(psi::Api::BankAccounts).await.unwrap();
+    let url = format!(
+        "{}/shop/consumer/v1/partners/pp-1/consumer/buyer-1/{path}",
+        sandbox.url()
+    );
+    let mut request = reqwest::Client::new()
+        .request(method, url)
+        .bearer_auth(token.expose());
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let answer = request.send().await.unwrap();
+    let content_type = answer
+        .headers()
+        .get("content-type")
+        .map(|value| value.to_str().unwrap().to_owned());
+    (
+        answer.status().as_u16(),
+        content_type,
+        answer.text().await.unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn an_after_processing_fault_keeps_the_state_change_and_replaces_the_answer() {
+    let (sandbox, client) = sandbox().await;
+    let account =
+        serde_json::json!({"owner": "Erika Mustermann", "iban": "DE89370400440532013000"});
+    sandbox
+        .control()
+        .answer_after_processing(
+            "storeBankAccount",
+            200,
+            Some(serde_json::json!({"stored": true})),
+            1,
+        )
+        .await
+        .unwrap();
+    let (status, content_type, body) = bank_account_call(
+        &sandbox,
+        &client,
+        reqwest::Method::POST,
+        "bank-accounts",
+        Some(account.clone()),
+    )
+    .await;
+    assert_eq!((status, body.as_str()), (200, r#"{"stored":true}"#));
+    assert_eq!(content_type.as_deref(), Some("application/json"));
+
+    // The account was stored all the same.
+    let (status, _, body) = bank_account_call(
+        &sandbox,
+        &client,
+        reqwest::Method::GET,
+        "bank-accounts",
+        None,
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    let stored: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let listed = if stored.is_array() {
+        stored[0].clone()
+    } else {
+        stored
+    };
+    let reference = listed["bank_account_reference"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    // A delete answered 202 without any body still deletes.
+    sandbox
+        .control()
+        .answer_after_processing("deleteBankAccount", 202, None, 1)
+        .await
+        .unwrap();
+    let (status, content_type, body) = bank_account_call(
+        &sandbox,
+        &client,
+        reqwest::Method::DELETE,
+        &format!("bank-accounts/{reference}"),
+        None,
+    )
+    .await;
+    assert_eq!((status, content_type, body.as_str()), (202, None, ""));
+    let (status, _, _) = bank_account_call(
+        &sandbox,
+        &client,
+        reqwest::Method::GET,
+        "bank-accounts",
+        None,
+    )
+    .await;
+    assert_eq!(status, 404, "the account is gone");
+
+    // The fault was for one call: the next store answers as documented.
+    let (status, _, body) = bank_account_call(
+        &sandbox,
+        &client,
+        reqwest::Method::POST,
+        "bank-accounts",
+        Some(account),
+    )
+    .await;
+    assert_eq!(status, 201, "{body}");
+    assert!(body.contains("bank_account_reference"));
+}
+
+#[tokio::test]
+async fn an_after_processing_fault_can_set_the_content_type() {
+    let (sandbox, client) = sandbox().await;
+    sandbox
+        .control()
+        .post(
+            "faults",
+            serde_json::json!({"operation": "getBankAccount", "after_processing": true, "status": 200,
+                               "body": [], "content_type": "application/json;charset=UTF-8"}),
+        )
+        .await
+        .unwrap();
+    let (status, content_type, body) = bank_account_call(
+        &sandbox,
+        &client,
+        reqwest::Method::GET,
+        "bank-accounts",
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        content_type.as_deref(),
+        Some("application/json;charset=UTF-8")
+    );
+    assert_eq!(body, "[]");
+}
+
+#[tokio::test]
+async fn a_fault_that_cannot_be_applied_is_refused_when_armed() {
+    let (sandbox, _) = sandbox().await;
+    for fault in [
+        serde_json::json!({"operation": "deleteBankAccount", "after_processing": true}),
+        serde_json::json!({"operation": "deleteBankAccount", "status": 200, "body": {}}),
+        serde_json::json!({"operation": "deleteBankAccount", "after_processing": true, "status": 99}),
+        serde_json::json!({"operation": "deleteBankAccount", "after_procesing": true, "status": 200}),
+    ] {
+        let refused = sandbox.control().post("faults", fault.clone()).await;
+        assert!(
+            refused
+                .as_ref()
+                .is_err_and(|e| e.to_string().contains("400") || e.to_string().contains("422")),
+            "{fault}: {refused:?}"
+        );
+    }
 }

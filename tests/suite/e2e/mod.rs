@@ -1,9 +1,11 @@
 //! End to end: every operation of every client through `psi::Client`
 //! against the in-process sandbox, success and documented error paths.
 
+mod audiences;
 mod auth;
 mod bank_accounts;
 mod faults;
+mod media_types;
 mod notifications;
 mod order_status;
 mod pay_later;
@@ -12,6 +14,7 @@ mod shop_config;
 mod storefront;
 mod transaction_status;
 
+use psi::{Credentials, Environment};
 use psi_sandbox::Sandbox;
 
 /// A sandbox and a client of it.
@@ -21,28 +24,40 @@ pub async fn sandbox() -> (Sandbox, psi::Client) {
     (sandbox, client)
 }
 
-/// Where the sandbox serves the shop configuration API, which is also the
-/// token audience it expects for it: the specification states neither, so
-/// the sandbox chooses them and psi takes them as settings.
-pub fn shop_config_url(sandbox: &Sandbox) -> String {
-    format!("{}/shop-config", sandbox.url())
+/// The sandbox's environment, from its addresses: the shop configuration's
+/// address and audience are settings (the specification states neither), and
+/// the sandbox publishes the values it chose.
+pub fn environment(sandbox: &Sandbox) -> Environment {
+    let addresses = sandbox.addresses();
+    Environment::new(&addresses.base_url, &addresses.api_url, &addresses.auth_url)
+        .and_then(|environment| environment.with_platform_url(&addresses.platform_url))
+        .and_then(|environment| {
+            environment
+                .with_shop_config(&addresses.shop_config_url, &addresses.shop_config_audience)
+        })
+        .expect("the sandbox's addresses are absolute http URLs")
 }
 
-/// The sandbox's environment, including the shop configuration settings.
-pub fn environment(sandbox: &Sandbox) -> psi::Environment {
-    let shop_config = shop_config_url(sandbox);
-    sandbox
-        .environment()
-        .with_shop_config(&shop_config, &shop_config)
-        .expect("the sandbox's shop configuration address is an absolute URL")
+/// The demo merchant's credentials.
+pub fn credentials() -> Credentials {
+    Credentials::new(psi_sandbox::DEMO_CLIENT_ID, psi_sandbox::DEMO_CLIENT_SECRET)
 }
 
-/// A `psi::Client` of the sandbox with the demo credentials.
-pub fn client(sandbox: &Sandbox) -> psi::Client {
+/// A `psi::Client` builder for `sandbox` with the demo credentials, from only
+/// what the sandbox publishes: its addresses and the demo credentials.
+pub fn builder(sandbox: &Sandbox) -> psi::ClientBuilder {
     psi::Client::builder()
         .environment(environment(sandbox))
-        .credentials(sandbox.credentials())
-        .platform_credentials(sandbox.platform_credentials())
+        .credentials(credentials())
+        .platform_credentials(Credentials::new(
+            psi_sandbox::DEMO_PLATFORM_CLIENT_ID,
+            psi_sandbox::DEMO_PLATFORM_CLIENT_SECRET,
+        ))
+}
+
+/// [`builder`], built.
+pub fn client(sandbox: &Sandbox) -> psi::Client {
+    builder(sandbox)
         .build()
         .expect("the sandbox's settings are complete")
 }

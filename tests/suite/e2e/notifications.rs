@@ -1,5 +1,6 @@
 //! The merchant's side of a completed payment: a verified session
-//! notification, then a verified invoice notification whose correspondence
+//! notification to the session's `webhook_url`, then a verified invoice
+//! notification to the invoice webhook subscriptions, whose correspondence
 //! id fetches the invoice.
 
 use super::{sandbox, session_request};
@@ -28,6 +29,11 @@ async fn completion_sends_a_session_and_an_invoice_notification_that_verify() {
         .respond_with(ResponseTemplate::new(204))
         .mount(&receiver)
         .await;
+    sandbox
+        .control()
+        .subscribe_invoice_webhooks(&format!("{}/invoices", receiver.uri()))
+        .await
+        .unwrap();
     let session = client
         .payment_page()
         .create_session()
@@ -57,10 +63,12 @@ async fn completion_sends_a_session_and_an_invoice_notification_that_verify() {
             .expect("every notification is signed");
         let json: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
         if let Some(id) = json["correspondence_id"].as_str() {
+            assert_eq!(request.url.path(), "/invoices");
             assert_eq!(json["transaction_id"], transaction.as_str());
             assert!(json["pdf_url"].as_str().unwrap().ends_with("/pdf"));
             correspondence_id = Some(id.to_owned());
         } else {
+            assert_eq!(request.url.path(), "/hooks");
             let record = verifier
                 .parse_session_notification(signature, &request.body)
                 .unwrap();
@@ -92,4 +100,84 @@ async fn completion_sends_a_session_and_an_invoice_notification_that_verify() {
     assert!(WebhookVerifier::new("another-secret")
         .verify(signature, &first.body)
         .is_err());
+}
+
+/// The invoice notifications queued so far, as the control API lists them.
+async fn invoice_deliveries(sandbox: &psi_sandbox::Sandbox) -> Vec<serde_json::Value> {
+    let all = sandbox.control().webhooks().await.unwrap();
+    all.as_array()
+        .unwrap()
+        .iter()
+        .filter(|delivery| delivery["kind"] == "invoice")
+        .cloned()
+        .collect()
+}
+
+#[tokio::test]
+async fn invoice_notifications_go_to_every_subscription_and_only_there() {
+    let (sandbox, client) = sandbox().await;
+    let control = sandbox.control();
+    let session_receiver = "http://127.0.0.1:9/session-hook";
+    let first = "http://127.0.0.1:9/invoices-1";
+    let second = "http://127.0.0.1:9/invoices-2";
+
+    // Without a subscription, a completion sends no invoice notification.
+    let transaction = super::completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
+    assert!(invoice_deliveries(&sandbox).await.is_empty());
+
+    control.subscribe_invoice_webhooks(first).await.unwrap();
+    control.subscribe_invoice_webhooks(second).await.unwrap();
+    assert_eq!(
+        control.webhook_subscriptions().await.unwrap(),
+        serde_json::json!([{"url": first}, {"url": second}])
+    );
+    let session = client
+        .payment_page()
+        .create_session()
+        .body(session_request(session_receiver))
+        .send()
+        .await
+        .unwrap()
+        .into_inner();
+    let second_transaction = control
+        .complete_session(session.session_id.as_deref().unwrap(), "OPEN_INVOICE")
+        .await
+        .unwrap();
+    // Queued before the control call answers: one per subscription.
+    let invoices = invoice_deliveries(&sandbox).await;
+    let urls: Vec<&str> = invoices
+        .iter()
+        .map(|d| d["url"].as_str().unwrap())
+        .collect();
+    assert_eq!(urls, [first, second]);
+    for delivery in &invoices {
+        let body: serde_json::Value =
+            serde_json::from_str(delivery["body"].as_str().unwrap()).unwrap();
+        assert_eq!(body["transaction_id"], second_transaction.as_str());
+        assert_ne!(body["transaction_id"], transaction.as_str());
+    }
+    let all = control.webhooks().await.unwrap();
+    let to_session_url: Vec<&serde_json::Value> = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|delivery| delivery["url"] == session_receiver)
+        .collect();
+    assert_eq!(to_session_url.len(), 1, "only the session notification");
+    assert_eq!(to_session_url[0]["kind"], "session");
+
+    // Cleared, nothing more is sent.
+    control.clear_webhook_subscriptions().await.unwrap();
+    assert_eq!(
+        control.webhook_subscriptions().await.unwrap(),
+        serde_json::json!([])
+    );
+    super::completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
+    assert_eq!(invoice_deliveries(&sandbox).await.len(), 2);
+
+    // A subscription needs an absolute http(s) URL.
+    let refused = control
+        .subscribe_invoice_webhooks("ftp://example.com")
+        .await;
+    assert!(refused.unwrap_err().to_string().contains("400"));
 }

@@ -8,7 +8,7 @@ use psi::order_status::types::{
 };
 use psi::order_status::{ByteStream, Error, ResponseValue};
 use psi::Api;
-use psi_sandbox::{Sandbox, Transaction};
+use psi_sandbox::{Sandbox, StoredTransaction};
 use rust_decimal::Decimal;
 use serde_json::json;
 
@@ -18,8 +18,13 @@ fn decimal(text: &str) -> Decimal {
     text.parse().unwrap()
 }
 
-fn stored(sandbox: &Sandbox, transaction_id: &str) -> Transaction {
-    sandbox.state().data().transactions[transaction_id].clone()
+/// What the sandbox stored for the transaction (its test-control read).
+async fn stored(sandbox: &Sandbox, transaction_id: &str) -> StoredTransaction {
+    sandbox
+        .control()
+        .transaction(transaction_id)
+        .await
+        .expect("a stored transaction")
 }
 
 fn assert_declined<T>(
@@ -84,7 +89,7 @@ async fn without_include_only_the_general_order_information_comes_back() {
     assert_eq!(general.shop_order_id.as_deref(), Some("SO-100045"));
     assert_eq!(
         general.order_creation_date,
-        Some(stored(&sandbox, &transaction_id).created)
+        Some(stored(&sandbox, &transaction_id).await.created)
     );
     assert_eq!(general.currency.as_deref().map(String::as_str), Some("EUR"));
     assert_eq!(general.shop_buyer_id, None);
@@ -112,7 +117,7 @@ async fn include_basket_adds_the_basket_of_the_session_and_nothing_else() {
     assert_eq!(basket.current_order_amount_gross, Some(decimal("43.8")));
     assert_eq!(
         basket.last_updated,
-        Some(stored(&sandbox, &transaction_id).created)
+        Some(stored(&sandbox, &transaction_id).await.created)
     );
     assert_eq!(basket.current_items.len(), 1);
     assert_eq!(basket.current_items[0].shop_id.as_deref(), Some("shop-1"));
@@ -152,7 +157,7 @@ async fn include_payment_status_adds_only_the_payment_status() {
         payment.maximum_processing_offset_in_hours,
         Some(decimal("24"))
     );
-    let due_date = stored(&sandbox, &transaction_id).due_date;
+    let due_date = stored(&sandbox, &transaction_id).await.due_date;
     assert_eq!(
         serde_json::Value::Object(payment.payment_status),
         json!({"status": "OPEN", "due_date": due_date, "outstanding_amount": 43.8})
@@ -272,6 +277,7 @@ async fn calls_without_a_token_are_401() {
     let (sandbox, client) = sandbox().await;
     let transaction_id = completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
     let correspondence_id = stored(&sandbox, &transaction_id)
+        .await
         .correspondence_id
         .to_string();
     for path in [
@@ -294,6 +300,7 @@ async fn invoice(
     format: CorrespondenceFormat,
 ) -> (String, Vec<u8>) {
     let correspondence_id = stored(sandbox, transaction_id)
+        .await
         .correspondence_id
         .to_string();
     let answer: ResponseValue<ByteStream> = client
@@ -367,14 +374,14 @@ async fn the_invoice_comes_as_an_rfc_5322_message() {
             .any(|h| h.starts_with("Subject: Invoice ") && h.ends_with("for order SO-100045")),
         "{head}"
     );
-    let created = stored(&sandbox, &transaction_id).created;
+    let created = stored(&sandbox, &transaction_id).await.created;
     assert!(
         headers.contains(&format!("Date: {}", created.to_rfc2822()).as_str()),
         "{head}"
     );
     assert!(headers.contains(&"MIME-Version: 1.0"));
     assert!(headers.contains(&"Content-Type: text/plain; charset=utf-8"));
-    let due_date = stored(&sandbox, &transaction_id).due_date;
+    let due_date = stored(&sandbox, &transaction_id).await.due_date;
     for expected in [
         "Hauptstraße 1".to_owned(),
         "2 x Cotton T-shirt at 18.45 EUR, discount -1.55 EUR per unit, VAT 19 % = 33.80 EUR"
@@ -420,7 +427,7 @@ async fn the_invoice_names_the_seller_of_the_stored_shop_configuration() {
         "contacts": {"customer_service": {"email": "service@example.com"}}
     }))
     .unwrap();
-    client
+    super::client(&sandbox)
         .shop_config()
         .update_shop_configuration()
         .partner_profile_id("pp-4711")
@@ -453,6 +460,7 @@ async fn a_wrong_correspondence_or_transaction_is_a_404() {
     let (sandbox, client) = sandbox().await;
     let transaction_id = completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
     let correspondence_id = stored(&sandbox, &transaction_id)
+        .await
         .correspondence_id
         .to_string();
     let wrong_correspondence = client

@@ -16,8 +16,9 @@ use serde_json::json;
 const DAY: i64 = 24 * 60 * 60;
 
 /// The due date the sandbox holds for a transaction.
-fn due_date(sandbox: &Sandbox, transaction_id: &str) -> NaiveDate {
-    sandbox.state().data().transactions[transaction_id].due_date
+async fn due_date(sandbox: &Sandbox, transaction_id: &str) -> NaiveDate {
+    let stored = sandbox.control().transaction(transaction_id).await;
+    stored.expect("a stored transaction").due_date
 }
 
 fn offer(offer_id: &str) -> PayLaterBookingRequest {
@@ -134,7 +135,7 @@ async fn offers_postpone_the_current_due_date_by_14_to_150_days() {
     );
     assert_eq!(
         offers.current_due_date,
-        Some(due_date(&sandbox, &transaction_id))
+        Some(due_date(&sandbox, &transaction_id).await)
     );
 
     let ids: Vec<_> = offers
@@ -170,7 +171,7 @@ async fn offers_postpone_the_current_due_date_by_14_to_150_days() {
 async fn booking_moves_the_due_date_and_the_status_to_already_booked() {
     let (sandbox, client) = sandbox().await;
     let transaction_id = completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
-    let original = due_date(&sandbox, &transaction_id);
+    let original = due_date(&sandbox, &transaction_id).await;
     let chosen = offers(&client, &transaction_id).await.pay_later_offers[1].clone();
 
     let response = book(&client, &transaction_id, "payl-2")
@@ -201,7 +202,7 @@ async fn booking_moves_the_due_date_and_the_status_to_already_booked() {
         "microseconds, not nanoseconds"
     );
     assert_eq!(
-        due_date(&sandbox, &transaction_id),
+        due_date(&sandbox, &transaction_id).await,
         original + Days::new(30),
         "the transaction moved"
     );
@@ -235,14 +236,14 @@ async fn a_booked_transaction_cannot_be_booked_again() {
     book(&client, &transaction_id, "payl-1")
         .await
         .expect("the first booking");
-    let moved = due_date(&sandbox, &transaction_id);
+    let moved = due_date(&sandbox, &transaction_id).await;
 
     let (status, decline) = declined(book(&client, &transaction_id, "payl-3").await);
     assert_eq!(status, 409);
     assert_eq!(decline.category, Some(DeclineCategory::Conflict));
     assert_eq!(decline.reasons, ["PAY_LATER_ALREADY_BOOKED"]);
     assert_eq!(
-        due_date(&sandbox, &transaction_id),
+        due_date(&sandbox, &transaction_id).await,
         moved,
         "a refused booking moves nothing"
     );
@@ -363,7 +364,7 @@ async fn a_missing_offer_id_is_400_and_a_non_json_body_415() {
 async fn a_withdrawal_within_14_days_ends_in_already_withdrawn() {
     let (sandbox, client) = sandbox().await;
     let transaction_id = completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
-    let original = due_date(&sandbox, &transaction_id);
+    let original = due_date(&sandbox, &transaction_id).await;
     let booking = book(&client, &transaction_id, "payl-2")
         .await
         .expect("booked")
@@ -399,7 +400,7 @@ async fn a_withdrawal_within_14_days_ends_in_already_withdrawn() {
     assert_eq!(shown.updated_due_date, booking.new_due_date);
     assert_eq!(shown.booking_timestamp, booking.booking_timestamp);
     assert_eq!(
-        due_date(&sandbox, &transaction_id),
+        due_date(&sandbox, &transaction_id).await,
         original,
         "the postponement is cancelled"
     );
@@ -446,7 +447,7 @@ async fn a_withdrawal_after_14_days_is_refused() {
     assert_eq!(status.pay_later_status, Some(PayLaterStatus::AlreadyBooked));
     assert_eq!(status.booking.and_then(|b| b.withdrawal_date), None);
     assert_eq!(
-        Some(due_date(&sandbox, &transaction_id)),
+        Some(due_date(&sandbox, &transaction_id).await),
         booking.new_due_date
     );
 }
@@ -478,7 +479,7 @@ async fn a_withdrawal_needs_a_booking_of_a_known_transaction() {
 async fn of_20_concurrent_bookings_exactly_one_succeeds() {
     let (sandbox, client) = sandbox().await;
     let transaction_id = completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
-    let original = due_date(&sandbox, &transaction_id);
+    let original = due_date(&sandbox, &transaction_id).await;
     client
         .token(psi::Api::PayLater)
         .await
@@ -519,7 +520,7 @@ async fn of_20_concurrent_bookings_exactly_one_succeeds() {
         .expect("the winner's booking");
     let delta = u64::try_from(winner.delta_due_date.unwrap()).unwrap();
     assert_eq!(
-        due_date(&sandbox, &transaction_id),
+        due_date(&sandbox, &transaction_id).await,
         original + Days::new(delta),
         "moved once, by the winner"
     );

@@ -47,7 +47,7 @@ fn paths(decline: &Decline) -> Vec<String> {
 fn unchecked_client(sandbox: &Sandbox) -> psi::Client {
     psi::Client::builder()
         .environment(super::environment(sandbox))
-        .credentials(sandbox.credentials())
+        .credentials(super::credentials())
         .skip_preflight()
         .build()
         .expect("a complete configuration")
@@ -84,8 +84,8 @@ async fn record(client: &psi::Client, session_id: &str) -> SessionRecord {
 }
 
 /// The sandbox's date in the offset it keeps its times in (+01:00).
-fn sandbox_today(sandbox: &Sandbox) -> chrono::NaiveDate {
-    sandbox.state().clock.now_local().date_naive()
+async fn sandbox_today(sandbox: &Sandbox) -> chrono::NaiveDate {
+    sandbox.control().now().await.unwrap().date_naive()
 }
 
 fn is_transaction_id(text: &str) -> bool {
@@ -126,7 +126,7 @@ async fn a_session_is_created_with_a_landing_page_and_reads_back() {
     let created_at = record.created_date.unwrap();
     assert_eq!(created_at.offset().local_minus_utc(), 3600);
     assert!(
-        (sandbox.state().clock.now() - created_at.to_utc())
+        (sandbox.control().now().await.unwrap().to_utc() - created_at.to_utc())
             .num_seconds()
             .abs()
             < 5
@@ -166,7 +166,7 @@ async fn records_are_listed_by_their_creation_day() {
     let pages = client.payment_page();
     let first = create(&client, session_request(NOWHERE)).await;
     let second = create(&client, session_request(NOWHERE)).await;
-    let today = sandbox_today(&sandbox);
+    let today = sandbox_today(&sandbox).await;
 
     let listed = pages
         .list_session_records()
@@ -247,7 +247,7 @@ async fn a_repeat_with_the_same_key_and_body_returns_the_same_session() {
         answers.push(response.into_inner());
     }
     assert_eq!(answers[0], answers[1]);
-    assert_eq!(sandbox.state().data().payment_page.sessions.len(), 1);
+    assert_eq!(sandbox.control().sessions().await.unwrap().len(), 1);
 }
 
 #[tokio::test]
@@ -268,7 +268,7 @@ async fn a_reused_key_with_another_body_is_a_409_conflict() {
     assert_eq!(status, 409);
     assert_eq!(decline.category, Some(DeclineCategory::Conflict));
     assert_eq!(decline.reasons, ["IDEMPOTENCY_KEY_REUSED"]);
-    assert_eq!(sandbox.state().data().payment_page.sessions.len(), 1);
+    assert_eq!(sandbox.control().sessions().await.unwrap().len(), 1);
 }
 
 #[tokio::test]
@@ -318,7 +318,7 @@ async fn an_idempotency_key_over_64_characters_is_refused() {
         other => panic!("the client must refuse the key, got {other:?}"),
     }
     assert!(
-        sandbox.state().data().payment_page.sessions.is_empty(),
+        sandbox.control().sessions().await.unwrap().is_empty(),
         "nothing reached the sandbox"
     );
 
@@ -341,7 +341,7 @@ async fn an_idempotency_key_over_64_characters_is_refused() {
         .unwrap();
     assert_eq!(decline.category, Some(DeclineCategory::Syntax));
     assert_eq!(paths(&decline), ["Idempotency-Key"]);
-    assert!(sandbox.state().data().payment_page.sessions.is_empty());
+    assert!(sandbox.control().sessions().await.unwrap().is_empty());
 
     let longest = raw("k".repeat(64)).await.unwrap();
     assert_eq!(longest.status().as_u16(), 201, "64 characters are allowed");
@@ -426,28 +426,44 @@ async fn a_basket_whose_items_do_not_add_up_is_422() {
     assert_eq!(status, 422);
 }
 
+/// The session notifications queued so far for `session_id`.
+async fn deliveries_of(sandbox: &Sandbox, session_id: &str) -> Vec<Value> {
+    let all = sandbox.control().webhooks().await.unwrap();
+    all.as_array()
+        .unwrap()
+        .iter()
+        .filter(|delivery| delivery["session_id"] == session_id)
+        .cloned()
+        .collect()
+}
+
 #[tokio::test]
-async fn a_missing_webhook_url_is_422_naming_it() {
-    let (sandbox, _client) = sandbox().await;
-    let client = unchecked_client(&sandbox);
+async fn a_session_without_webhook_url_is_created_and_never_notified() {
+    let (sandbox, client) = sandbox().await;
     let request = edited_request(NOWHERE, |body| {
         body["url_data"]
             .as_object_mut()
             .unwrap()
             .remove("webhook_url");
     });
-    let (status, decline) = declined(
-        client
-            .payment_page()
-            .create_session()
-            .body(request)
-            .send()
-            .await,
+    let quiet = create(&client, request).await;
+    let notified = create(&client, session_request(NOWHERE)).await;
+    for session_id in [&quiet, &notified] {
+        sandbox
+            .control()
+            .complete_session(session_id, "OPEN_INVOICE")
+            .await
+            .expect("the buyer completes");
+    }
+    assert_eq!(
+        record(&client, &quiet).await.session_status,
+        Some(SessionStatus::Completed)
     );
-    assert_eq!(status, 422);
-    assert_eq!(decline.category, Some(DeclineCategory::PaymentAttribute));
-    assert_eq!(paths(&decline), ["$.url_data.webhook_url"]);
-    assert!(sandbox.state().data().payment_page.sessions.is_empty());
+    // Notifications are queued before the control call answers.
+    assert!(deliveries_of(&sandbox, &quiet).await.is_empty());
+    let sent = deliveries_of(&sandbox, &notified).await;
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["url"], NOWHERE);
 }
 
 #[tokio::test]
@@ -537,7 +553,7 @@ async fn a_5xx_on_creation_is_retried_with_the_same_key_and_creates_one_session(
         .await
         .unwrap();
     create(&client, session_request(NOWHERE)).await;
-    assert_eq!(sandbox.state().data().payment_page.sessions.len(), 1);
+    assert_eq!(sandbox.control().sessions().await.unwrap().len(), 1);
 }
 
 #[tokio::test]
@@ -559,23 +575,24 @@ async fn completing_creates_a_transaction() {
     );
     assert!(record.updated_date >= record.created_date);
 
-    let transaction = sandbox.state().data().transactions[&transaction_id].clone();
-    assert_eq!(transaction.session_id.to_string(), session_id);
+    let transaction = sandbox
+        .control()
+        .transaction(&transaction_id)
+        .await
+        .unwrap();
+    assert_eq!(transaction.session_id, session_id);
     assert_eq!(
         (
-            transaction.payment_option.as_ref(),
-            transaction.transfer_type.as_ref()
+            transaction.payment_option.as_str(),
+            transaction.transfer_type.as_str()
         ),
         ("OPEN_INVOICE", "BANK_TRANSFER")
     );
     assert_eq!(
         transaction.due_date,
-        sandbox_today(&sandbox) + chrono::Days::new(14)
+        sandbox_today(&sandbox).await + chrono::Days::new(14)
     );
-    assert_eq!(
-        transaction.request.get().order_data,
-        session_request(NOWHERE).order_data
-    );
+    assert_eq!(transaction.order_data, session_request(NOWHERE).order_data);
     assert_eq!(transaction.correspondence_id.get_version_num(), 4);
 
     let again = sandbox
@@ -598,11 +615,11 @@ async fn the_buyer_can_choose_the_payment_method() {
         .unwrap();
     assert_eq!(answer["session_id"], json!(session_id));
     let transaction_id = answer["transaction_id"].as_str().unwrap();
-    let transaction = sandbox.state().data().transactions[transaction_id].clone();
+    let transaction = sandbox.control().transaction(transaction_id).await.unwrap();
     assert_eq!(
         (
-            transaction.payment_option.as_ref(),
-            transaction.transfer_type.as_ref()
+            transaction.payment_option.as_str(),
+            transaction.transfer_type.as_str()
         ),
         ("INSTALMENT", "DIRECT_DEBIT")
     );
@@ -772,7 +789,7 @@ async fn a_notification_is_retried_until_2xx_and_verifies() {
         String::from_utf8(last.body.clone()).unwrap(),
         delivery["body"].as_str().unwrap()
     );
-    let clock = psi::webhook::FixedClock(sandbox.state().clock.now());
+    let clock = psi::webhook::FixedClock(sandbox.control().now().await.unwrap().to_utc());
     let verifier =
         psi::webhook::WebhookVerifier::new(DEMO_WEBHOOK_SECRET).with_clock(Arc::new(clock));
     let notified = verifier
@@ -829,5 +846,5 @@ async fn a_call_without_a_token_or_with_another_audience_is_401() {
             assert_eq!(decline.reasons, [reason]);
         }
     }
-    assert!(sandbox.state().data().payment_page.sessions.is_empty());
+    assert!(sandbox.control().sessions().await.unwrap().is_empty());
 }

@@ -2,7 +2,6 @@
 //! configuration entirely, every broken rule comes back in one 400, and an
 //! unknown partner profile is a 404.
 
-use super::sandbox;
 use psi::shop_config::types::{ShopConfiguration, ShopConfigurationError};
 use psi::shop_config::Error;
 use psi_sandbox::Sandbox;
@@ -10,6 +9,19 @@ use serde_json::{json, Value};
 
 const PARTNER: &str = "pp-4711";
 const SHOP: &str = "shop-berlin-01";
+
+/// A sandbox and a client whose shop configuration calls reach it.
+async fn sandbox() -> (Sandbox, psi::Client) {
+    let (sandbox, _) = super::sandbox().await;
+    let client = super::client(&sandbox);
+    (sandbox, client)
+}
+
+/// The sandbox's PUT address of the shop `SHOP` of `PARTNER`.
+fn put_url(sandbox: &Sandbox) -> String {
+    let base = sandbox.addresses().shop_config_url;
+    format!("{base}/v2/partners/{PARTNER}/shops/{SHOP}")
+}
 
 /// The request example of the document, contacts included.
 fn full_configuration() -> Value {
@@ -154,12 +166,7 @@ fn broken_configuration() -> ShopConfiguration {
 async fn the_service_reports_every_violation_at_once() {
     let (sandbox, _) = sandbox().await;
     // The client's own pre-flight check would refuse first (see below).
-    let unchecked = psi::Client::builder()
-        .environment(super::environment(&sandbox))
-        .credentials(sandbox.credentials())
-        .skip_preflight()
-        .build()
-        .unwrap();
+    let unchecked = super::builder(&sandbox).skip_preflight().build().unwrap();
     let error = error_of(put(&unchecked, PARTNER, broken_configuration()).await, 400);
     assert_eq!(error.message.as_deref(), Some("Validation failed"));
     let mut fields: Vec<&str> = error.errors.keys().map(String::as_str).collect();
@@ -254,11 +261,8 @@ async fn an_unknown_partner_profile_is_a_404() {
 
 #[tokio::test]
 async fn a_missing_or_foreign_token_is_a_401_with_a_message() {
-    let (sandbox, client) = sandbox().await;
-    let url = format!(
-        "{}/v2/partners/{PARTNER}/shops/{SHOP}",
-        super::shop_config_url(&sandbox)
-    );
+    let (sandbox, _) = sandbox().await;
+    let url = put_url(&sandbox);
     let body = full_configuration();
     let missing = reqwest::Client::new()
         .put(&url)
@@ -272,7 +276,10 @@ async fn a_missing_or_foreign_token_is_a_401_with_a_message() {
         error.message.as_deref(),
         Some("Unauthorized: MISSING_TOKEN")
     );
-    let foreign = client.token(psi::Api::PayLater).await.unwrap();
+    let foreign = super::client(&sandbox)
+        .token(psi::Api::PayLater)
+        .await
+        .unwrap();
     let refused = reqwest::Client::new()
         .put(&url)
         .bearer_auth(foreign.expose())
@@ -287,10 +294,7 @@ async fn a_missing_or_foreign_token_is_a_401_with_a_message() {
 async fn a_body_the_type_cannot_take_is_a_400_naming_the_fields() {
     let (sandbox, client) = sandbox().await;
     let token = client.token(psi::Api::ShopConfig).await.unwrap();
-    let url = format!(
-        "{}/v2/partners/{PARTNER}/shops/{SHOP}",
-        super::shop_config_url(&sandbox)
-    );
+    let url = put_url(&sandbox);
     let mut body = full_configuration();
     body.as_object_mut().unwrap().remove("legal");
     body["correspondence_settings"]["branding_settings"]["highlight_color"] = json!("blue");
@@ -317,6 +321,7 @@ async fn a_body_the_type_cannot_take_is_a_400_naming_the_fields() {
     let not_json = reqwest::Client::new()
         .put(&url)
         .bearer_auth(token.expose())
+        .header("content-type", "application/json")
         .body("{")
         .send()
         .await

@@ -20,7 +20,11 @@ async fn the_status_mirrors_the_completed_session_exactly() {
         .unwrap();
     assert_eq!(answer.status().as_u16(), 200);
     let status = answer.into_inner();
-    let stored = sandbox.state().data().transactions[&transaction_id].clone();
+    let stored = sandbox
+        .control()
+        .transaction(&transaction_id)
+        .await
+        .unwrap();
 
     assert_eq!(
         status.gateway_transaction_id.as_deref(),
@@ -134,7 +138,7 @@ async fn the_shop_name_comes_from_the_stored_shop_configuration() {
                   "registration_office": "Amtsgericht Charlottenburg", "tax_number": "27/123/45678"}
     }))
     .unwrap();
-    client
+    super::client(&sandbox)
         .shop_config()
         .update_shop_configuration()
         .partner_profile_id("pp-4711")

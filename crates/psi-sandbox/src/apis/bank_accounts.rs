@@ -18,17 +18,18 @@
 // per request and returned straight away: boxing it would buy nothing.
 #![allow(clippy::result_large_err)]
 
+use crate::audiences::Service;
 use crate::auth::require_or_decline;
-use crate::errors::{decline, decline_with};
+use crate::errors::{decline, decline_with, unsupported_media_type};
 use crate::faults::inject;
+use crate::media_type::{self, Expected};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, State as Shared};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
 use axum::{Json, Router};
-use psi::Api;
 use psi_bank_accounts::types::{
     BankAccount, BankAccountList, BankAccountReadResponse, BankAccountStoreRequest,
     BankAccountStoreResponse,
@@ -102,12 +103,8 @@ async fn store_bank_account(
     if let Err(refusal) = admit(&state, &headers, &buyer) {
         return refusal;
     }
-    if !is_json(&headers) {
-        return decline(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            &["UNSUPPORTED_MEDIA_TYPE"],
-            Vec::new(),
-        );
+    if let Err(expected) = media_type::check(&headers, &body, Expected::Json) {
+        return unsupported_media_type(expected);
     }
     let request = match parse_store_request(&body) {
         Ok(request) => request,
@@ -225,7 +222,7 @@ async fn delete_bank_account(
 
 /// The bearer token, then the partner profile (see the module docs).
 fn admit(state: &AppState, headers: &HeaderMap, buyer: &Buyer) -> Result<(), Response> {
-    require_or_decline(state, headers, Api::BankAccounts)?;
+    require_or_decline(state, headers, Service::BankAccounts)?;
     if buyer.partner_profile_id.starts_with(FOREIGN_PARTNER_PREFIX) {
         return Err(decline(
             StatusCode::UNAUTHORIZED,
@@ -287,14 +284,6 @@ fn is_bic_shaped(bic: &str) -> bool {
 }
 
 /// The body's media type must be JSON (the document: `application/json`).
-fn is_json(headers: &HeaderMap) -> bool {
-    headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.split(';').next())
-        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
-}
-
 fn account_not_found() -> Response {
     decline(
         StatusCode::NOT_FOUND,

@@ -9,6 +9,7 @@ pub mod payment_page;
 pub mod shop_config;
 pub mod storefront;
 pub mod transaction_status;
+pub mod webhook_subscriptions;
 
 use crate::AppState;
 use axum::Router;
@@ -22,4 +23,5 @@ pub fn routes() -> Router<AppState> {
         .merge(transaction_status::routes())
         .merge(shop_config::routes())
         .merge(storefront::routes())
+        .merge(webhook_subscriptions::routes())
 }

@@ -12,6 +12,7 @@
 //! (the sandbox runs no dunning, so the dunning level stays 0).
 
 use super::invoice::{self, Invoice, Seller};
+use crate::audiences::Service;
 use crate::errors::decline;
 use crate::faults::inject;
 use crate::state::Data;
@@ -30,10 +31,6 @@ use psi_payment_page::types::{BasketItem, SpecialItem};
 use psi_runtime::CommaSeparated;
 use rust_decimal::Decimal;
 use serde_json::{json, Map, Value};
-
-/// The order status API keeps no state of its own: it reads transactions.
-#[derive(Debug, Default)]
-pub struct State {}
 
 /// How long the provider may take to process a change, as the documents'
 /// examples show it.
@@ -60,7 +57,7 @@ async fn get_order_status(
     if let Some(response) = inject(&state, "getOrderStatus").await {
         return response;
     }
-    if let Err(response) = auth::require_or_decline(&state, &headers, psi::Api::OrderStatus) {
+    if let Err(response) = auth::require_or_decline(&state, &headers, Service::OrderStatus) {
         return response;
     }
     let sections = match requested_sections(&query) {
@@ -310,7 +307,7 @@ async fn get_invoice_correspondence(
         return response;
     }
     // The specification names no audience for the retrieval: the order status token.
-    if let Err(response) = auth::require_or_decline(&state, &headers, psi::Api::OrderStatus) {
+    if let Err(response) = auth::require_or_decline(&state, &headers, Service::OrderStatus) {
         return response;
     }
     let Ok(format) = format.parse::<CorrespondenceFormat>() else {

@@ -21,9 +21,11 @@
 // per request and returned straight away: boxing it would buy nothing.
 #![allow(clippy::result_large_err)]
 
+use crate::audiences::Service;
 use crate::auth::require_or_decline;
-use crate::errors::{decline, parse_body};
+use crate::errors::{decline, parse_body, unsupported_media_type};
 use crate::faults::inject;
+use crate::media_type::{self, Expected};
 use crate::state::{Data, Transaction};
 use crate::AppState;
 use axum::body::Bytes;
@@ -33,7 +35,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use chrono::{DateTime, Days, FixedOffset, NaiveDate, SubsecRound, TimeDelta};
-use psi::Api;
 use psi_pay_later::types::{
     CurrencyCode, PayLaterBooking, PayLaterBookingRequest, PayLaterBookingResponse,
     PayLaterOfferAvailability, PayLaterOfferDto, PayLaterOffersResponse, PayLaterStatus,
@@ -111,7 +112,7 @@ async fn get_status(
     if let Some(fault) = inject(&state, "getPayLaterStatus").await {
         return fault;
     }
-    if let Err(refusal) = require_or_decline(&state, &headers, Api::PayLater) {
+    if let Err(refusal) = require_or_decline(&state, &headers, Service::PayLater) {
         return refusal;
     }
     let data = state.data();
@@ -135,7 +136,7 @@ async fn get_offers(
     if let Some(fault) = inject(&state, "getPayLaterOffers").await {
         return fault;
     }
-    if let Err(refusal) = require_or_decline(&state, &headers, Api::PayLater) {
+    if let Err(refusal) = require_or_decline(&state, &headers, Service::PayLater) {
         return refusal;
     }
     let data = state.data();
@@ -164,11 +165,12 @@ async fn book_offer(
     if let Some(fault) = inject(&state, "bookPayLaterOffer").await {
         return fault;
     }
-    if let Err(refusal) = require_or_decline(&state, &headers, Api::PayLater) {
+    if let Err(refusal) = require_or_decline(&state, &headers, Service::PayLater) {
         return refusal;
     }
-    if !is_json_utf8(&headers) {
-        return unsupported_media_type();
+    // The document states the charset: plain application/json is refused.
+    if let Err(expected) = media_type::check(&headers, &body, Expected::JsonUtf8) {
+        return unsupported_media_type(expected);
     }
     let request = match parse_booking(&body) {
         Ok(request) => request,
@@ -387,29 +389,6 @@ fn parse_booking(body: &[u8]) -> Result<PayLaterBookingRequest, Response> {
     parse_body(body)
 }
 
-/// The document asks for `application/json;charset=UTF-8`; plain
-/// `application/json` (JSON is UTF-8 by definition, and the generated
-/// client sends it) is accepted too.
-fn is_json_utf8(headers: &HeaderMap) -> bool {
-    let Some(value) = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-    else {
-        return false;
-    };
-    let mut parts = value.split(';').map(str::trim);
-    let essence_ok = parts
-        .next()
-        .is_some_and(|essence| essence.eq_ignore_ascii_case("application/json"));
-    let parameters_ok = parts.all(|parameter| {
-        parameter.is_empty()
-            || parameter
-                .replace(['"', ' '], "")
-                .eq_ignore_ascii_case("charset=utf-8")
-    });
-    essence_ok && parameters_ok
-}
-
 // ------------------------------------------------------------------ errors
 
 fn transaction_not_found() -> Response {
@@ -440,14 +419,6 @@ fn not_bookable(status: &PayLaterStatus) -> Response {
     decline(StatusCode::CONFLICT, &[reason], Vec::new())
 }
 
-fn unsupported_media_type() -> Response {
-    decline(
-        StatusCode::UNSUPPORTED_MEDIA_TYPE,
-        &["UNSUPPORTED_MEDIA_TYPE"],
-        Vec::new(),
-    )
-}
-
 /// Control routes answer plain JSON errors, like the rest of `/__sandbox`.
 fn control_error(status: StatusCode, error: &str) -> Response {
     (status, Json(json!({ "error": error }))).into_response()
@@ -476,20 +447,5 @@ mod tests {
         ] {
             assert_eq!(offer_number(unknown), None, "{unknown}");
         }
-    }
-
-    #[test]
-    fn json_with_or_without_utf8_charset_is_accepted() {
-        let with = |value: &'static str| {
-            let mut headers = HeaderMap::new();
-            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(value));
-            is_json_utf8(&headers)
-        };
-        assert!(with("application/json;charset=UTF-8"));
-        assert!(with("application/json; charset=utf-8"));
-        assert!(with("application/json"));
-        assert!(!with("application/json;charset=ISO-8859-1"));
-        assert!(!with("text/plain"));
-        assert!(!is_json_utf8(&HeaderMap::new()));
     }
 }

@@ -1,8 +1,12 @@
 //! Shop configuration API (`openapi/shop-config.yaml`).
 //!
+//! The specification gives this API no address and no audience: the
+//! sandbox serves it under its own base `{url}/shop-config` and takes that
+//! base as its token audience (see [`crate::audiences`]).
+//!
 //! | method | path | does |
 //! |---|---|---|
-//! | PUT | /v2/partners/{partner_profile_id}/shops/{shop_id} | replaces the shop's configuration |
+//! | PUT | /shop-config/v2/partners/{partner_profile_id}/shops/{shop_id} | replaces the shop's configuration |
 //! | GET | /__sandbox/shop-config/{partner_profile_id}/{shop_id} | the stored configuration (test control) |
 //!
 //! The service checks every rule of the specification and answers all
@@ -13,8 +17,10 @@
 //! Sandbox convention: every partner profile exists except those whose id
 //! starts with `unknown-`, which answer 404.
 
+use crate::audiences::{Service, SHOP_CONFIG_PREFIX};
 use crate::auth;
 use crate::faults::inject;
+use crate::media_type::{self, Expected};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, State as AxumState};
@@ -56,7 +62,7 @@ impl State {
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route(
-            "/v2/partners/{partner_profile_id}/shops/{shop_id}",
+            &format!("{SHOP_CONFIG_PREFIX}/v2/partners/{{partner_profile_id}}/shops/{{shop_id}}"),
             put(update_shop_configuration),
         )
         .route(
@@ -75,7 +81,7 @@ async fn update_shop_configuration(
         return response;
     }
     // The declared error body of this API is {message}, not a decline.
-    if let Err(refusal) = auth::require(&state, &headers, psi::Api::ShopConfig) {
+    if let Err(refusal) = auth::require(&state, &headers, Service::ShopConfig) {
         return error(
             StatusCode::UNAUTHORIZED,
             format!("Unauthorized: {}", refusal.reason()),
@@ -86,6 +92,13 @@ async fn update_shop_configuration(
         return error(
             StatusCode::NOT_FOUND,
             format!("Partner profile {partner_profile_id} not found"),
+            Errors::new(),
+        );
+    }
+    if let Err(expected) = media_type::check(&headers, &body, Expected::Json) {
+        return error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            expected.message(),
             Errors::new(),
         );
     }

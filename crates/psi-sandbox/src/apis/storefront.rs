@@ -47,8 +47,10 @@
 //! the `shipping` line, other special items as lines. The shipping line has
 //! id `shipping`, ordered 1, and is tracked like any other line.
 
+use crate::audiences::Service;
 use crate::auth;
 use crate::faults::inject;
+use crate::media_type::{self, Expected};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, State as Extract};
@@ -407,7 +409,7 @@ fn module_result(status: StatusCode, success: bool, message: &str) -> Response {
 
 /// The platform token check, answered with the module's own error body.
 fn authorize(state: &AppState, headers: &HeaderMap) -> Result<(), Failure> {
-    auth::require(state, headers, psi::Api::Storefront)
+    auth::require(state, headers, Service::Storefront)
         .map(|_| ())
         .map_err(|refusal| Failure::new(StatusCode::UNAUTHORIZED, refusal.reason()))
 }
@@ -566,6 +568,8 @@ fn admit<T: serde::de::DeserializeOwned>(
 ) -> Result<(OrderId, T), Failure> {
     authorize(state, headers)?;
     let id = order_id(raw, StatusCode::BAD_REQUEST)?;
+    media_type::check(headers, body, Expected::Json)
+        .map_err(|expected| Failure::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, expected.message()))?;
     Ok((id, parse(body)?))
 }
 

@@ -14,6 +14,7 @@ use super::order_status::{
     dunning_status, payment_method, payment_status, seller_of, transaction_not_found,
     MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
 };
+use crate::audiences::Service;
 use crate::faults::inject;
 use crate::{auth, AppState, Transaction};
 use axum::extract::{Path, State as AxumState};
@@ -28,10 +29,6 @@ use psi_transaction_status::types::{
     TransactionStatusResponse,
 };
 use rust_decimal::Decimal;
-
-/// The transaction status API keeps no state of its own: it reads transactions.
-#[derive(Debug, Default)]
-pub struct State {}
 
 pub fn routes() -> Router<AppState> {
     Router::new().route(
@@ -48,7 +45,7 @@ async fn get_transaction_status(
     if let Some(response) = inject(&state, "getTransactionStatus").await {
         return response;
     }
-    if let Err(response) = auth::require_or_decline(&state, &headers, psi::Api::TransactionStatus) {
+    if let Err(response) = auth::require_or_decline(&state, &headers, Service::TransactionStatus) {
         return response;
     }
     let found = {

@@ -143,14 +143,11 @@ fn end_session(state: &AppState, session_id: &str, ending: Ending) -> Response {
     };
     match ended {
         Ok((session, answer)) => {
-            webhooks::notify(state, &session.record(), &session.webhook_url);
+            if let Some(url) = &session.webhook_url {
+                webhooks::notify(state, &session.record(), url);
+            }
             if let Some(transaction_id) = answer.get("transaction_id").and_then(Value::as_str) {
-                webhooks::notify_invoice(
-                    state,
-                    &session_id_of(&session),
-                    transaction_id,
-                    &session.webhook_url,
-                );
+                webhooks::notify_invoice(state, &session_id_of(&session), transaction_id);
             }
             Json(answer).into_response()
         }
@@ -235,6 +232,25 @@ fn risk_decline() -> Decline {
         reasons: vec!["RISK_CHECK_DECLINED".to_owned()],
         invalid_fields: Vec::new(),
     }
+}
+
+/// `GET /__sandbox/sessions`: every session's record (expired ones read as
+/// EXPIRED), oldest first.
+pub(super) async fn list_sessions(State(state): State<AppState>) -> Response {
+    let now = state.clock.now_local();
+    let mut records: Vec<_> = {
+        let mut data = state.data();
+        data.payment_page
+            .sessions
+            .values_mut()
+            .map(|session| {
+                session.expire_if_due(now);
+                session.record()
+            })
+            .collect()
+    };
+    records.sort_by_key(|record| record.created_date);
+    Json(records).into_response()
 }
 
 /// Errors of the control API (not a document's schema): `{"error": "..."}`.

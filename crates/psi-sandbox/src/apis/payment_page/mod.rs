@@ -9,10 +9,12 @@
 //! | POST | /__sandbox/sessions/{id}/complete | COMPLETED, creates the transaction |
 //! | POST | /__sandbox/sessions/{id}/cancel | CANCELED |
 //! | POST | /__sandbox/sessions/{id}/fail | ERROR with decline_reasons (RISK_DECISION) |
-//! | GET | /__sandbox/webhooks | every session notification with its attempts |
+//! | GET | /__sandbox/sessions | every session's record, oldest first |
+//! | GET | /__sandbox/webhooks | every notification (session and invoice) with its attempts |
 //!
 //! A session lives CREATED -> IN_PROGRESS (landing page) -> COMPLETED,
-//! CANCELED or ERROR (control API, each notified to `url_data.webhook_url`).
+//! CANCELED or ERROR (control API, each notified to `url_data.webhook_url`
+//! when the request has one; a session without it is not notified).
 //! A session still open 30 minutes after its creation reads as EXPIRED
 //! (checked whenever it is touched, by the sandbox clock).
 
@@ -21,7 +23,7 @@ mod operations;
 mod validation;
 mod webhooks;
 
-pub use webhooks::{Attempt, WebhookDelivery};
+pub use webhooks::WebhookDelivery;
 
 use crate::AppState;
 use axum::routing::{get, post};
@@ -63,7 +65,8 @@ pub struct Session {
     pub updated: DateTime<FixedOffset>,
     /// Kept to create the transaction when the buyer completes.
     pub request: SessionRequest,
-    pub webhook_url: String,
+    /// Where the session's notifications go; none are sent without it.
+    pub webhook_url: Option<String>,
     /// The session request has no buyer id, so this stays `None`.
     pub shop_buyer_id: Option<String>,
     pub transaction_id: Option<String>,
@@ -75,8 +78,7 @@ impl Session {
         let webhook_url = request
             .url_data
             .as_ref()
-            .and_then(|urls| urls.webhook_url.clone())
-            .unwrap_or_default();
+            .and_then(|urls| urls.webhook_url.clone());
         Self {
             id,
             status: SessionStatus::Created,
@@ -159,5 +161,6 @@ pub fn routes() -> Router<AppState> {
             post(buyer::cancel),
         )
         .route("/__sandbox/sessions/{session_id}/fail", post(buyer::fail))
+        .route("/__sandbox/sessions", get(buyer::list_sessions))
         .route("/__sandbox/webhooks", get(webhooks::list))
 }

@@ -2,7 +2,9 @@
 //! and listSessionRecords.
 
 use super::{landing_page, validation, RememberedCall, Session, State as Pages};
-use crate::errors::{decline, parse_body};
+use crate::audiences::Service;
+use crate::errors::{decline, parse_body, unsupported_media_type};
+use crate::media_type::{self, Expected};
 use crate::{auth, faults, AppState};
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -10,7 +12,6 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use chrono::{DateTime, Duration, FixedOffset, NaiveDate};
-use psi::Api;
 use psi_payment_page::types::{SessionRecord, SessionRecordList, SessionRequest, SessionResponse};
 use std::collections::HashMap;
 
@@ -35,7 +36,7 @@ pub(super) async fn create_session(
     if let Some(fault) = faults::inject(&state, "createSession").await {
         return fault;
     }
-    let claims = match auth::require_or_decline(&state, &headers, Api::PaymentPage) {
+    let claims = match auth::require_or_decline(&state, &headers, Service::PaymentPage) {
         Ok(claims) => claims,
         Err(refused) => return refused,
     };
@@ -46,6 +47,9 @@ pub(super) async fn create_session(
             return decline(StatusCode::BAD_REQUEST, &["INVALID_FIELD"], vec![field]);
         }
     };
+    if let Err(expected) = media_type::check(&headers, &body, Expected::Json) {
+        return unsupported_media_type(expected);
+    }
     let request: SessionRequest = match parse_body(&body) {
         Ok(request) => request,
         Err(invalid) => return invalid,
@@ -154,7 +158,7 @@ pub(super) async fn get_session_record(
     if let Some(fault) = faults::inject(&state, "getSessionRecord").await {
         return fault;
     }
-    if let Err(refused) = auth::require_or_decline(&state, &headers, Api::PaymentPage) {
+    if let Err(refused) = auth::require_or_decline(&state, &headers, Service::PaymentPage) {
         return refused;
     }
     let now = state.clock.now_local();
@@ -183,7 +187,7 @@ pub(super) async fn list_session_records(
     if let Some(fault) = faults::inject(&state, "listSessionRecords").await {
         return fault;
     }
-    if let Err(refused) = auth::require_or_decline(&state, &headers, Api::PaymentPage) {
+    if let Err(refused) = auth::require_or_decline(&state, &headers, Service::PaymentPage) {
         return refused;
     }
     let day = query

@@ -255,8 +255,6 @@ fn check_urls(urls: &UrlData, found: &mut Vec<Invalid>) {
                 "must be an absolute http or https URL",
                 PAYMENT_ATTRIBUTE,
             )),
-            // The sandbox notifies every state change; without an address it could not.
-            None if name == "webhook_url" => found.push(Invalid::missing(path, PAYMENT_ATTRIBUTE)),
             _ => {}
         }
     }

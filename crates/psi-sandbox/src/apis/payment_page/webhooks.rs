@@ -1,7 +1,13 @@
-//! Session notifications: the session record POSTed to
-//! `url_data.webhook_url`, signed in `X-Signature` with the demo webhook
-//! secret, retried with backoff until a 2xx answer, every attempt recorded
-//! for `GET /__sandbox/webhooks`.
+//! Notifications, as the service sends them: signed in `X-Signature` with
+//! the demo webhook secret ([`crate::signature`]), retried with backoff
+//! until a 2xx answer, every attempt recorded for `GET /__sandbox/webhooks`.
+//!
+//! - The session notification: the session record (the JSON of
+//!   `GET /pps/api/v1/session-record/{id}`) POSTed to the session's
+//!   `url_data.webhook_url`; a session without one is not notified.
+//! - The invoice notification: POSTed to every invoice webhook
+//!   subscription (`/__sandbox/webhook-subscriptions`), not to the session's
+//!   `webhook_url`.
 
 use super::State as Pages;
 use crate::AppState;
@@ -21,10 +27,13 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 /// A receiver that does not answer within this counts as failed.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// One notification of one session state.
+/// One notification of one session state, or of one invoice.
 #[derive(Debug, Clone, Serialize)]
 pub struct WebhookDelivery {
+    /// `session` or `invoice`.
+    pub kind: &'static str,
     pub session_id: String,
+    /// The session's status, or `INVOICE`.
     pub session_status: String,
     pub url: String,
     /// The raw body, the same bytes on every attempt.
@@ -56,20 +65,28 @@ pub(super) fn notify(state: &AppState, record: &SessionRecord, url: &str) {
         .map(|s| s.to_string())
         .unwrap_or_default();
     let body = serde_json::to_string(record).expect("a session record serialises");
-    send_in_background(
-        state,
-        record.session_id.clone().unwrap_or_default(),
-        status,
-        url,
+    let delivery = WebhookDelivery {
+        kind: "session",
+        session_id: record.session_id.clone().unwrap_or_default(),
+        session_status: status,
+        url: url.to_owned(),
         body,
-    );
+        delivered: false,
+        attempts: Vec::new(),
+    };
+    send_in_background(state, delivery);
 }
 
 /// Queues the invoice notification of a completed session's transaction
 /// (field notes: the correspondence id and, per format, the address to
 /// fetch it from, the merchant's order reference and the transaction id),
-/// signed and retried like the session notification.
-pub(super) fn notify_invoice(state: &AppState, session_id: &str, transaction_id: &str, url: &str) {
+/// signed and retried like the session notification, to every invoice
+/// webhook subscription.
+pub(super) fn notify_invoice(state: &AppState, session_id: &str, transaction_id: &str) {
+    let subscribers = state.data().webhook_subscriptions.urls();
+    if subscribers.is_empty() {
+        return;
+    }
     let Some(transaction) = state.data().transactions.get(transaction_id).cloned() else {
         return;
     };
@@ -87,30 +104,21 @@ pub(super) fn notify_invoice(state: &AppState, session_id: &str, transaction_id:
         "order_reference": transaction.partner_transaction_id(),
     });
     let body = notification.to_string();
-    send_in_background(
-        state,
-        session_id.to_owned(),
-        "INVOICE".to_owned(),
-        url,
-        body,
-    );
+    for url in subscribers {
+        let delivery = WebhookDelivery {
+            kind: "invoice",
+            session_id: session_id.to_owned(),
+            session_status: "INVOICE".to_owned(),
+            url,
+            body: body.clone(),
+            delivered: false,
+            attempts: Vec::new(),
+        };
+        send_in_background(state, delivery);
+    }
 }
 
-fn send_in_background(
-    state: &AppState,
-    session_id: String,
-    status: String,
-    url: &str,
-    body: String,
-) {
-    let delivery = WebhookDelivery {
-        session_id,
-        session_status: status,
-        url: url.to_owned(),
-        body,
-        delivered: false,
-        attempts: Vec::new(),
-    };
+fn send_in_background(state: &AppState, delivery: WebhookDelivery) {
     let index = queue(&mut state.data().payment_page, delivery);
     tokio::spawn(deliver(state.clone(), index));
 }
@@ -145,13 +153,13 @@ async fn deliver(state: AppState, index: usize) {
 /// One signed POST; signed anew so the timestamp is that of the attempt.
 async fn send_once(state: &AppState, url: &str, body: &str) -> Attempt {
     let at = state.clock.now_local();
-    let secret = psi::Secret::new(crate::DEMO_WEBHOOK_SECRET);
-    let signature = psi::webhook::sign(&secret, at.timestamp(), body.as_bytes());
+    let secret = crate::DEMO_WEBHOOK_SECRET.as_bytes();
+    let signature = crate::signature::sign(secret, at.timestamp(), body.as_bytes());
     let sent = state
         .http
         .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .header(psi::webhook::SIGNATURE_HEADER, &signature)
+        .header(crate::signature::SIGNATURE_HEADER, &signature)
         .body(body.to_owned())
         .timeout(ATTEMPT_TIMEOUT)
         .send()

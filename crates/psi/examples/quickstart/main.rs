@@ -8,7 +8,7 @@
 //! the hosted page, a seeded storefront order) then wait for you or are
 //! skipped, and say so.
 
-use psi::{Api, Client};
+use psi::{Api, Client, Credentials, Environment};
 use psi_sandbox::{Control, Sandbox};
 use std::time::Duration;
 
@@ -41,7 +41,7 @@ async fn run() -> Result {
     } else {
         let sandbox = Sandbox::start().await?;
         println!("Started the embedded sandbox at {}.\n", sandbox.url());
-        (sandbox.client(), Some(sandbox))
+        (sandbox_client(&sandbox)?, Some(sandbox))
     };
     let secret = std::env::var("PSI_WEBHOOK_SECRET")
         .unwrap_or_else(|_| psi_sandbox::DEMO_WEBHOOK_SECRET.to_owned());
@@ -50,7 +50,37 @@ async fn run() -> Result {
         receiver: webhook_receiver::Receiver::start(&secret).await?,
         client,
     };
+    if let Some(control) = &day.control {
+        // The invoice notification goes to webhook subscriptions, which a
+        // merchant registers with the provider; the sandbox's control API
+        // plays that registration.
+        control
+            .subscribe_invoice_webhooks(&day.receiver.url())
+            .await?;
+    }
     day.run().await
+}
+
+/// A client of the embedded sandbox: its addresses and demo credentials.
+fn sandbox_client(sandbox: &Sandbox) -> Result<Client> {
+    let addresses = sandbox.addresses();
+    // The shop configuration's address and audience are settings: the
+    // specification states neither, and the sandbox publishes its own.
+    let environment =
+        Environment::new(&addresses.base_url, &addresses.api_url, &addresses.auth_url)?
+            .with_platform_url(&addresses.platform_url)?
+            .with_shop_config(&addresses.shop_config_url, &addresses.shop_config_audience)?;
+    Ok(Client::builder()
+        .environment(environment)
+        .credentials(Credentials::new(
+            psi_sandbox::DEMO_CLIENT_ID,
+            psi_sandbox::DEMO_CLIENT_SECRET,
+        ))
+        .platform_credentials(Credentials::new(
+            psi_sandbox::DEMO_PLATFORM_CLIENT_ID,
+            psi_sandbox::DEMO_PLATFORM_CLIENT_SECRET,
+        ))
+        .build()?)
 }
 
 fn step(number: u32, title: &str) {
