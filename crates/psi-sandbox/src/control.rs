@@ -4,7 +4,7 @@
 //! | method | path | does |
 //! |---|---|---|
 //! | GET | /__sandbox | the demo credentials and this list |
-//! | POST | /__sandbox/clock/advance | `{"seconds": n}` moves the sandbox clock |
+//! | POST | /__sandbox/clock/advance | `{"seconds": n}` moves the sandbox clock; 400 `{"error", "limit"}` if it would leave 1970..=9999 |
 //! | POST | /__sandbox/faults | `{"operation", "status"?, "delay_ms"?, "count"?}` arms a fault |
 //! | DELETE | /__sandbox/faults | disarms all faults |
 //! | POST | /__sandbox/sessions/{id}/complete | the buyer completes (`{"payment_option"?, "transfer_type"?}`) |
@@ -16,9 +16,10 @@
 //! | GET | /__sandbox/shop-config/{partner_profile_id}/{shop_id} | the stored shop configuration |
 
 use crate::AppState;
+use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
@@ -45,30 +46,63 @@ async fn about(State(state): State<AppState>) -> impl IntoResponse {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Advance {
     seconds: i64,
 }
 
-async fn advance_clock(
-    State(state): State<AppState>,
-    Json(advance): Json<Advance>,
-) -> impl IntoResponse {
-    state
-        .clock
-        .advance(chrono::Duration::seconds(advance.seconds));
-    Json(serde_json::json!({"now": state.clock.now_local()}))
+/// Answers 200 `{"now"}`, or 400 `{"error", "limit"}` when the clock would
+/// leave its range (see [`crate::clock`]) or the body is not `{"seconds": <i64>}`.
+async fn advance_clock(State(state): State<AppState>, body: Bytes) -> Response {
+    let advance: Advance = match control_body(&body) {
+        Ok(advance) => advance,
+        Err(response) => return response,
+    };
+    match state.clock.advance(advance.seconds) {
+        Ok(_) => Json(serde_json::json!({"now": state.clock.now_local()})).into_response(),
+        Err(refused) => (
+            StatusCode::BAD_REQUEST,
+            Json(serde_json::json!({
+                "error": refused.to_string(),
+                "limit": crate::clock::OutOfRange::limit(),
+            })),
+        )
+            .into_response(),
+    }
 }
 
-async fn arm_fault(
-    State(state): State<AppState>,
-    Json(fault): Json<crate::faults::Fault>,
-) -> impl IntoResponse {
+/// A control-API body, or 400 `{"error"}` naming the field (axum's own
+/// `Json` rejection answers in plain text).
+fn control_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Response> {
+    let text = std::str::from_utf8(body).map_err(|_| control_error("the body is not UTF-8"))?;
+    psi_runtime::parse_json(text).map_err(|error| {
+        control_error(&format!(
+            "{}: {}",
+            crate::errors::json_path(&error.field),
+            error.rule
+        ))
+    })
+}
+
+fn control_error(message: &str) -> Response {
+    (
+        StatusCode::BAD_REQUEST,
+        Json(serde_json::json!({"error": message})),
+    )
+        .into_response()
+}
+
+async fn arm_fault(State(state): State<AppState>, body: Bytes) -> Response {
+    let fault: crate::faults::Fault = match control_body(&body) {
+        Ok(fault) => fault,
+        Err(response) => return response,
+    };
     state
         .faults
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .push(fault);
-    StatusCode::NO_CONTENT
+    StatusCode::NO_CONTENT.into_response()
 }
 
 async fn disarm_faults(State(state): State<AppState>) -> impl IntoResponse {
