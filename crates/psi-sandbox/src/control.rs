@@ -79,7 +79,7 @@ fn control_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Respon
         control_error(&format!(
             "{}: {}",
             crate::errors::json_path(&error.field),
-            error.rule
+            crate::errors::public_rule(&error.rule)
         ))
     })
 }

@@ -8,7 +8,7 @@
 //! | 6.x | POST | /api/gateway/order-management/{deliver,cancel,return}/{orderId} | 200 `{success, message}` (success false when refused); 400 unknown order |
 //! | 6.x | POST | /api/gateway/order-management/addItem/{orderId} | as above |
 //! | 7.x | GET | /api/_action/order/{orderId}/gateway/info | 200 `LoadResponse`, `data` a list; 404 unknown order |
-//! | 7.x | POST | /api/_action/order/{orderId}/gateway/{deliver,cancel,refund} | 204; 400 empty item list; 404 unknown order; 500 refused |
+//! | 7.x | POST | /api/_action/order/{orderId}/gateway/{deliver,cancel,refund} | 204; 400 empty item list, an item without id or with a quantity that is absent or not positive; 404 unknown order; 500 refused |
 //! | 7.x | POST | /api/_action/order/{orderId}/gateway/addItem | 204; 400 precondition unmet or zero amount; 404 unknown order; 500 refused |
 //!
 //! Every error is a `ModuleResult` `{success: false, message}`, also the
@@ -256,14 +256,11 @@ impl Outcome {
 /// Checks every requested quantity against the open one, then books them
 /// all, so a refused request changes nothing.
 fn apply(order: &mut Order, operation: Operation, items: &[OrderItemQuantity]) -> Outcome {
+    // A missing id or a quantity that is not positive is a malformed
+    // request (7.x: 400), not a refusal of the payment service (7.x: 500).
     let requested = match summed_quantities(items) {
         Ok(requested) => requested,
-        Err(message) => {
-            return Outcome::Refused(format!(
-                "The payment service refused the {}: {message}",
-                operation.noun()
-            ))
-        }
+        Err(message) => return Outcome::Invalid(format!("Invalid items: {message}")),
     };
     if let Err(message) = check_open(order, operation, &requested) {
         return Outcome::Refused(format!(
@@ -286,7 +283,11 @@ fn summed_quantities(items: &[OrderItemQuantity]) -> Result<BTreeMap<String, Dec
     }
     let mut requested = BTreeMap::new();
     for item in items {
-        let id = item.id.clone().ok_or("an item has no id")?;
+        let id = item
+            .id
+            .clone()
+            .filter(|id| !id.is_empty())
+            .ok_or("$.items[].id is required")?;
         let quantity = item
             .quantity
             .filter(|q| *q > Decimal::ZERO)
@@ -425,7 +426,10 @@ fn parse<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, Failure> {
         let path = crate::errors::json_path(&error.field);
         Failure::new(
             StatusCode::BAD_REQUEST,
-            format!("Invalid body at {path}: {}", error.rule),
+            format!(
+                "Invalid body at {path}: {}",
+                crate::errors::public_rule(&error.rule)
+            ),
         )
     })
 }
@@ -604,6 +608,10 @@ async fn items_v7(
             if request.items.is_empty() {
                 return Err(Failure::new(StatusCode::BAD_REQUEST, "No items given."));
             }
+            // A malformed item is a 400 whether or not the order exists.
+            summed_quantities(&request.items).map_err(|message| {
+                Failure::new(StatusCode::BAD_REQUEST, format!("Invalid items: {message}"))
+            })?;
             with_order(state, &id, Version::V7, |order| {
                 apply(order, operation, &request.items)
             })
