@@ -9,6 +9,7 @@ mod lint;
 mod money;
 mod open_enums;
 mod runtime;
+mod sandbox;
 mod schemas;
 mod secrets;
 mod shapes;

@@ -256,11 +256,16 @@ impl Outcome {
 /// Checks every requested quantity against the open one, then books them
 /// all, so a refused request changes nothing.
 fn apply(order: &mut Order, operation: Operation, items: &[OrderItemQuantity]) -> Outcome {
-    // A missing id or a quantity that is not positive is a malformed
-    // request (7.x: 400), not a refusal of the payment service (7.x: 500).
+    // 7.x answers malformed items with 400 before getting here (see
+    // items_v7); 6.x answers every refusal alike, 200 with success false.
     let requested = match summed_quantities(items) {
         Ok(requested) => requested,
-        Err(message) => return Outcome::Invalid(format!("Invalid items: {message}")),
+        Err(message) => {
+            return Outcome::Refused(format!(
+                "The payment service refused the {}: {message}",
+                operation.noun()
+            ))
+        }
     };
     if let Err(message) = check_open(order, operation, &requested) {
         return Outcome::Refused(format!(
