@@ -34,8 +34,20 @@ pub async fn check(
 ) -> Response {
     let owner = Owner::of_path(request.uri().path());
     // The storefront's handlers check orderId against its documented
-    // pattern and answer per operation (7.x info: 404, others: 400).
+    // pattern and answer per operation (7.x info: 404, others: 400); only
+    // an id axum cannot even decode is answered here, the same way.
     if owner == Owner::Storefront {
+        if params.is_err() {
+            let status = if request.uri().path().ends_with("/gateway/info") {
+                StatusCode::NOT_FOUND
+            } else {
+                StatusCode::BAD_REQUEST
+            };
+            return owner.refuse(
+                status,
+                Problem::new("INVALID_PATH_PARAMETER", "orderId is not valid UTF-8").at("orderId"),
+            );
+        }
         return next.run(request).await;
     }
     let refused = match params {

@@ -523,6 +523,13 @@ async fn hostile_requests_are_refused_in_the_documented_shapes_and_the_sandbox_s
     )
     .await;
     not_utf8_id.decline(400, "a partner id %FF");
+    for (path, status) in [
+        ("/api/_action/order/%FF/gateway/info", 404),
+        ("/api/gateway/order-management/load/%FF", 400),
+    ] {
+        let refused = raw(&sandbox, &format!("GET {path} HTTP/1.1"), &[]).await;
+        assert_eq!(refused.refused(status, path)["success"], false);
+    }
 
     // --- storefront -------------------------------------------------------
     let platform = platform_token(&sandbox).await;
