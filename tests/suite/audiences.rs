@@ -54,7 +54,10 @@ fn the_storefront_takes_the_platform_token() {
 fn shop_configuration_takes_only_its_setting() {
     assert_eq!(Api::ShopConfig.audience(&environment()), None);
     let configured = environment()
-        .with_shop_config("https://shops.example.com", "https://shops.example.com/audience")
+        .with_shop_config(
+            "https://shops.example.com",
+            "https://shops.example.com/audience",
+        )
         .unwrap();
     assert_eq!(
         Api::ShopConfig

@@ -12,6 +12,7 @@ mod money;
 mod nulls;
 mod open_enums;
 mod runtime;
+mod sandbox;
 mod schemas;
 mod secrets;
 mod shapes;

@@ -84,10 +84,17 @@ fn parse<T: serde::de::DeserializeOwned>(json: &str, nulls: Nulls) -> Result<T, 
     };
     let mut path = Vec::new();
     inexact_number(&value, &mut path)?;
-    if nulls == Nulls::Absent {
+    let text = if nulls == Nulls::Absent {
         drop_null_members(&mut value);
-    }
-    serde_path_to_error::deserialize(value).map_err(|error| FieldError {
+        std::borrow::Cow::Owned(value.to_string())
+    } else {
+        std::borrow::Cow::Borrowed(json)
+    };
+    // From the text, not from the `Value`: a `Value` hands a large integer
+    // to the type as a `u128`, which `Decimal` does not take, while the text
+    // keeps serde_json's exact number form.
+    let deserializer = &mut serde_json::Deserializer::from_str(&text);
+    serde_path_to_error::deserialize(deserializer).map_err(|error| FieldError {
         field: display_path(error.path()),
         rule: error.into_inner().to_string(),
     })

@@ -4,7 +4,7 @@
 //! | method | path | does |
 //! |---|---|---|
 //! | GET | /__sandbox | the addresses (`Addresses`), the demo credentials, the webhook secret and the sandbox time `now` |
-//! | POST | /__sandbox/clock/advance | `{"seconds": n}` moves the sandbox clock |
+//! | POST | /__sandbox/clock/advance | `{"seconds": n}` moves the sandbox clock; 400 `{"error", "limit"}` if it would leave 1970..=9999 |
 //! | POST | /__sandbox/faults | `{"operation", "status"?, "delay_ms"?, "count"?}` arms a fault answering before processing |
 //! | POST | /__sandbox/faults | `{"operation", "after_processing": true, "status", "body"?, "content_type"?, "count"?}` processes the call, then answers `status` with `body` (no body when absent) |
 //! | DELETE | /__sandbox/faults | disarms all faults |
@@ -26,6 +26,7 @@
 use crate::audiences::Addresses;
 use crate::control_client::StoredTransaction;
 use crate::AppState;
+use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -57,24 +58,58 @@ async fn about(State(state): State<AppState>) -> impl IntoResponse {
 }
 
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Advance {
     seconds: i64,
 }
 
-async fn advance_clock(
-    State(state): State<AppState>,
-    Json(advance): Json<Advance>,
-) -> impl IntoResponse {
-    state
-        .clock
-        .advance(chrono::Duration::seconds(advance.seconds));
-    Json(serde_json::json!({"now": state.clock.now_local()}))
+/// Answers 200 `{"now"}`, or 400 `{"error", "limit"}` when the clock would
+/// leave its range (see [`crate::clock`]) or the body is not `{"seconds": <i64>}`.
+async fn advance_clock(State(state): State<AppState>, body: Bytes) -> Response {
+    let advance: Advance = match control_body(&body) {
+        Ok(advance) => advance,
+        Err(response) => return response,
+    };
+    match state.clock.advance(advance.seconds) {
+        Ok(_) => Json(serde_json::json!({"now": state.clock.now_local()})).into_response(),
+        Err(refused) => (
+            StatusCode::BAD_REQUEST,
+            Json(serde_json::json!({
+                "error": refused.to_string(),
+                "limit": crate::clock::OutOfRange::limit(),
+            })),
+        )
+            .into_response(),
+    }
 }
 
-async fn arm_fault(
-    State(state): State<AppState>,
-    Json(fault): Json<crate::faults::Fault>,
-) -> Response {
+/// A control-API body, or 400 `{"error"}` naming the field (axum's own
+/// `Json` rejection answers in plain text).
+fn control_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Response> {
+    let text = std::str::from_utf8(body)
+        .map_err(|_| control_error(StatusCode::BAD_REQUEST, "the body is not UTF-8"))?;
+    psi_runtime::parse_json(text).map_err(|error| {
+        control_error(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "{}: {}",
+                crate::errors::json_path(&error.field),
+                crate::errors::public_rule(&error.rule)
+            ),
+        )
+    })
+}
+
+fn control_error(status: StatusCode, message: impl Into<String>) -> Response {
+    let message: String = message.into();
+    (status, Json(serde_json::json!({ "error": message }))).into_response()
+}
+
+async fn arm_fault(State(state): State<AppState>, body: Bytes) -> Response {
+    let fault: crate::faults::Fault = match control_body(&body) {
+        Ok(fault) => fault,
+        Err(response) => return response,
+    };
     if let Some(problem) = fault.problem() {
         return control_error(StatusCode::BAD_REQUEST, problem);
     }
@@ -104,10 +139,6 @@ async fn transaction(
             format!("no transaction {transaction_id}"),
         ),
     }
-}
-
-fn control_error(status: StatusCode, message: String) -> Response {
-    (status, Json(serde_json::json!({ "error": message }))).into_response()
 }
 
 async fn disarm_faults(State(state): State<AppState>) -> impl IntoResponse {

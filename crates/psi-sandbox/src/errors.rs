@@ -29,6 +29,19 @@ pub fn decline_with(
     reasons: &[&str],
     invalid_fields: Vec<(String, String)>,
 ) -> Response {
+    (
+        status,
+        Json(decline_body(category, reasons, invalid_fields)),
+    )
+        .into_response()
+}
+
+/// The decline body itself, for answers built outside a handler.
+pub fn decline_body(
+    category: Option<&str>,
+    reasons: &[&str],
+    invalid_fields: Vec<(String, String)>,
+) -> serde_json::Value {
     let invalid: Vec<_> = invalid_fields
         .into_iter()
         .map(|(json_path, message)| serde_json::json!({"json_path": json_path, "message": message}))
@@ -37,7 +50,7 @@ pub fn decline_with(
     if let Some(category) = category {
         decline["category"] = category.into();
     }
-    (status, Json(serde_json::json!({"decline": decline}))).into_response()
+    serde_json::json!({"decline": decline})
 }
 
 /// The 415 decline of the payment APIs, naming the expected media type.
@@ -74,7 +87,10 @@ pub fn parse_body_redacting<T: serde::de::DeserializeOwned>(
         let message = redacted
             .iter()
             .find(|(field, _)| *field == path)
-            .map_or(error.rule, |(_, message)| (*message).to_owned());
+            .map_or_else(
+                || public_rule(&error.rule),
+                |(_, message)| (*message).to_owned(),
+            );
         decline(
             StatusCode::BAD_REQUEST,
             &["INVALID_FIELD"],
@@ -84,10 +100,52 @@ pub fn parse_body_redacting<T: serde::de::DeserializeOwned>(
 }
 
 /// `order_data.shop_baskets[0].gross_amount` -> `$.order_data.shop_baskets[0].gross_amount`.
+///
+/// With serde_json's `arbitrary_precision` a number reaches its visitor as
+/// a one-entry map under a private key; a path through that key names the
+/// number itself, so the key is dropped.
 pub fn json_path(field: &str) -> String {
-    if field == "$" || field.starts_with("$.") {
-        field.to_owned()
+    let field = field
+        .strip_suffix(SERDE_JSON_NUMBER_KEY)
+        .map(|rest| rest.trim_end_matches('.'))
+        .unwrap_or(field);
+    let field = field.replace(SERDE_JSON_NUMBER_KEY, "");
+    if field.is_empty() || field == "$" || field == "." {
+        "$".to_owned()
+    } else if field.starts_with("$.") || field.starts_with("$[") {
+        field
+    } else if field.starts_with('[') {
+        format!("${field}")
     } else {
-        format!("$.{field}")
+        format!("$.{}", field.trim_start_matches('.'))
+    }
+}
+
+/// The key serde_json's `arbitrary_precision` numbers travel under.
+const SERDE_JSON_NUMBER_KEY: &str = "$serde_json::private::Number";
+
+/// A parser's message with serde_json's private number key taken out.
+pub fn public_rule(rule: &str) -> String {
+    rule.replace(SERDE_JSON_NUMBER_KEY, "number")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_path;
+
+    #[test]
+    fn json_paths_never_name_serde_json_internals() {
+        for (field, path) in [
+            ("$", "$"),
+            ("order_data.gross_amount", "$.order_data.gross_amount"),
+            (
+                "order_data.shop_baskets[0].vats[0].tax_amount.$serde_json::private::Number",
+                "$.order_data.shop_baskets[0].vats[0].tax_amount",
+            ),
+            ("$serde_json::private::Number", "$"),
+            ("[2].id", "$[2].id"),
+        ] {
+            assert_eq!(json_path(field), path, "{field}");
+        }
     }
 }

@@ -30,6 +30,7 @@
 // it would only add noise to every handler.
 #![allow(clippy::result_large_err)]
 
+mod api_errors;
 mod apis;
 pub mod audiences;
 mod auth;
@@ -39,7 +40,11 @@ mod control_client;
 pub mod demo;
 mod errors;
 mod faults;
+mod ids;
+mod limits;
 pub mod media_type;
+mod numbers;
+mod serve;
 pub mod signature;
 mod state;
 
@@ -61,14 +66,38 @@ pub const DEMO_WEBHOOK_SECRET: &str = "sandbox-webhook-secret";
 /// The port `cargo run -p psi-sandbox` listens on.
 pub const DEFAULT_PORT: u16 = 8787;
 
-/// The whole sandbox as one axum router.
+/// The whole sandbox as one axum router: the routes, the path-id rule
+/// after routing ([`ids`]), JSON answers for unknown paths and methods, the
+/// after-processing faults, and the size limits and exact-number rule before
+/// routing ([`limits`]).
 fn router(state: AppState) -> axum::Router {
     axum::Router::new()
         .merge(auth::routes())
         .merge(control::routes())
         .merge(apis::routes())
+        .route_layer(axum::middleware::from_fn(ids::check))
+        .fallback(unknown_path)
+        .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn(faults::after_processing))
+        .layer(axum::middleware::from_fn(limits::enforce))
         .with_state(state)
+}
+
+async fn unknown_path(uri: axum::http::Uri) -> axum::response::Response {
+    api_errors::Owner::of_path(uri.path()).refuse(
+        axum::http::StatusCode::NOT_FOUND,
+        api_errors::Problem::new("UNKNOWN_PATH", "no operation is served at this path"),
+    )
+}
+
+async fn method_not_allowed(uri: axum::http::Uri) -> axum::response::Response {
+    api_errors::Owner::of_path(uri.path()).refuse(
+        axum::http::StatusCode::METHOD_NOT_ALLOWED,
+        api_errors::Problem::new(
+            "METHOD_NOT_ALLOWED",
+            "the path is served, but not with this method",
+        ),
+    )
 }
 
 /// A running sandbox; stops when dropped.
@@ -99,13 +128,9 @@ impl Sandbox {
             std::sync::Arc::new(Shared::new(format!("http://{address}"), token_lifetime));
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = router(state.clone());
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await;
-        });
+        tokio::spawn(serve::serve(listener, app, async {
+            let _ = stopped.await;
+        }));
         Ok(Sandbox {
             state,
             address,

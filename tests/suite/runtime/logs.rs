@@ -30,6 +30,15 @@ const GROUPED_IBAN: &str = "DE89 3704 0044 0532 0130 00";
 // subscriber captures the logs.
 #[tokio::test(flavor = "current_thread")]
 async fn no_secret_token_or_iban_appears_in_any_log_line() {
+    // tracing caches per call site whether anyone listens. A call site first
+    // hit by another test's thread while no subscriber exists anywhere can be
+    // cached as "never" just as this test installs its own, and the capture
+    // then misses it. A global subscriber that listens to everything (and
+    // writes nothing) keeps every call site live for the scoped one below.
+    static GLOBAL: std::sync::Once = std::sync::Once::new();
+    GLOBAL.call_once(|| {
+        let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
+    });
     let captured = Captured::default();
     let subscriber = tracing_subscriber::fmt()
         .with_writer(captured.clone())

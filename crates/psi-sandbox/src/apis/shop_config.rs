@@ -179,12 +179,12 @@ fn validated(body: &[u8]) -> Result<ShopConfiguration, Errors> {
     // this only fails if the two drift apart.
     let text = std::str::from_utf8(body).unwrap_or_default();
     psi_runtime::parse_json::<ShopConfiguration>(text).map_err(|problem| {
-        let field = if problem.field == "$" {
-            "body".to_owned()
-        } else {
-            problem.field
+        let path = crate::errors::json_path(&problem.field);
+        let field = match path.strip_prefix("$.") {
+            Some(dotted) => dotted.to_owned(),
+            None => "body".to_owned(),
         };
-        Errors::from([(field, vec![problem.rule])])
+        Errors::from([(field, vec![crate::errors::public_rule(&problem.rule)])])
     })
 }
 

@@ -8,7 +8,7 @@
 //! | 6.x | POST | /api/gateway/order-management/{deliver,cancel,return}/{orderId} | 200 `{success, message}` (success false when refused); 400 unknown order |
 //! | 6.x | POST | /api/gateway/order-management/addItem/{orderId} | as above |
 //! | 7.x | GET | /api/_action/order/{orderId}/gateway/info | 200 `LoadResponse`, `data` a list; 404 unknown order |
-//! | 7.x | POST | /api/_action/order/{orderId}/gateway/{deliver,cancel,refund} | 204; 400 empty item list; 404 unknown order; 500 refused |
+//! | 7.x | POST | /api/_action/order/{orderId}/gateway/{deliver,cancel,refund} | 204; 400 empty item list, an item without id or with a quantity that is absent or not positive; 404 unknown order; 500 refused |
 //! | 7.x | POST | /api/_action/order/{orderId}/gateway/addItem | 204; 400 precondition unmet or zero amount; 404 unknown order; 500 refused |
 //!
 //! Every error is a `ModuleResult` `{success: false, message}`, also the
@@ -258,6 +258,8 @@ impl Outcome {
 /// Checks every requested quantity against the open one, then books them
 /// all, so a refused request changes nothing.
 fn apply(order: &mut Order, operation: Operation, items: &[OrderItemQuantity]) -> Outcome {
+    // 7.x answers malformed items with 400 before getting here (see
+    // items_v7); 6.x answers every refusal alike, 200 with success false.
     let requested = match summed_quantities(items) {
         Ok(requested) => requested,
         Err(message) => {
@@ -288,7 +290,11 @@ fn summed_quantities(items: &[OrderItemQuantity]) -> Result<BTreeMap<String, Dec
     }
     let mut requested = BTreeMap::new();
     for item in items {
-        let id = item.id.clone().ok_or("an item has no id")?;
+        let id = item
+            .id
+            .clone()
+            .filter(|id| !id.is_empty())
+            .ok_or("$.items[].id is required")?;
         let quantity = item
             .quantity
             .filter(|q| *q > Decimal::ZERO)
@@ -427,7 +433,10 @@ fn parse<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, Failure> {
         let path = crate::errors::json_path(&error.field);
         Failure::new(
             StatusCode::BAD_REQUEST,
-            format!("Invalid body at {path}: {}", error.rule),
+            format!(
+                "Invalid body at {path}: {}",
+                crate::errors::public_rule(&error.rule)
+            ),
         )
     })
 }
@@ -608,6 +617,10 @@ async fn items_v7(
             if request.items.is_empty() {
                 return Err(Failure::new(StatusCode::BAD_REQUEST, "No items given."));
             }
+            // A malformed item is a 400 whether or not the order exists.
+            summed_quantities(&request.items).map_err(|message| {
+                Failure::new(StatusCode::BAD_REQUEST, format!("Invalid items: {message}"))
+            })?;
             with_order(state, &id, Version::V7, |order| {
                 apply(order, operation, &request.items)
             })

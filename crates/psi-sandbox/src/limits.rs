@@ -1,0 +1,145 @@
+//! The checks every request passes before routing: size limits, then the
+//! exact-number rule on the body ([`crate::numbers`]).
+//!
+//! | limit | answer |
+//! |---|---|
+//! | request target longer than [`MAX_URI_BYTES`] | 414 |
+//! | header names and values together over [`MAX_HEADER_BYTES`] | 431 |
+//! | body over [`MAX_BODY_BYTES`] (declared or sent) | 413 |
+//! | body unreadable (broken chunking, connection lost) | 400 |
+//! | a JSON number no decimal holds exactly | 400 naming its JSON path |
+//!
+//! Each in the error body of the API that owns the path
+//! ([`crate::api_errors`]). Heads too large for hyper itself to parse are
+//! answered the same way by [`crate::serve`].
+
+use crate::api_errors::{Owner, Problem};
+use axum::body::{Body, Bytes};
+use axum::extract::Request;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::Response;
+
+/// The longest request target (path and query) served.
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+/// The most header bytes (names, values and ": " and CRLF each) served.
+pub const MAX_HEADER_BYTES: usize = 64 * 1024;
+/// The largest body served; also axum's default body limit.
+pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
+
+/// The middleware (`axum::middleware::from_fn(limits::enforce)`).
+pub async fn enforce(request: Request, next: Next) -> Response {
+    let owner = Owner::of_path(request.uri().path());
+    match admitted(request).await {
+        Ok(request) => next.run(request).await,
+        Err((status, problem)) => owner.refuse(status, problem),
+    }
+}
+
+async fn admitted(request: Request) -> Result<Request, (StatusCode, Problem)> {
+    let target = request
+        .uri()
+        .path_and_query()
+        .map_or(0, |target| target.as_str().len());
+    if target > MAX_URI_BYTES {
+        return Err((
+            StatusCode::URI_TOO_LONG,
+            Problem::new(
+                "URI_TOO_LONG",
+                format!("the request target is {target} bytes, at most {MAX_URI_BYTES} are served"),
+            ),
+        ));
+    }
+    let headers: usize = request
+        .headers()
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 4)
+        .sum();
+    if headers > MAX_HEADER_BYTES {
+        return Err((
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            Problem::new(
+                "HEADERS_TOO_LARGE",
+                format!("the headers are {headers} bytes, at most {MAX_HEADER_BYTES} are served"),
+            ),
+        ));
+    }
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|length| length.to_str().ok())
+        .and_then(|length| length.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
+        return Err(too_large());
+    }
+    let (mut parts, body) = request.into_parts();
+    let bytes = read_body(body).await?;
+    let bytes = match exact_numbers(&bytes) {
+        Ok(Some(rewritten)) => {
+            parts
+                .headers
+                .insert(header::CONTENT_LENGTH, HeaderValue::from(rewritten.len()));
+            rewritten
+        }
+        Ok(None) => bytes,
+        Err(inexact) => {
+            return Err((
+                StatusCode::BAD_REQUEST,
+                Problem::new("INVALID_FIELD", inexact.rule).at(inexact.json_path),
+            ))
+        }
+    };
+    Ok(Request::from_parts(parts, Body::from(bytes)))
+}
+
+/// The whole body, read here so that an oversized or broken one is
+/// answered in the API's shape rather than by the extractor's plain text.
+async fn read_body(body: Body) -> Result<Bytes, (StatusCode, Problem)> {
+    axum::body::to_bytes(body, MAX_BODY_BYTES)
+        .await
+        .map_err(|error| {
+            let too_long = std::error::Error::source(&error)
+                .is_some_and(|source| source.is::<http_body_util::LengthLimitError>());
+            if too_long {
+                too_large()
+            } else {
+                (
+                    StatusCode::BAD_REQUEST,
+                    Problem::new("MALFORMED_BODY", "the body could not be read"),
+                )
+            }
+        })
+}
+
+fn too_large() -> (StatusCode, Problem) {
+    (
+        StatusCode::PAYLOAD_TOO_LARGE,
+        Problem::new(
+            "PAYLOAD_TOO_LARGE",
+            format!("the body is larger than {MAX_BODY_BYTES} bytes"),
+        ),
+    )
+}
+
+/// `Ok(None)`: the body is not JSON or its numbers are plain decimals
+/// already; `Ok(Some)`: the body with its numbers rewritten.
+fn exact_numbers(body: &[u8]) -> Result<Option<Bytes>, crate::numbers::Inexact> {
+    let starts_like_json = body
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| matches!(b, b'{' | b'['));
+    if !starts_like_json {
+        return Ok(None);
+    }
+    // Not JSON (or nested past serde_json's depth limit): the handler's
+    // parser answers that in its own words.
+    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return Ok(None);
+    };
+    if crate::numbers::normalize(&mut value)? {
+        let text = serde_json::to_vec(&value).expect("a JSON value serialises");
+        Ok(Some(Bytes::from(text)))
+    } else {
+        Ok(None)
+    }
+}

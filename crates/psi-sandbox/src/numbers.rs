@@ -1,0 +1,266 @@
+//! Every JSON number of a request body is held exactly or refused.
+//!
+//! Amounts are `rust_decimal::Decimal`: a 96-bit integer with 0 to 28
+//! digits after the decimal point. Given `43.80000000000000000000000000000001`
+//! rust_decimal rounds silently, and given `1e-30` or `1e30` its error names
+//! serde_json's private number token. So every request body is scanned
+//! before any handler parses it ([`crate::limits`]): a number that no
+//! `Decimal` holds exactly is refused naming its JSON path and the limit,
+//! and a number written in a form rust_decimal could misread (an exponent,
+//! a `-0`) is rewritten as the plain decimal it equals. No request type of
+//! the documents has a float field, and every integer field fits a
+//! `Decimal`, so the rule loses nothing.
+
+use rust_decimal::Decimal;
+use serde_json::{Number, Value};
+
+/// Decimal's largest mantissa, 2^96 - 1 (29 digits).
+const MAX_MANTISSA: u128 = (1 << 96) - 1;
+/// Decimal's largest scale (digits after the decimal point).
+const MAX_SCALE: u32 = 28;
+
+/// A number that cannot be held exactly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Inexact {
+    /// `$.order_data.shop_baskets[0].gross_amount`.
+    pub json_path: String,
+    pub rule: &'static str,
+}
+
+pub const OUT_OF_RANGE: &str =
+    "out of the range of a decimal (at most 79228162514264337593543950335 in magnitude)";
+pub const TOO_MANY_DIGITS: &str = "at most 28 significant digits: the value cannot be held exactly";
+pub const TOO_SMALL_A_STEP: &str =
+    "at most 28 digits after the decimal point: the value cannot be held exactly";
+
+/// The exact decimal a JSON number's text spells, or the limit it breaks.
+pub fn exact(text: &str) -> Result<Decimal, &'static str> {
+    let (negative, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    let (mantissa_text, exponent) = match unsigned.find(['e', 'E']) {
+        Some(at) => {
+            let exponent = unsigned[at + 1..].trim_start_matches('+');
+            // An exponent beyond i64 is beyond any decimal (or zero, below).
+            let exponent = exponent
+                .parse::<i64>()
+                .unwrap_or(if exponent.starts_with('-') {
+                    i64::MIN / 2
+                } else {
+                    i64::MAX / 2
+                });
+            (&unsigned[..at], exponent)
+        }
+        None => (unsigned, 0),
+    };
+    let (whole, fraction) = mantissa_text.split_once('.').unwrap_or((mantissa_text, ""));
+    let digits: String = format!("{whole}{fraction}");
+    let digits = digits.trim_start_matches('0');
+    if digits.is_empty() {
+        // Zero, with the places it was written with (0.00) where they fit.
+        let places = (fraction.len() as i64).saturating_sub(exponent);
+        return Ok(Decimal::new(
+            0,
+            places.clamp(0, i64::from(MAX_SCALE)) as u32,
+        ));
+    }
+    // value = digits * 10^power
+    let power = exponent.saturating_sub(fraction.len() as i64);
+    let (digits, scale) = if power >= 0 {
+        // An integer: the digits and `power` zeros must fit the mantissa.
+        if digits.len() as i64 + power > 29 {
+            return Err(OUT_OF_RANGE);
+        }
+        (format!("{digits}{}", "0".repeat(power as usize)), 0)
+    } else {
+        (digits.to_owned(), power.unsigned_abs())
+    };
+    // Trailing zeros after the point are kept when they fit (2.50 stays
+    // 2.50) and dropped while they are what breaks a limit.
+    let mut digits = digits;
+    let mut scale = scale;
+    while scale > 0 && digits.ends_with('0') && mantissa(&digits, scale).is_none() {
+        digits.pop();
+        scale -= 1;
+    }
+    let mantissa = mantissa(&digits, scale).ok_or(if scale == 0 {
+        OUT_OF_RANGE
+    } else if scale > u64::from(MAX_SCALE) && digits.len() <= MAX_SCALE as usize {
+        // 1e-30: few digits, but a step finer than a decimal's.
+        TOO_SMALL_A_STEP
+    } else {
+        TOO_MANY_DIGITS
+    })?;
+    let scale = scale as u32;
+    let magnitude = Decimal::from_i128_with_scale(mantissa as i128, scale);
+    Ok(if negative { -magnitude } else { magnitude })
+}
+
+/// The digits as a Decimal mantissa with `scale`, if both fit.
+fn mantissa(digits: &str, scale: u64) -> Option<u128> {
+    if scale > u64::from(MAX_SCALE) || digits.len() > 29 {
+        return None;
+    }
+    digits.parse::<u128>().ok().filter(|m| *m <= MAX_MANTISSA)
+}
+
+/// Checks every number of `value`; rewrites those whose text is not the
+/// plain decimal they equal. Returns whether anything was rewritten.
+pub fn normalize(value: &mut Value) -> Result<bool, Inexact> {
+    let mut path = String::from("$");
+    normalize_at(value, &mut path)
+}
+
+fn normalize_at(value: &mut Value, path: &mut String) -> Result<bool, Inexact> {
+    let mut changed = false;
+    match value {
+        Value::Number(number) => {
+            let text = number.to_string();
+            let decimal = exact(&text).map_err(|rule| Inexact {
+                json_path: path.clone(),
+                rule,
+            })?;
+            let plain = decimal.to_string();
+            if plain != text {
+                // A Decimal's own text is a valid JSON number.
+                *number = plain.parse::<Number>().expect("a decimal is a JSON number");
+                changed = true;
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter_mut().enumerate() {
+                let length = path.len();
+                path.push_str(&format!("[{index}]"));
+                changed |= normalize_at(item, path)?;
+                path.truncate(length);
+            }
+        }
+        Value::Object(fields) => {
+            for (key, item) in fields.iter_mut() {
+                let length = path.len();
+                push_key(path, key);
+                changed |= normalize_at(item, path)?;
+                path.truncate(length);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::String(_) => {}
+    }
+    Ok(changed)
+}
+
+/// `.key`, or `['odd key']` for a key that is not a plain name.
+fn push_key(path: &mut String, key: &str) {
+    let plain = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if plain {
+        path.push('.');
+        path.push_str(key);
+    } else {
+        path.push_str("['");
+        for c in key.chars() {
+            match c {
+                '\'' | '\\' => {
+                    path.push('\\');
+                    path.push(c);
+                }
+                c if c.is_control() => path.push_str(&format!("\\u{:04x}", c as u32)),
+                c => path.push(c),
+            }
+        }
+        path.push_str("']");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::str::FromStr;
+
+    fn dec(text: &str) -> Decimal {
+        Decimal::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn exact_values_are_held_with_their_scale() {
+        for (text, expected) in [
+            ("43.8", "43.8"),
+            ("2.50", "2.50"),
+            ("-1.55", "-1.55"),
+            ("0", "0"),
+            ("0.00", "0.00"),
+            ("-0", "0"),
+            ("0e999999999999999999999", "0"),
+            ("1e2", "100"),
+            ("1.5E+1", "15"),
+            ("12.5e-1", "1.25"),
+            (
+                "79228162514264337593543950335",
+                "79228162514264337593543950335",
+            ),
+            (
+                "0.0000000000000000000000000001",
+                "0.0000000000000000000000000001",
+            ),
+            (
+                "1234567890123456789012345678",
+                "1234567890123456789012345678",
+            ),
+            (
+                "43.800000000000000000000000000000",
+                "43.800000000000000000000000000",
+            ),
+        ] {
+            assert_eq!(exact(text), Ok(dec(expected)), "{text}");
+            assert_eq!(exact(text).unwrap().to_string(), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn inexact_values_name_their_limit() {
+        for (text, rule) in [
+            ("43.80000000000000000000000000000001", TOO_MANY_DIGITS),
+            ("1e-30", TOO_SMALL_A_STEP),
+            ("1e-400", TOO_SMALL_A_STEP),
+            ("1e30", OUT_OF_RANGE),
+            ("1e400", OUT_OF_RANGE),
+            ("-1e400", OUT_OF_RANGE),
+            ("123456789012345678901234567890", OUT_OF_RANGE),
+            ("79228162514264337593543950336", OUT_OF_RANGE),
+            ("7922816251426433759354395033.51", TOO_MANY_DIGITS),
+        ] {
+            assert_eq!(exact(text), Err(rule), "{text}");
+        }
+    }
+
+    #[test]
+    fn normalize_names_the_json_path_and_rewrites_exponents() {
+        let mut body: Value = serde_json::from_str(
+            r#"{"order_data": {"shop_baskets": [{"gross_amount": 4.38e1, "vats": [{"tax_amount": 7}]}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(normalize(&mut body), Ok(true));
+        assert_eq!(
+            body["order_data"]["shop_baskets"][0]["gross_amount"].to_string(),
+            "43.8"
+        );
+        assert_eq!(
+            normalize(&mut body),
+            Ok(false),
+            "plain numbers stay as sent"
+        );
+
+        let mut body: Value = serde_json::from_str(
+            r#"{"order_data": {"shop_baskets": [{"vats": [{"tax_amount": 1e-30}]}], "odd key": 1e30}}"#,
+        )
+        .unwrap();
+        let error = normalize(&mut body).unwrap_err();
+        assert!(
+            error.json_path == "$.order_data.shop_baskets[0].vats[0].tax_amount"
+                || error.json_path == "$.order_data['odd key']",
+            "{error:?}"
+        );
+    }
+}

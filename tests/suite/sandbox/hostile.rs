@@ -1,0 +1,685 @@
+//! Hostile input against the in-process sandbox, with plain HTTP (reqwest
+//! or raw TCP, never the psi client): oversized bodies, URIs and headers,
+//! deep nesting, invalid UTF-8, numbers no decimal holds, path tricks in
+//! ids, forged and foreign tokens, a clock pushed past its range.
+//!
+//! Each answer must have a status of the small set the route documents,
+//! a JSON body in the owning API's error shape, and never a word of
+//! serde_json's internals; after all of them the sandbox still serves.
+
+use base64::Engine;
+use psi_sandbox::Sandbox;
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// The statuses a refusal of hostile input may have.
+const DOCUMENTED: &[u16] = &[400, 401, 404, 413, 414, 415, 422, 431];
+
+/// A status, the headers' content type and the body, as JSON.
+struct Answer {
+    status: u16,
+    content_type: String,
+    body: Value,
+    text: String,
+}
+
+impl Answer {
+    /// Checks the rules every refusal follows and returns the body.
+    fn refused(&self, expected: u16, what: &str) -> &Value {
+        assert_eq!(self.status, expected, "{what}: {}", self.text);
+        assert!(DOCUMENTED.contains(&self.status), "{what}");
+        assert!(
+            self.content_type.starts_with("application/json"),
+            "{what}: content type {:?}",
+            self.content_type
+        );
+        assert!(!self.body.is_null(), "{what}: not JSON: {:?}", self.text);
+        assert!(!self.text.contains("$serde_json"), "{what}: {}", self.text);
+        assert!(!self.text.contains("serde_json::"), "{what}: {}", self.text);
+        &self.body
+    }
+
+    /// A payment API's decline: its reasons.
+    fn decline(&self, expected: u16, what: &str) -> Vec<String> {
+        let body = self.refused(expected, what);
+        let reasons = body["decline"]["reasons"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{what}: no decline: {body}"));
+        reasons
+            .iter()
+            .map(|r| r.as_str().unwrap_or_default().to_owned())
+            .collect()
+    }
+}
+
+async fn answer(response: reqwest::Response) -> Answer {
+    let status = response.status().as_u16();
+    let content_type = response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let bytes = response.bytes().await.expect("a body");
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    Answer {
+        status,
+        content_type,
+        body,
+        text,
+    }
+}
+
+/// Sends `head` (request line and headers, no blank line) and `body` over
+/// a fresh connection and reads one answer: for requests reqwest would
+/// normalise or refuse to send.
+async fn raw(sandbox: &Sandbox, head: &str, body: &[u8]) -> Answer {
+    let exchange = async {
+        let mut stream = tokio::net::TcpStream::connect(sandbox.address())
+            .await
+            .expect("the sandbox accepts");
+        let mut request =
+            format!("{head}\r\nhost: sandbox\r\nconnection: close\r\n\r\n").into_bytes();
+        request.extend_from_slice(body);
+        // The sandbox may answer (and close) before reading everything.
+        let _ = stream.write_all(&request).await;
+        let mut received = Vec::new();
+        let _ = stream.read_to_end(&mut received).await;
+        received
+    };
+    let received = tokio::time::timeout(Duration::from_secs(30), exchange)
+        .await
+        .expect("the sandbox answers within 30 s");
+    let text = String::from_utf8_lossy(&received).into_owned();
+    let (head, body) = text
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("an HTTP answer: {text:?}"));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .expect("a status");
+    let content_type = head
+        .lines()
+        .find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("content-type")
+                .then(|| value.trim().to_owned())
+        })
+        .unwrap_or_default();
+    Answer {
+        status,
+        content_type,
+        body: serde_json::from_str(body).unwrap_or(Value::Null),
+        text: body.to_owned(),
+    }
+}
+
+async fn token(sandbox: &Sandbox, audience: &str) -> String {
+    let response = reqwest::Client::new()
+        .post(format!("{}/oauth/token", sandbox.url()))
+        .json(&json!({
+            "grant_type": "client_credentials",
+            "client_id": psi_sandbox::DEMO_CLIENT_ID,
+            "client_secret": psi_sandbox::DEMO_CLIENT_SECRET,
+            "audience": audience,
+        }))
+        .send()
+        .await
+        .expect("the token server answers");
+    assert_eq!(response.status(), 200, "a token for {audience}");
+    let body: Value = response.json().await.expect("a token body");
+    body["access_token"].as_str().expect("a token").to_owned()
+}
+
+/// The audience the sandbox expects of shop configuration tokens (the
+/// specification's table names none; the sandbox decides).
+fn shop_config_audience(sandbox: &Sandbox) -> String {
+    sandbox.addresses().shop_config_audience
+}
+
+async fn platform_token(sandbox: &Sandbox) -> String {
+    let body: Value = reqwest::Client::new()
+        .post(format!("{}/api/oauth/token", sandbox.url()))
+        .json(&json!({
+            "grant_type": "client_credentials",
+            "client_id": psi_sandbox::DEMO_PLATFORM_CLIENT_ID,
+            "client_secret": psi_sandbox::DEMO_PLATFORM_CLIENT_SECRET,
+            "scope": "write",
+        }))
+        .send()
+        .await
+        .expect("the platform token endpoint answers")
+        .json()
+        .await
+        .expect("a token body");
+    body["access_token"].as_str().expect("a token").to_owned()
+}
+
+fn address() -> Value {
+    json!({"street": "Hauptstraße", "street_number": "1", "zip_code": "10115", "city": "Berlin", "country_code": "DE"})
+}
+
+/// The field notes' consistent session request (gross 43.8).
+fn session_request() -> Value {
+    json!({
+        "order_data": {
+            "currency": "EUR",
+            "buyer": {
+                "billing_address": address(),
+                "contact": {"email": "erika@example.com"},
+                "person": {"first_name": "Erika", "last_name": "Mustermann", "date_of_birth": "1980-01-31"}
+            },
+            "delivery": {"first_name": "Erika", "last_name": "Mustermann", "address": address()},
+            "shop_baskets": [{
+                "partner_shop_id": "shop-1",
+                "shop_transaction_id": "SO-1",
+                "gross_amount": 43.8,
+                "items": [{"article_number": "A-1", "name": "T-shirt", "quantity": 2, "tax_rate": 19,
+                           "gross_unit_price": 18.45, "gross_unit_discount": -1.55, "gross_total_price": 33.8,
+                           "net_unit_price": 15.5, "net_unit_discount": -1.3, "net_total_price": 28.4}],
+                "special_items": [{"category": "shipping", "name": "Shipping", "quantity": 1, "tax_rate": 19,
+                                   "gross_unit_price": 10, "gross_total_price": 10, "net_unit_price": 8.4, "net_total_price": 8.4}],
+                "vats": [{"tax_rate": 19, "net_amount": 36.8, "tax_amount": 7}]
+            }]
+        },
+        "url_data": {
+            "success_url": "https://shop.example.com/success",
+            "failure_url": "https://shop.example.com/failure",
+            "cancel_url": "https://shop.example.com/cancel",
+            "webhook_url": "http://127.0.0.1:9/unused"
+        }
+    })
+}
+
+/// The session request with `number` (JSON text) in place of the value at
+/// `pointer` (e.g. the basket's gross amount).
+fn session_with_number(pointer: &str, number: &str) -> String {
+    const MARK: &str = "\"__number__\"";
+    let mut body = session_request();
+    *body.pointer_mut(pointer).expect("the field exists") = json!("__number__");
+    body.to_string().replace(MARK, number)
+}
+
+fn shop_configuration() -> Value {
+    json!({
+        "name": "Example Shop",
+        "website": "https://shop.example.com",
+        "address": {"street": "Hauptstraße", "street_number": "1", "city": "Berlin", "postal_code": "10115", "country_code": "DE"},
+        "legal": {"name": "Example Shop GmbH", "legal_form": "GmbH", "commercial_register_number": "HRB 12345",
+                  "registration_office": "Amtsgericht Berlin", "vat_id_number": "DE123456789"},
+        "contacts": {"customer_service": {"email": "service@shop.example.com"}},
+        "correspondence_settings": {"branding_settings": {"logo_position": "LEFT", "highlight_color": "#0a7cff"}}
+    })
+}
+
+/// A JWT signed with nothing (`alg: none`) for `audience`, valid for a day.
+fn unsigned_token(audience: &str) -> String {
+    let encode = |value: Value| {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(value.to_string().as_bytes())
+    };
+    let now = chrono::Utc::now().timestamp();
+    format!(
+        "{}.{}.",
+        encode(json!({"alg": "none", "typ": "JWT"})),
+        encode(
+            json!({"aud": audience, "exp": now + 86_400, "iat": now, "sub": psi_sandbox::DEMO_CLIENT_ID})
+        )
+    )
+}
+
+#[tokio::test]
+async fn hostile_requests_are_refused_in_the_documented_shapes_and_the_sandbox_survives() {
+    let sandbox = Sandbox::start().await.expect("the sandbox starts");
+    let url = sandbox.url().to_owned();
+    let http = reqwest::Client::new();
+    let page_token = token(&sandbox, &url).await;
+    let session = format!("{url}/pps/api/v1/session");
+    let post_session = |body: Vec<u8>| {
+        http.post(&session)
+            .bearer_auth(&page_token)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+
+    // --- sizes -------------------------------------------------------
+    let ten_mb = vec![b' '; 10 * 1024 * 1024];
+    let declared = raw(
+        &sandbox,
+        &format!(
+            "POST /pps/api/v1/session HTTP/1.1\r\ncontent-type: application/json\r\ncontent-length: {}",
+            ten_mb.len()
+        ),
+        &[],
+    )
+    .await;
+    assert_eq!(
+        declared.decline(413, "a declared 10 MB body"),
+        ["PAYLOAD_TOO_LARGE"]
+    );
+    assert_eq!(declared.body["decline"]["category"], "SYNTAX");
+    let sent = raw(
+        &sandbox,
+        "PUT /shop-config/v2/partners/p-1/shops/s-1 HTTP/1.1\r\ncontent-type: application/json\r\ntransfer-encoding: chunked",
+        &chunked(&ten_mb),
+    )
+    .await;
+    let body = sent.refused(413, "a chunked 10 MB body to the shop configuration");
+    assert!(
+        body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("2097152")),
+        "{body}"
+    );
+    let storefront_413 = raw(
+        &sandbox,
+        &format!(
+            "POST /api/_action/order/{}/gateway/deliver HTTP/1.1\r\ncontent-length: 3000000",
+            "a".repeat(32)
+        ),
+        &[],
+    )
+    .await;
+    assert_eq!(
+        storefront_413.refused(413, "a storefront body")["success"],
+        false
+    );
+    let token_413 = raw(
+        &sandbox,
+        "POST /oauth/token HTTP/1.1\r\ncontent-length: 3000000",
+        &[],
+    )
+    .await;
+    assert!(token_413.refused(413, "a token body")["error_description"].is_string());
+
+    // A URI the sandbox refuses itself (20 KB) and one hyper refuses
+    // before routing (100 KB, beyond what reqwest will send: raw TCP).
+    let long = "a".repeat(20_000);
+    let paylater = answer(
+        http.get(format!("{url}/order/paylater/v1/{long}/status"))
+            .send()
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    assert_eq!(paylater.decline(414, "a 20 KB URI"), ["URI_TOO_LONG"]);
+    let longer = "a".repeat(100_000);
+    for (path, what) in [
+        (format!("/order/paylater/v1/{longer}/status"), "pay later"),
+        (
+            format!("/shop-config/v2/partners/{longer}/shops/s"),
+            "shop configuration",
+        ),
+        (
+            format!("/api/_action/order/{longer}/gateway/info"),
+            "storefront",
+        ),
+    ] {
+        let refused = raw(&sandbox, &format!("GET {path} HTTP/1.1"), &[]).await;
+        let body = refused.refused(414, &format!("a 100 KB URI to the {what}"));
+        let shaped = match what {
+            "pay later" => body["decline"]["reasons"][0] == "URI_TOO_LONG",
+            "shop configuration" => body["message"].is_string() && body["errors"].is_object(),
+            _ => body["success"] == false,
+        };
+        assert!(shaped, "{what}: {body}");
+    }
+
+    // A 1 MB header (refused by the sandbox's limit) and a 3 MB one (past
+    // hyper's buffer: refused before it is read to the end, so over raw TCP).
+    let big = answer(
+        http.get(format!(
+            "{url}/order/paylater/v1/12-34567890123456789/status"
+        ))
+        .header("x-padding", "a".repeat(1024 * 1024))
+        .send()
+        .await
+        .expect("an answer"),
+    )
+    .await;
+    assert_eq!(big.decline(431, "a 1 MB header"), ["HEADERS_TOO_LARGE"]);
+    let huge = raw(
+        &sandbox,
+        &format!(
+            "GET /order/paylater/v1/12-34567890123456789/status HTTP/1.1\r\nx-padding: {}",
+            "a".repeat(3 * 1024 * 1024)
+        ),
+        &[],
+    )
+    .await;
+    assert_eq!(huge.decline(431, "a 3 MB header"), ["HEADERS_TOO_LARGE"]);
+    let many = raw(
+        &sandbox,
+        &format!(
+            "GET /__sandbox HTTP/1.1\r\n{}",
+            (0..200)
+                .map(|i| format!("x-h{i}: v"))
+                .collect::<Vec<_>>()
+                .join("\r\n")
+        ),
+        &[],
+    )
+    .await;
+    assert!(many.refused(431, "200 headers")["error"].is_string());
+
+    // --- bodies that are not what they claim --------------------------
+    let deep = "[".repeat(100_000);
+    let nested = answer(
+        post_session(deep.clone().into_bytes())
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    assert_eq!(nested.decline(400, "100k-deep nesting"), ["INVALID_FIELD"]);
+    let nested_shop = answer(
+        http.put(format!("{url}/shop-config/v2/partners/p-1/shops/s-1"))
+            .bearer_auth(token(&sandbox, &shop_config_audience(&sandbox)).await)
+            .header("content-type", "application/json")
+            .body(format!("{{\"name\": {deep}"))
+            .send()
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    nested_shop.refused(400, "100k-deep nesting in a shop configuration");
+    let not_utf8 = answer(
+        post_session(b"{\"order_data\": \"\xff\xfe\"}".to_vec())
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    not_utf8.decline(400, "an invalid UTF-8 body");
+
+    // --- numbers ------------------------------------------------------
+    let gross = "/order_data/shop_baskets/0/gross_amount";
+    let gross_path = "$.order_data.shop_baskets[0].gross_amount";
+    for (number, limit) in [
+        ("1e400", "out of the range of a decimal"),
+        ("1e30", "out of the range of a decimal"),
+        (
+            "123456789012345678901234567890",
+            "out of the range of a decimal",
+        ),
+        (
+            "43.80000000000000000000000000000001",
+            "at most 28 significant digits",
+        ),
+        ("1e-30", "at most 28 digits after the decimal point"),
+    ] {
+        let refused = answer(
+            post_session(session_with_number(gross, number).into_bytes())
+                .await
+                .expect("an answer"),
+        )
+        .await;
+        assert_eq!(refused.decline(400, number), ["INVALID_FIELD"]);
+        let invalid = &refused.body["decline"]["invalid_fields"][0];
+        assert_eq!(invalid["json_path"], gross_path, "{number}");
+        assert!(
+            invalid["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(limit)),
+            "{number}: {invalid}"
+        );
+    }
+    let tax = answer(
+        post_session(
+            session_with_number("/order_data/shop_baskets/0/vats/0/tax_amount", "1e30")
+                .into_bytes(),
+        )
+        .await
+        .expect("an answer"),
+    )
+    .await;
+    tax.decline(400, "a tax amount of 1e30");
+    assert_eq!(
+        tax.body["decline"]["invalid_fields"][0]["json_path"],
+        "$.order_data.shop_baskets[0].vats[0].tax_amount"
+    );
+    // Exact values are taken as they are: 28 digits reach the basket check
+    // (and fail it), an exponent that spells 43.8 passes it.
+    let big_but_exact = answer(
+        post_session(session_with_number(gross, "1234567890123456789012345678").into_bytes())
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    let reasons = big_but_exact.decline(422, "a 28-digit gross amount");
+    assert!(
+        reasons.contains(&"SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT".to_owned()),
+        "{reasons:?}"
+    );
+    let exponent = post_session(session_with_number(gross, "4.38e1").into_bytes())
+        .await
+        .expect("an answer");
+    assert_eq!(exponent.status(), 201, "4.38e1 is exactly 43.8");
+
+    // --- ids ------------------------------------------------------------
+    let shop_token = token(&sandbox, &shop_config_audience(&sandbox)).await;
+    for (partner, shop, field) in [
+        ("%00", "..%2F..", "partner_profile_id"),
+        ("p-1", "..%2F..", "shop_id"),
+        ("p-1", "a%0Ab", "shop_id"),
+    ] {
+        let what = format!("shop configuration {partner}/{shop}");
+        let refused = answer(
+            http.put(format!(
+                "{url}/shop-config/v2/partners/{partner}/shops/{shop}"
+            ))
+            .bearer_auth(&shop_token)
+            .json(&shop_configuration())
+            .send()
+            .await
+            .expect("an answer"),
+        )
+        .await;
+        let body = refused.refused(400, &what);
+        assert!(body["errors"][field].is_array(), "{what}: {body}");
+        let stored = answer(
+            http.get(format!("{url}/__sandbox/shop-config/{partner}/{shop}"))
+                .send()
+                .await
+                .expect("an answer"),
+        )
+        .await;
+        stored.refused(400, &what);
+    }
+    let bank_token = token(&sandbox, &format!("{url}/shop/consumer/v1")).await;
+    let bank = answer(
+        http.get(format!(
+            "{url}/shop/consumer/v1/partners/p%00/consumer/b-1/bank-accounts"
+        ))
+        .bearer_auth(&bank_token)
+        .send()
+        .await
+        .expect("an answer"),
+    )
+    .await;
+    assert_eq!(
+        bank.decline(400, "a bank account partner p%00"),
+        ["INVALID_PATH_PARAMETER"]
+    );
+    assert_eq!(
+        bank.body["decline"]["invalid_fields"][0]["json_path"],
+        "partner_profile_id"
+    );
+    // Literal dot-segments, which reqwest would resolve before sending.
+    let dots = raw(
+        &sandbox,
+        "GET /shop/consumer/v1/partners/../consumer/b-1/bank-accounts HTTP/1.1",
+        &[],
+    )
+    .await;
+    dots.decline(400, "a partner id ..");
+    let not_utf8_id = raw(
+        &sandbox,
+        "GET /shop/consumer/v1/partners/%FF/consumer/b-1/bank-accounts HTTP/1.1",
+        &[],
+    )
+    .await;
+    not_utf8_id.decline(400, "a partner id %FF");
+    for (path, status) in [
+        ("/api/_action/order/%FF/gateway/info", 404),
+        ("/api/gateway/order-management/load/%FF", 400),
+    ] {
+        let refused = raw(&sandbox, &format!("GET {path} HTTP/1.1"), &[]).await;
+        assert_eq!(refused.refused(status, path)["success"], false);
+    }
+
+    // --- storefront -------------------------------------------------------
+    let platform = platform_token(&sandbox).await;
+    for operation in ["deliver", "cancel", "refund"] {
+        let empty_item = answer(
+            http.post(format!(
+                "{url}/api/_action/order/{}/gateway/{operation}",
+                "0".repeat(32)
+            ))
+            .bearer_auth(&platform)
+            .json(&json!({"items": [{}]}))
+            .send()
+            .await
+            .expect("an answer"),
+        )
+        .await;
+        let body = empty_item.refused(400, &format!("7.x {operation} of an item without id"));
+        assert_eq!(body["success"], false);
+    }
+
+    // --- tokens -------------------------------------------------------
+    let status_path = format!("{url}/order/paylater/v1/12-34567890123456789/status");
+    let forged = unsigned_token(&format!("{url}/paylater"));
+    let unsigned = answer(
+        http.get(&status_path)
+            .bearer_auth(&forged)
+            .send()
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    assert_eq!(
+        unsigned.decline(401, "an alg-none token"),
+        ["INVALID_TOKEN"]
+    );
+    let foreign = answer(
+        http.get(&status_path)
+            .bearer_auth(&bank_token)
+            .send()
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    assert_eq!(
+        foreign.decline(401, "a bank accounts token on pay later"),
+        ["WRONG_AUDIENCE"]
+    );
+    let paylater_token = token(&sandbox, &format!("{url}/paylater")).await;
+    let foreign_shop = answer(
+        http.put(format!("{url}/shop-config/v2/partners/p-1/shops/s-1"))
+            .bearer_auth(&paylater_token)
+            .json(&shop_configuration())
+            .send()
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    assert!(
+        foreign_shop.refused(401, "a pay later token on the shop configuration")["message"]
+            .is_string()
+    );
+    // Each API has its own audience: a payment page token is refused by the
+    // shop configuration although both are served from one address.
+    answer(
+        http.put(format!("{url}/shop-config/v2/partners/p-1/shops/s-1"))
+            .bearer_auth(&page_token)
+            .json(&shop_configuration())
+            .send()
+            .await
+            .expect("an answer"),
+    )
+    .await
+    .refused(401, "a payment page token on the shop configuration");
+
+    // --- clock ----------------------------------------------------------
+    let advance = format!("{url}/__sandbox/clock/advance");
+    for seconds in [
+        "9000000000000",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "1e30",
+        "1.5",
+    ] {
+        let refused = answer(
+            http.post(&advance)
+                .header("content-type", "application/json")
+                .body(format!("{{\"seconds\": {seconds}}}"))
+                .send()
+                .await
+                .expect("an answer"),
+        )
+        .await;
+        let body = refused.refused(400, &format!("advancing by {seconds}"));
+        assert!(
+            body["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("seconds")),
+            "{body}"
+        );
+    }
+
+    // --- the sandbox still serves -------------------------------------
+    let about = http
+        .get(format!("{url}/__sandbox"))
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(about.status(), 200);
+    let now: Value = about.json().await.expect("JSON");
+    let now = chrono::DateTime::parse_from_rfc3339(now["now"].as_str().expect("now"))
+        .expect("an RFC 3339 time");
+    assert!(
+        (now.to_utc() - chrono::Utc::now()).num_minutes().abs() < 5,
+        "the clock did not move"
+    );
+    token(&sandbox, &url).await;
+    let created = post_session(session_request().to_string().into_bytes())
+        .await
+        .expect("an answer");
+    assert_eq!(created.status(), 201);
+}
+
+/// `body` in chunked transfer coding, 64 KiB a chunk.
+fn chunked(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len() + body.len() / 1000 + 16);
+    for chunk in body.chunks(64 * 1024) {
+        out.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+        out.extend_from_slice(chunk);
+        out.extend_from_slice(b"\r\n");
+    }
+    out.extend_from_slice(b"0\r\n\r\n");
+    out
+}
+
+#[tokio::test]
+async fn unknown_paths_and_methods_answer_json() {
+    let sandbox = Sandbox::start().await.expect("the sandbox starts");
+    let http = reqwest::Client::new();
+    let url = sandbox.url();
+    let nowhere = answer(http.get(format!("{url}/nowhere")).send().await.unwrap()).await;
+    nowhere.refused(404, "an unknown path");
+    let wrong_method = answer(
+        http.delete(format!("{url}/pps/api/v1/session"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(wrong_method.status, 405);
+    assert!(wrong_method.content_type.starts_with("application/json"));
+    assert_eq!(
+        wrong_method.body["decline"]["reasons"][0],
+        "METHOD_NOT_ALLOWED"
+    );
+}

@@ -1,0 +1,4 @@
+//! The sandbox itself, through plain HTTP: what it does with input no
+//! client of the documents would send.
+
+mod hostile;
