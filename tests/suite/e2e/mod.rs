@@ -8,6 +8,7 @@ mod faults;
 mod media_types;
 mod notifications;
 mod order_status;
+mod other_successes;
 mod pay_later;
 mod payment_page;
 mod shop_config;
