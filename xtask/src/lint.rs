@@ -178,15 +178,24 @@ impl Lint<'_> {
     }
 
     /// Rule 19: the answers every service (and the sandbox) gives outside an
-    /// operation's own logic are declared: 401 where a bearer token is
-    /// required, 414 and 431 everywhere, 413 and 415 where there is a body.
+    /// operation's own logic are declared: 400 where there is a body or a
+    /// path parameter, 401 where a bearer token is required, 414 and 431
+    /// everywhere, 413 and 415 where there is a body.
     fn declared_statuses(&mut self, pointer: &str, operation: &Value, secured_by_default: bool) {
         let secured = operation
             .get("security")
             .and_then(Value::as_array)
             .map_or(secured_by_default, |s| !s.is_empty());
         let has_body = operation.get("requestBody").is_some();
+        let has_path_parameter = operation
+            .get("parameters")
+            .and_then(Value::as_array)
+            .is_some_and(|ps| {
+                ps.iter()
+                    .any(|p| p.get("in").and_then(Value::as_str) == Some("path"))
+            });
         let wanted = [
+            ("400", has_body || has_path_parameter),
             ("401", secured),
             ("413", has_body),
             ("414", true),

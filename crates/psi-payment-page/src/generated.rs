@@ -4752,6 +4752,13 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ResponseValue::from_response(response).await,
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(

@@ -359,20 +359,18 @@ pub mod types {
                 })
         }
     }
-    ///An order item and the quantity concerned.
+    ///An order item and the quantity concerned. `id` is required: an item is named by it, and the module refuses an item without one (400).
     #[derive(
         ::serde::Deserialize,
         ::serde::Serialize,
         Clone,
         Debug,
-        Default,
         PartialEq,
         schemars::JsonSchema
     )]
     pub struct OrderItemQuantity {
         ///Item identifier (the order line item id, or `shipping`).
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
+        pub id: ::std::string::String,
         ///Quantity concerned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub quantity: ::std::option::Option<::rust_decimal::Decimal>,
@@ -416,7 +414,7 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct OrderItemsRequestV7 {
-        ///The order items and their quantities. Must not be empty (400).
+        ///The order items and their quantities. Must not be empty: module 7.x answers 400 for an empty list (provider's public documentation, docs/service-notes.md).
         pub items: ::std::vec::Vec<OrderItemQuantity>,
         ///Whether to update the stock, at the top level of the body (read there by one module version; others read it per item).
         #[serde(
@@ -1114,10 +1112,7 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct OrderItemQuantity {
-            id: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
-                ::std::string::String,
-            >,
+            id: ::std::result::Result<::std::string::String, ::std::string::String>,
             quantity: ::std::result::Result<
                 ::std::option::Option<::rust_decimal::Decimal>,
                 ::std::string::String,
@@ -1130,7 +1125,7 @@ pub mod types {
         impl ::std::default::Default for OrderItemQuantity {
             fn default() -> Self {
                 Self {
-                    id: Ok(Default::default()),
+                    id: Err("no value supplied for id".to_string()),
                     quantity: Ok(Default::default()),
                     update_stock: Ok(Default::default()),
                 }
@@ -1139,7 +1134,7 @@ pub mod types {
         impl OrderItemQuantity {
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T: ::std::convert::TryInto<::std::string::String>,
                 T::Error: ::std::fmt::Display,
             {
                 self.id = value
@@ -2323,6 +2318,13 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ResponseValue::from_response(response).await,
+                400u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(

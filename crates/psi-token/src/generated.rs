@@ -106,15 +106,13 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct TokenRequest {
-        ///Address of the API the token is for: the full address of the target API in the wanted environment, that is `{api_url}` followed by the path of the audience table (Payment API `/transaction/management`, Dispute API `/dispute/management`, Webhook subscriptions `/webhook/management`, Bank account management `/shop/consumer/v1`, Pay later `/paylater`, Transaction status for payment API 1.8 `/order/status/v2/transactions`, Transaction status for payment API 2.0 `/transaction/status/v2/transactions`); for the hosted payment page API it is the host `{base_url}` itself.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub audience: ::std::option::Option<::std::string::String>,
+        ///Required: each token is issued for one target API (the specification's words), so the token server refuses a request without it (400). Address of the API the token is for: the full address of the target API in the wanted environment, that is `{api_url}` followed by the path of the audience table (Payment API `/transaction/management`, Dispute API `/dispute/management`, Webhook subscriptions `/webhook/management`, Bank account management `/shop/consumer/v1`, Pay later `/paylater`, Transaction status for payment API 1.8 `/order/status/v2/transactions`, Transaction status for payment API 2.0 `/transaction/status/v2/transactions`); for the hosted payment page API it is the host `{base_url}` itself.
+        pub audience: ::std::string::String,
         ///Client id issued to the merchant. Required.
         pub client_id: ::std::string::String,
         ///Client secret issued to the merchant. Required. This is a secret: never log it.
         pub client_secret: ::psi_runtime::Secret,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub grant_type: ::std::option::Option<GrantType>,
+        pub grant_type: GrantType,
     }
     impl TokenRequest {
         pub fn builder() -> builder::TokenRequest {
@@ -152,7 +150,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct TokenRequest {
             audience: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
                 ::std::string::String,
             >,
             client_id: ::std::result::Result<
@@ -163,27 +161,24 @@ pub mod types {
                 ::psi_runtime::Secret,
                 ::std::string::String,
             >,
-            grant_type: ::std::result::Result<
-                ::std::option::Option<super::GrantType>,
-                ::std::string::String,
-            >,
+            grant_type: ::std::result::Result<super::GrantType, ::std::string::String>,
         }
         impl ::std::default::Default for TokenRequest {
             fn default() -> Self {
                 Self {
-                    audience: Ok(Default::default()),
+                    audience: Err("no value supplied for audience".to_string()),
                     client_id: Err("no value supplied for client_id".to_string()),
                     client_secret: Err(
                         "no value supplied for client_secret".to_string(),
                     ),
-                    grant_type: Ok(Default::default()),
+                    grant_type: Err("no value supplied for grant_type".to_string()),
                 }
             }
         }
         impl TokenRequest {
             pub fn audience<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T: ::std::convert::TryInto<::std::string::String>,
                 T::Error: ::std::fmt::Display,
             {
                 self.audience = value
@@ -219,7 +214,7 @@ pub mod types {
             }
             pub fn grant_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::GrantType>>,
+                T: ::std::convert::TryInto<super::GrantType>,
                 T::Error: ::std::fmt::Display,
             {
                 self.grant_type = value

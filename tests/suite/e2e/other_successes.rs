@@ -141,7 +141,7 @@ async fn a_storefront_delivery_answered_204_is_a_success() {
         .order_id(ORDER)
         .body(OrderItemsRequest {
             items: vec![OrderItemQuantity {
-                id: Some(TABLE.into()),
+                id: TABLE.into(),
                 quantity: Some(1.into()),
                 update_stock: None,
             }],

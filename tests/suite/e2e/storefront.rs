@@ -48,7 +48,7 @@ fn quantities(items: &[(&str, &str)]) -> Vec<OrderItemQuantity> {
     items
         .iter()
         .map(|(id, quantity)| OrderItemQuantity {
-            id: Some((*id).to_owned()),
+            id: (*id).to_owned(),
             quantity: Some(dec(quantity)),
             update_stock: Some(true),
         })

@@ -148,7 +148,7 @@ async fn a_bank_account_delete_answered_200_with_or_without_a_body_is_a_success(
 
 fn item() -> Vec<OrderItemQuantity> {
     vec![OrderItemQuantity {
-        id: Some("line-1".into()),
+        id: "line-1".into(),
         quantity: Some(1.into()),
         update_stock: None,
     }]

@@ -290,11 +290,8 @@ fn summed_quantities(items: &[OrderItemQuantity]) -> Result<BTreeMap<String, Dec
     }
     let mut requested = BTreeMap::new();
     for item in items {
-        let id = item
-            .id
-            .clone()
-            .filter(|id| !id.is_empty())
-            .ok_or("$.items[].id is required")?;
+        // An empty id is one no line has: refused like any unknown id.
+        let id = item.id.clone();
         let quantity = item
             .quantity
             .filter(|q| *q > Decimal::ZERO)
