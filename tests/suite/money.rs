@@ -45,7 +45,7 @@ fn sums_of_wire_amounts_are_exact() {
 }
 
 #[test]
-fn the_field_notes_basket_adds_up_to_the_cent() {
+fn the_example_basket_adds_up_to_the_cent() {
     let basket: ShopBasket = serde_json::from_value(serde_json::json!({
         "gross_amount": 43.8,
         "items": [{

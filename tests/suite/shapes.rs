@@ -34,7 +34,7 @@ fn company_or_named_person_to_an_address() {
     assert!(
         matches!(shape, Delivery::NamedAddressDelivery(d) if d.company.as_deref() == Some("Muster GmbH"))
     );
-    // The field notes' B2C delivery, without a company, is the same shape.
+    // The provider's documented B2C delivery, without a company, is the same shape.
     let shape =
         delivery(json!({"first_name": "Erika", "last_name": "Mustermann", "address": address()}));
     assert!(matches!(shape, Delivery::NamedAddressDelivery(d) if d.company.is_none()));

@@ -4361,7 +4361,7 @@ let response = client.create_session()
     }
     /**List the session records created on one day
 
-Lists the records of the sessions created on `createdDate` (field notes; not in the specification). Header: Authorization (bearer token for the audience `{base_url}`).
+Lists the records of the sessions created on `createdDate` (docs/service-notes.md; not in the specification). Header: Authorization (bearer token for the audience `{base_url}`).
 
 Sends a `GET` request to `/pps/api/v1/session-record`
 

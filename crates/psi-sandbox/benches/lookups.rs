@@ -4,7 +4,7 @@
 //! cargo bench -p psi-sandbox --bench lookups        (needs `wrk`: apt-get install wrk)
 //!
 //! The sandbox runs in this process on a random loopback port; 100,000
-//! transactions (the field notes' basket, distinct ids) are stored; `wrk`
+//! transactions (the provider's documented basket, distinct ids) are stored; `wrk`
 //! (a separate process, 2 threads, 32 connections, 10 s) then asks for the
 //! transaction status of random stored ids with a valid bearer token.
 

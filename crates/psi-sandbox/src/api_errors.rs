@@ -121,7 +121,7 @@ impl Problem {
     }
 }
 
-/// The field notes give a category per status; the refusals made before a
+/// The provider's public documentation (docs/service-notes.md) give a category per status; the refusals made before a
 /// handler runs are all about the request's form, so the rest are SYNTAX.
 fn decline_category(status: StatusCode) -> &'static str {
     match status.as_u16() {

@@ -1,4 +1,4 @@
-//! Demo data: the field notes' consistent order, as the quickstart, the
+//! Demo data: the provider's documented consistent order, as the quickstart, the
 //! end-to-end tests and the benchmarks use it.
 
 use psi_payment_page::types::SessionRequest;

@@ -5,7 +5,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 /// A decline body (`{"decline": {category, reasons, invalid_fields}}`) of
-/// the payment APIs, with the category the field notes give per status.
+/// the payment APIs, with the category the provider's public documentation (docs/service-notes.md) give per status.
 pub fn decline(
     status: StatusCode,
     reasons: &[&str],

@@ -1,4 +1,4 @@
-//! The sandbox's own webhook signer, as the service signs (field notes,
+//! The sandbox's own webhook signer, as the service signs (docs/service-notes.md,
 //! "Webhooks"): header `X-Signature: t=<unix seconds>,v1=<signature>`, the
 //! signature being the standard, padded Base64 of HMAC-SHA256 keyed with the
 //! shared secret over the bytes `<t>` + `.` + `<raw body>`.

@@ -104,7 +104,7 @@ impl Transaction {
 
 /// A session request kept as deflated JSON.
 ///
-/// Parsed, the field notes' request is about 3.4 KB of small allocations;
+/// Parsed, the provider's documented request is about 3.4 KB of small allocations;
 /// as compact JSON 1.7 KB, deflated 0.7 KB. Transactions keep their
 /// request this way so 100,000 of them stay under 100 MB (BENCHMARKS.md);
 /// reading one back costs a few microseconds.

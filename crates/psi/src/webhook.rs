@@ -1,5 +1,5 @@
 //! Verification of the session notifications the service POSTs to
-//! `url_data.webhook_url` (field notes, "Webhooks").
+//! `url_data.webhook_url` (docs/service-notes.md, "Webhooks").
 //!
 //! The body is a session record; the header
 //! `X-Signature: t=<unix seconds>,v1=<signature>` carries

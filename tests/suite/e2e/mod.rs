@@ -7,6 +7,7 @@ mod bank_accounts;
 mod faults;
 mod media_types;
 mod notifications;
+mod null_requests;
 mod order_status;
 mod other_successes;
 mod pay_later;
@@ -63,7 +64,7 @@ pub fn client(sandbox: &Sandbox) -> psi::Client {
         .expect("the sandbox's settings are complete")
 }
 
-/// The field notes' consistent basket as a session request (gross 43.8).
+/// The provider's documented consistent basket as a session request (gross 43.8).
 pub fn session_request(webhook_url: &str) -> psi::payment_page::types::SessionRequest {
     psi_sandbox::demo::session_request(webhook_url)
 }

@@ -162,7 +162,7 @@ fn address() -> Value {
     json!({"street": "Hauptstraße", "street_number": "1", "zip_code": "10115", "city": "Berlin", "country_code": "DE"})
 }
 
-/// The field notes' consistent session request (gross 43.8).
+/// The provider's documented consistent session request (gross 43.8).
 fn session_request() -> Value {
     json!({
         "order_data": {

@@ -627,7 +627,7 @@ fn win_ansi(text: &str) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    /// The field notes' consistent basket (gross 43.8), bought by Erika.
+    /// The provider's documented consistent basket (gross 43.8), bought by Erika.
     fn transaction() -> Transaction {
         let request = serde_json::from_value(serde_json::json!({
             "order_data": {

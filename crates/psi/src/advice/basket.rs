@@ -195,7 +195,7 @@ impl Comparison<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::preflight::basket::tests::{amount, field_notes_basket, session};
+    use crate::preflight::basket::tests::{amount, example_basket, session};
     use crate::preflight::check_session_request;
 
     fn paths(request: &SessionRequest) -> Vec<String> {
@@ -263,8 +263,8 @@ mod tests {
     }
 
     #[test]
-    fn the_field_notes_basket_gets_no_advice() {
-        assert_eq!(session_request(&session(vec![field_notes_basket()])), []);
+    fn the_example_basket_gets_no_advice() {
+        assert_eq!(session_request(&session(vec![example_basket()])), []);
     }
 
     #[test]
@@ -299,10 +299,10 @@ mod tests {
 
     #[test]
     fn three_findings_with_their_paths() {
-        let mut first = field_notes_basket();
+        let mut first = example_basket();
         first.items[0].net_total_price = amount("28.9");
         first.vats[0].tax_rate = amount("7");
-        let mut second = field_notes_basket();
+        let mut second = example_basket();
         second.special_items[0].gross_total_price = amount("10.03");
         second.gross_amount = amount("43.83");
         assert_eq!(
@@ -317,11 +317,11 @@ mod tests {
 
     #[test]
     fn the_line_tolerance_is_two_cents_per_unit_of_the_line() {
-        let mut basket = field_notes_basket();
+        let mut basket = example_basket();
         basket.items[0].gross_total_price = amount("33.84");
         basket.gross_amount = amount("43.84");
         assert_eq!(paths(&session(vec![basket])), Vec::<String>::new());
-        let mut basket = field_notes_basket();
+        let mut basket = example_basket();
         basket.items[0].gross_total_price = amount("33.85");
         basket.gross_amount = amount("43.85");
         assert_eq!(
@@ -332,7 +332,7 @@ mod tests {
 
     #[test]
     fn comparisons_with_absent_inputs_are_skipped() {
-        let mut basket = field_notes_basket();
+        let mut basket = example_basket();
         basket.items[0].quantity = None;
         basket.items[0].gross_total_price = amount("1");
         basket.special_items[0].gross_total_price = None;
@@ -343,7 +343,7 @@ mod tests {
 
     #[test]
     fn amounts_beyond_the_decimal_range_are_reported_not_panicked_on() {
-        let mut basket = field_notes_basket();
+        let mut basket = example_basket();
         basket.special_items[0].gross_unit_price = amount("70000000000000000000000000000");
         basket.special_items[0].quantity = amount("2");
         basket.items[0].gross_total_price = amount("70000000000000000000000000000");

@@ -1,5 +1,5 @@
 //! The bank account to store: the service answers 422 for an invalid IBAN
-//! or BIC (field notes); this refuses what certainly is one.
+//! or BIC (docs/service-notes.md); this refuses what certainly is one.
 //!
 //! - IBAN (ISO 13616): two letters, two check digits, up to 30 letters or
 //!   digits, and the mod 97 check; spaces are allowed anywhere ("spaces

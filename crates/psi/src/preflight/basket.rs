@@ -1,10 +1,10 @@
-//! The one basket rule the service states (field notes, "Basket check"): the
+//! The one basket rule the service states (docs/service-notes.md, "Basket check"): the
 //! sum of the item amounts is compared with the basket's `gross_amount`,
 //! with a tolerance of (sum of all quantities) x 0.02; a mismatch is declined
 //! with a 422 `SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT`.
 //!
 //! What "item amounts" sums, as decided here: the `gross_total_price` of
-//! every item and every special item (the field notes' consistent example:
+//! every item and every special item (the provider's consistent example (docs/service-notes.md):
 //! 33.8 + 10 = 43.8). A line without `gross_total_price` contributes nothing
 //! (absence is not an error the specification states), and a basket where
 //! no line carries one, or without `gross_amount`, has nothing to compare.
@@ -97,8 +97,8 @@ pub(crate) mod tests {
         Some(text.parse().expect("a decimal literal"))
     }
 
-    /// The consistent example basket of the field notes.
-    pub(crate) fn field_notes_basket() -> ShopBasket {
+    /// The consistent example basket of the provider's public documentation (docs/service-notes.md).
+    pub(crate) fn example_basket() -> ShopBasket {
         ShopBasket {
             gross_amount: amount("43.8"),
             items: vec![BasketItem {
@@ -149,16 +149,16 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn the_field_notes_basket_passes() {
+    fn the_example_basket_passes() {
         assert_eq!(
-            check_session_request(&session(vec![field_notes_basket()])),
+            check_session_request(&session(vec![example_basket()])),
             Ok(())
         );
     }
 
     #[test]
     fn the_rule_states_the_sum_the_tolerance_and_the_amount() {
-        let mut basket = field_notes_basket();
+        let mut basket = example_basket();
         basket.gross_amount = amount("44");
         let found = check_session_request(&session(vec![basket])).unwrap_err();
         assert_eq!(
@@ -173,7 +173,7 @@ pub(crate) mod tests {
     fn the_tolerance_is_two_cents_per_unit_of_quantity_both_ways() {
         // Quantities 2 + 1: the basket may be off by 0.06.
         for inside in ["43.86", "43.74"] {
-            let mut basket = field_notes_basket();
+            let mut basket = example_basket();
             basket.gross_amount = amount(inside);
             assert_eq!(
                 paths(&session(vec![basket])),
@@ -182,7 +182,7 @@ pub(crate) mod tests {
             );
         }
         for outside in ["43.87", "43.73"] {
-            let mut basket = field_notes_basket();
+            let mut basket = example_basket();
             basket.gross_amount = amount(outside);
             assert_eq!(
                 paths(&session(vec![basket])),
@@ -194,12 +194,12 @@ pub(crate) mod tests {
 
     #[test]
     fn every_wrong_basket_is_named() {
-        let mut second = field_notes_basket();
+        let mut second = example_basket();
         second.gross_amount = amount("50");
-        let mut third = field_notes_basket();
+        let mut third = example_basket();
         third.special_items.clear();
         assert_eq!(
-            paths(&session(vec![field_notes_basket(), second, third])),
+            paths(&session(vec![example_basket(), second, third])),
             [
                 "$.order_data.shop_baskets[1].gross_amount",
                 "$.order_data.shop_baskets[2].gross_amount"
@@ -211,7 +211,7 @@ pub(crate) mod tests {
     fn arithmetic_beyond_the_item_sum_never_refuses() {
         // Wrong line totals, wrong VAT, VAT lines far from the gross amount:
         // the item sum still matches, so the request is sent.
-        let mut basket = field_notes_basket();
+        let mut basket = example_basket();
         basket.items[0].net_total_price = amount("99");
         basket.items[0].gross_unit_price = amount("1");
         basket.vats[0].tax_amount = amount("0.01");
@@ -221,7 +221,7 @@ pub(crate) mod tests {
 
     #[test]
     fn lines_without_a_total_contribute_nothing() {
-        let mut basket = field_notes_basket();
+        let mut basket = example_basket();
         basket.items.push(BasketItem {
             quantity: amount("1"),
             gross_unit_price: amount("5"),
@@ -230,14 +230,14 @@ pub(crate) mod tests {
         // 43.8 still matches; the new line's quantity widens the tolerance.
         assert_eq!(check_session_request(&session(vec![basket])), Ok(()));
 
-        let mut nothing_to_compare = field_notes_basket();
+        let mut nothing_to_compare = example_basket();
         nothing_to_compare.items[0].gross_total_price = None;
         nothing_to_compare.special_items[0].gross_total_price = None;
         assert_eq!(
             check_session_request(&session(vec![nothing_to_compare])),
             Ok(())
         );
-        let mut no_gross = field_notes_basket();
+        let mut no_gross = example_basket();
         no_gross.gross_amount = None;
         assert_eq!(check_session_request(&session(vec![no_gross])), Ok(()));
         assert_eq!(check_session_request(&SessionRequest::default()), Ok(()));
@@ -245,7 +245,7 @@ pub(crate) mod tests {
 
     #[test]
     fn sums_beyond_the_decimal_range_are_not_refused() {
-        let mut basket = field_notes_basket();
+        let mut basket = example_basket();
         basket.items[0].gross_total_price = amount("70000000000000000000000000000");
         basket.special_items[0].gross_total_price = amount("70000000000000000000000000000");
         assert_eq!(check_session_request(&session(vec![basket])), Ok(()));

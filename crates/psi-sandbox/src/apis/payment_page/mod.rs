@@ -32,7 +32,7 @@ use chrono::{DateTime, Duration, FixedOffset};
 use psi_payment_page::types::{Decline, SessionRecord, SessionRequest, SessionStatus};
 use std::collections::HashMap;
 
-/// No buyer action within this time expires a session (field notes).
+/// No buyer action within this time expires a session (docs/service-notes.md).
 const SESSION_LIFETIME: Duration = Duration::minutes(30);
 
 /// What the hosted payment page remembers.

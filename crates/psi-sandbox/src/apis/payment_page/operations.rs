@@ -17,7 +17,7 @@ use std::collections::HashMap;
 
 /// The longest Idempotency-Key the document allows.
 const MAX_IDEMPOTENCY_KEY_CHARS: usize = 64;
-/// How long an Idempotency-Key is remembered (field notes).
+/// How long an Idempotency-Key is remembered (docs/service-notes.md).
 const IDEMPOTENCY_KEY_LIFETIME: Duration = Duration::hours(24);
 
 /// A session creation as it arrived, parsed.
@@ -114,7 +114,7 @@ fn idempotency_key_field(message: &str) -> (String, String) {
 /// two concurrent calls with one key cannot both create a session.
 ///
 /// Only calls that created a session are remembered: a declined call
-/// created nothing, so its key may be retried (a 5xx, as the field notes
+/// created nothing, so its key may be retried (a 5xx, as the provider's public documentation (docs/service-notes.md)
 /// say, and also a 4xx).
 fn create_or_replay(
     pages: &mut Pages,

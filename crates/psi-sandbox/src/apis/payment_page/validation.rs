@@ -1,5 +1,5 @@
 //! The checks of a well-formed session request that answer 422: what the
-//! specification and the field notes make checkable. Every invalid field is
+//! specification and the provider's public documentation (docs/service-notes.md) make checkable. Every invalid field is
 //! reported at once, each with its JSON path.
 //!
 //! This is the service's own rule set, written independently of the SDK's
@@ -19,7 +19,7 @@ const MISSING_FIELD: &str = "MISSING_FIELD";
 const INVALID_FIELD: &str = "INVALID_FIELD";
 const SUM_MISMATCH: &str = "SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT";
 /// Allowed difference between item sum and gross amount per unit of
-/// quantity (field notes): 0.02.
+/// quantity (docs/service-notes.md): 0.02.
 const TOLERANCE_PER_UNIT: Decimal = Decimal::from_parts(2, 0, 0, false, 2);
 
 /// One invalid field.
@@ -166,7 +166,7 @@ fn is_email_address(text: &str) -> bool {
     !local.is_empty() && domain_ok && !domain.contains('@') && !text.contains(char::is_whitespace)
 }
 
-/// The basket check of the field notes: the items' and special items'
+/// The basket check of the provider's public documentation (docs/service-notes.md): the items' and special items'
 /// gross_total_price add up to gross_amount within (sum of all quantities)
 /// x 0.02.
 fn check_basket(path: &str, basket: &ShopBasket, found: &mut Vec<Invalid>) {

@@ -78,7 +78,7 @@ pub(super) fn notify(state: &AppState, record: &SessionRecord, url: &str) {
 }
 
 /// Queues the invoice notification of a completed session's transaction
-/// (field notes: the correspondence id and, per format, the address to
+/// (docs/service-notes.md: the correspondence id and, per format, the address to
 /// fetch it from, the merchant's order reference and the transaction id),
 /// signed and retried like the session notification, to every invoice
 /// webhook subscription.
