@@ -189,10 +189,11 @@ def example_body(bundle: str, operation_id: str) -> object:
 # -------------------------------------------------------------- seeding
 
 
-def seed(addresses: dict, tokens: dict, url: str) -> dict[str, list[str]]:
+def seed(about: dict, addresses: dict, tokens: dict, url: str) -> dict[str, list[str]]:
     """Creates data through the APIs and the control API; answers the
     dictionaries (name -> values) `.ci/schemathesis.toml` refers to."""
     bearer = lambda bundle: {"Authorization": f"Bearer {tokens[bundle]}"}  # noqa: E731
+    audiences = [a for a in (audience_of(b, addresses) for b in BUNDLES) if a is not None]
     sessions, transactions, correspondences = [], [], []
     # Three sessions: two completed as open invoices (one for pay later
     # bookings, one left unbooked), one left open.
@@ -244,12 +245,28 @@ def seed(addresses: dict, tokens: dict, url: str) -> dict[str, list[str]]:
     )
     expect("updateShopConfiguration", answer, 200, 201, 202, 204)
 
+    offers = set()
+    for transaction_id in transactions:
+        answer = call(
+            "GET",
+            server_url("pay-later", addresses) + f"/order/paylater/v1/{transaction_id}/offers",
+            headers=bearer("pay-later"),
+        )
+        for offer in expect("getPayLaterOffers", answer, 200).get("offers") or []:
+            offers.add(offer["offer_id"])
+
     orders = []
     for transaction_id in transactions:
         answer = call("POST", f"{url}/__sandbox/storefront/orders", {"transaction_id": transaction_id})
         orders.append(expect("seed storefront order", answer, 201)["order_id"])
 
     return {
+        "client-ids": [about["client_id"]],
+        "client-secrets": [about["client_secret"]],
+        "audiences": audiences,
+        "platform-client-ids": [about["platform_client_id"]],
+        "platform-client-secrets": [about["platform_client_secret"]],
+        "offer-ids": sorted(offers) or ["payl-1"],
         "sessions": sessions,
         "transactions": transactions,
         "correspondences": correspondences or [str(uuid.uuid4())],
@@ -326,7 +343,7 @@ def main() -> int:
             if audience is not None:
                 tokens[bundle] = service_token(about, addresses, audience)
         tokens["storefront"] = platform_token(about, addresses)
-        dictionaries = seed(addresses, tokens, url.rstrip("/"))
+        dictionaries = seed(about, addresses, tokens, url.rstrip("/"))
         write_dictionaries(dictionaries)
         (RUN_DIR / "seeded.json").write_text(json.dumps(dictionaries, indent=2))
         print("sandbox", url, "seeded", json.dumps(dictionaries), flush=True)
