@@ -201,7 +201,7 @@ pub mod types {
         schemars::JsonSchema
     )]
     pub struct Contact {
-        ///Email address of the buyer.
+        ///Email address of the buyer; the service refuses one that is not a well-formed address (422).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub email: ::std::option::Option<::std::string::String>,
         ///Phone number of the buyer.
