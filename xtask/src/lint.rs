@@ -179,7 +179,8 @@ impl Lint<'_> {
 
     /// Rule 19: the answers every service (and the sandbox) gives outside an
     /// operation's own logic are declared: 400 where there is a body or a
-    /// path parameter, 401 where a bearer token is required, 414 and 431
+    /// path parameter, 401 where a bearer token is required, 404 where there
+    /// is a path parameter, 414 and 431
     /// everywhere, 413 and 415 where there is a body.
     fn declared_statuses(&mut self, pointer: &str, operation: &Value, secured_by_default: bool) {
         let secured = operation
@@ -197,6 +198,7 @@ impl Lint<'_> {
         let wanted = [
             ("400", has_body || has_path_parameter),
             ("401", secured),
+            ("404", has_path_parameter),
             ("413", has_body),
             ("414", true),
             ("415", has_body),

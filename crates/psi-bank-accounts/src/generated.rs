@@ -1307,6 +1307,13 @@ pub mod builder {
                         ),
                     )
                 }
+                404u16 => {
+                    Err(
+                        Error::ErrorResponse(
+                            ResponseValue::from_response(response).await?,
+                        ),
+                    )
+                }
                 405u16 => {
                     Err(
                         Error::ErrorResponse(

@@ -64,14 +64,16 @@ pub fn unsupported_media_type(expected: crate::media_type::Expected) -> Response
 
 /// Parses a JSON body into a generated request type; a failure is a 400
 /// decline naming the JSON path of the field.
-pub fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Response> {
+pub fn parse_body<T: serde::de::DeserializeOwned + serde::Serialize>(
+    body: &[u8],
+) -> Result<T, Response> {
     parse_body_redacting(body, &[])
 }
 
 /// [`parse_body`], with a fixed message for the fields in `redacted`
 /// (`(json path, message)`): serde's messages may quote the value, and some
 /// values (an IBAN) must never be echoed.
-pub fn parse_body_redacting<T: serde::de::DeserializeOwned>(
+pub fn parse_body_redacting<T: serde::de::DeserializeOwned + serde::Serialize>(
     body: &[u8],
     redacted: &[(&str, &str)],
 ) -> Result<T, Response> {
@@ -82,15 +84,12 @@ pub fn parse_body_redacting<T: serde::de::DeserializeOwned>(
             vec![("$".into(), "not UTF-8".into())],
         )
     })?;
-    psi_runtime::parse_json(text).map_err(|error| {
-        let path = json_path(&error.field);
+    crate::typed::parse(text).map_err(|refusal| {
+        let path = refusal.json_path;
         let message = redacted
             .iter()
             .find(|(field, _)| *field == path)
-            .map_or_else(
-                || public_rule(&error.rule),
-                |(_, message)| (*message).to_owned(),
-            );
+            .map_or(refusal.rule, |(_, message)| (*message).to_owned());
         decline(
             StatusCode::BAD_REQUEST,
             &["INVALID_FIELD"],
@@ -122,7 +121,7 @@ pub fn json_path(field: &str) -> String {
 }
 
 /// The key serde_json's `arbitrary_precision` numbers travel under.
-const SERDE_JSON_NUMBER_KEY: &str = "$serde_json::private::Number";
+pub(crate) const SERDE_JSON_NUMBER_KEY: &str = "$serde_json::private::Number";
 
 /// A parser's message with serde_json's private number key taken out.
 pub fn public_rule(rule: &str) -> String {

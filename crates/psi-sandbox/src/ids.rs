@@ -14,10 +14,12 @@
 //!   is one path segment, and these would address another resource once
 //!   the id is put back into a path.
 //!
-//! Anything else (spaces, `%`, unicode, very long ids) is an id. A refused
-//! id answers 400 in the error body of the API ([`crate::api_errors`]),
-//! naming the path parameter; a segment that is not UTF-8 once decoded is
-//! refused the same way.
+//! Anything else (spaces, `%`, unicode, very long ids) is an id. No
+//! resource can have a refused id, so it answers 404 (not found: the status
+//! every such operation declares, and for the shop configuration the one the
+//! specification gives for an unknown partner profile) in the error body of
+//! the API ([`crate::api_errors`]), naming the path parameter; a segment that
+//! is not UTF-8 once decoded is refused the same way.
 
 use crate::api_errors::{Owner, Problem};
 use axum::extract::rejection::PathRejection;
@@ -52,15 +54,15 @@ pub async fn check(
     }
     let refused = match params {
         Ok(Path(params)) => params.into_iter().find_map(|(name, value)| {
-            refusal(&value).map(|rule| Problem::new("INVALID_PATH_PARAMETER", rule).at(name))
+            refusal(&value).map(|rule| Problem::new("UNKNOWN_ID", rule).at(name))
         }),
         Err(_) => Some(Problem::new(
-            "INVALID_PATH_PARAMETER",
+            "UNKNOWN_ID",
             "a path segment is not valid UTF-8 once percent-decoded",
         )),
     };
     match refused {
-        Some(problem) => owner.refuse(StatusCode::BAD_REQUEST, problem),
+        Some(problem) => owner.refuse(StatusCode::NOT_FOUND, problem),
         None => next.run(request).await,
     }
 }

@@ -47,6 +47,7 @@ mod numbers;
 mod serve;
 pub mod signature;
 mod state;
+mod typed;
 
 pub use audiences::Addresses;
 pub use control_client::{Control, ControlError, StoredTransaction};

@@ -74,20 +74,14 @@ async fn admitted(request: Request) -> Result<Request, (StatusCode, Problem)> {
     }
     let (mut parts, body) = request.into_parts();
     let bytes = read_body(body).await?;
-    let bytes = match exact_numbers(&bytes) {
-        Ok(Some(rewritten)) => {
+    let bytes = match plain_numbers(&bytes) {
+        Some(rewritten) => {
             parts
                 .headers
                 .insert(header::CONTENT_LENGTH, HeaderValue::from(rewritten.len()));
             rewritten
         }
-        Ok(None) => bytes,
-        Err(inexact) => {
-            return Err((
-                StatusCode::BAD_REQUEST,
-                Problem::new("INVALID_FIELD", inexact.rule).at(inexact.json_path),
-            ))
-        }
+        None => bytes,
     };
     Ok(Request::from_parts(parts, Body::from(bytes)))
 }
@@ -121,25 +115,19 @@ fn too_large() -> (StatusCode, Problem) {
     )
 }
 
-/// `Ok(None)`: the body is not JSON or its numbers are plain decimals
-/// already; `Ok(Some)`: the body with its numbers rewritten.
-fn exact_numbers(body: &[u8]) -> Result<Option<Bytes>, crate::numbers::Inexact> {
+/// `None`: the body is not JSON or its numbers are plain decimals already;
+/// `Some`: the body with its numbers rewritten ([`crate::numbers::normalize`]).
+fn plain_numbers(body: &[u8]) -> Option<Bytes> {
     let starts_like_json = body
         .iter()
         .find(|b| !b.is_ascii_whitespace())
         .is_some_and(|b| matches!(b, b'{' | b'['));
     if !starts_like_json {
-        return Ok(None);
+        return None;
     }
     // Not JSON (or nested past serde_json's depth limit): the handler's
     // parser answers that in its own words.
-    let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(body) else {
-        return Ok(None);
-    };
-    if crate::numbers::normalize(&mut value)? {
-        let text = serde_json::to_vec(&value).expect("a JSON value serialises");
-        Ok(Some(Bytes::from(text)))
-    } else {
-        Ok(None)
-    }
+    let mut value = serde_json::from_slice::<serde_json::Value>(body).ok()?;
+    crate::numbers::normalize(&mut value)
+        .then(|| Bytes::from(serde_json::to_vec(&value).expect("a JSON value serialises")))
 }

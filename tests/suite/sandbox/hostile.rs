@@ -476,7 +476,7 @@ async fn hostile_requests_are_refused_in_the_documented_shapes_and_the_sandbox_s
             .expect("an answer"),
         )
         .await;
-        let body = refused.refused(400, &what);
+        let body = refused.refused(404, &what);
         assert!(body["errors"][field].is_array(), "{what}: {body}");
         let stored = answer(
             http.get(format!("{url}/__sandbox/shop-config/{partner}/{shop}"))
@@ -485,7 +485,7 @@ async fn hostile_requests_are_refused_in_the_documented_shapes_and_the_sandbox_s
                 .expect("an answer"),
         )
         .await;
-        stored.refused(400, &what);
+        stored.refused(404, &what);
     }
     let bank_token = token(&sandbox, &format!("{url}/shop/consumer/v1")).await;
     let bank = answer(
@@ -499,8 +499,8 @@ async fn hostile_requests_are_refused_in_the_documented_shapes_and_the_sandbox_s
     )
     .await;
     assert_eq!(
-        bank.decline(400, "a bank account partner p%00"),
-        ["INVALID_PATH_PARAMETER"]
+        bank.decline(404, "a bank account partner p%00"),
+        ["UNKNOWN_ID"]
     );
     assert_eq!(
         bank.body["decline"]["invalid_fields"][0]["json_path"],
@@ -513,14 +513,14 @@ async fn hostile_requests_are_refused_in_the_documented_shapes_and_the_sandbox_s
         &[],
     )
     .await;
-    dots.decline(400, "a partner id ..");
+    dots.decline(404, "a partner id ..");
     let not_utf8_id = raw(
         &sandbox,
         "GET /shop/consumer/v1/partners/%FF/consumer/b-1/bank-accounts HTTP/1.1",
         &[],
     )
     .await;
-    not_utf8_id.decline(400, "a partner id %FF");
+    not_utf8_id.decline(404, "a partner id %FF");
     for (path, status) in [
         ("/api/_action/order/%FF/gateway/info", 404),
         ("/api/gateway/order-management/load/%FF", 400),

@@ -178,13 +178,12 @@ fn validated(body: &[u8]) -> Result<ShopConfiguration, Errors> {
     // A safety net: the rules above cover every field the type reads, so
     // this only fails if the two drift apart.
     let text = std::str::from_utf8(body).unwrap_or_default();
-    psi_runtime::parse_json::<ShopConfiguration>(text).map_err(|problem| {
-        let path = crate::errors::json_path(&problem.field);
-        let field = match path.strip_prefix("$.") {
+    crate::typed::parse::<ShopConfiguration>(text).map_err(|refusal| {
+        let field = match refusal.json_path.strip_prefix("$.") {
             Some(dotted) => dotted.to_owned(),
             None => "body".to_owned(),
         };
-        Errors::from([(field, vec![crate::errors::public_rule(&problem.rule)])])
+        Errors::from([(field, vec![refusal.rule])])
     })
 }
 
@@ -279,7 +278,8 @@ fn check_configuration(document: &Value, errors: &mut Errors) {
         return;
     }
     check.text(document, "name");
-    if let Some(website) = check.optional_text(document, "website") {
+    // Not `optional_text`: a blank website is given, and it is no URL.
+    if let Some(Value::String(website)) = field(document, "website") {
         if !is_web_address(website) {
             check.fail("website", "must be an absolute http or https URL");
         }

@@ -258,8 +258,8 @@ impl Outcome {
 /// Checks every requested quantity against the open one, then books them
 /// all, so a refused request changes nothing.
 fn apply(order: &mut Order, operation: Operation, items: &[OrderItemQuantity]) -> Outcome {
-    // 7.x answers malformed items with 400 before getting here (see
-    // items_v7); 6.x answers every refusal alike, 200 with success false.
+    // 6.x answers every refusal alike, 200 with success false; 7.x with
+    // 500 and success false.
     let requested = match summed_quantities(items) {
         Ok(requested) => requested,
         Err(message) => {
@@ -423,17 +423,13 @@ fn order_id(raw: &str, status: StatusCode) -> Result<OrderId, Failure> {
         .map_err(|error| Failure::new(status, format!("Invalid orderId {raw}: {error}")))
 }
 
-fn parse<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, Failure> {
+fn parse<T: serde::de::DeserializeOwned + serde::Serialize>(body: &Bytes) -> Result<T, Failure> {
     let text = std::str::from_utf8(body)
         .map_err(|_| Failure::new(StatusCode::BAD_REQUEST, "The body is not UTF-8."))?;
-    psi_runtime::parse_json(text).map_err(|error| {
-        let path = crate::errors::json_path(&error.field);
+    crate::typed::parse(text).map_err(|refusal| {
         Failure::new(
             StatusCode::BAD_REQUEST,
-            format!(
-                "Invalid body at {path}: {}",
-                crate::errors::public_rule(&error.rule)
-            ),
+            format!("Invalid body at {}: {}", refusal.json_path, refusal.rule),
         )
     })
 }
@@ -566,7 +562,7 @@ async fn refund_v7(
 }
 
 /// The checks every POST shares after the fault: token, orderId shape, body.
-fn admit<T: serde::de::DeserializeOwned>(
+fn admit<T: serde::de::DeserializeOwned + serde::Serialize>(
     state: &AppState,
     headers: &HeaderMap,
     raw: &str,
@@ -614,10 +610,10 @@ async fn items_v7(
             if request.items.is_empty() {
                 return Err(Failure::new(StatusCode::BAD_REQUEST, "No items given."));
             }
-            // A malformed item is a 400 whether or not the order exists.
-            summed_quantities(&request.items).map_err(|message| {
-                Failure::new(StatusCode::BAD_REQUEST, format!("Invalid items: {message}"))
-            })?;
+            // A quantity the payment service cannot book (absent, zero or
+            // negative) is its refusal, as every other one: 500 with
+            // success false (docs/service-notes.md). The document states no
+            // bound on quantities, so the request itself is well-formed.
             with_order(state, &id, Version::V7, |order| {
                 apply(order, operation, &request.items)
             })
