@@ -59,14 +59,16 @@ where
 /// places, magnitude at most [`Decimal::MAX`]): money is refused rather than
 /// silently rounded, which the decimal parser would otherwise do to a 30-digit
 /// amount.
-pub fn parse_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, FieldError> {
+pub fn parse_json<T: serde::de::DeserializeOwned + serde::Serialize>(
+    json: &str,
+) -> Result<T, FieldError> {
     parse(json, Nulls::Keep)
 }
 
 /// [`parse_json`] where an object member whose value is `null` counts as
 /// absent: `{"items": null}` reads like `{}`, so an optional list defaults to
 /// empty and a required field is reported missing (not "invalid type: null").
-pub fn parse_json_ignoring_nulls<T: serde::de::DeserializeOwned>(
+pub fn parse_json_ignoring_nulls<T: serde::de::DeserializeOwned + serde::Serialize>(
     json: &str,
 ) -> Result<T, FieldError> {
     parse(json, Nulls::Absent)
@@ -78,12 +80,13 @@ enum Nulls {
     Absent,
 }
 
-fn parse<T: serde::de::DeserializeOwned>(json: &str, nulls: Nulls) -> Result<T, FieldError> {
+fn parse<T: serde::de::DeserializeOwned + serde::Serialize>(
+    json: &str,
+    nulls: Nulls,
+) -> Result<T, FieldError> {
     let Ok(mut value) = serde_json::from_str::<Value>(json) else {
         return Err(syntax_error::<T>(json));
     };
-    let mut path = Vec::new();
-    inexact_number(&value, &mut path)?;
     let text = if nulls == Nulls::Absent {
         drop_null_members(&mut value);
         std::borrow::Cow::Owned(value.to_string())
@@ -94,10 +97,90 @@ fn parse<T: serde::de::DeserializeOwned>(json: &str, nulls: Nulls) -> Result<T, 
     // to the type as a `u128`, which `Decimal` does not take, while the text
     // keeps serde_json's exact number form.
     let deserializer = &mut serde_json::Deserializer::from_str(&text);
-    serde_path_to_error::deserialize(deserializer).map_err(|error| FieldError {
-        field: display_path(error.path()),
-        rule: error.into_inner().to_string(),
-    })
+    let typed: T = serde_path_to_error::deserialize(deserializer).map_err(|error| {
+        let field = display_path(error.path());
+        // A number the type could not take because no decimal holds it:
+        // say that, with the limit, rather than the decimal library's words.
+        let rule = match number_at(&value, error.path()) {
+            Some(number) if exact_decimal(&number).is_none() => inexact_rule(&number),
+            _ => error.into_inner().to_string(),
+        };
+        FieldError { field, rule }
+    })?;
+    // Only the fields the type declares are its business: a number it took
+    // must be the one sent, not a rounded one.
+    let held = serde_json::to_value(&typed).map_err(|error| FieldError {
+        field: "$".to_owned(),
+        rule: error.to_string(),
+    })?;
+    let mut path = Vec::new();
+    first_rounded(&value, &held, &mut path)?;
+    Ok(typed)
+}
+
+/// The text of the number at `path` in `value`, if there is one.
+fn number_at(value: &Value, path: &serde_path_to_error::Path) -> Option<String> {
+    use serde_path_to_error::Segment;
+    let mut at = value;
+    for segment in path.iter() {
+        at = match segment {
+            Segment::Seq { index } => at.get(index)?,
+            Segment::Map { key } if key == NUMBER_TOKEN => at,
+            Segment::Map { key } | Segment::Enum { variant: key } => at.get(key)?,
+            Segment::Unknown => return None,
+        };
+    }
+    match at {
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
+}
+
+fn inexact_rule(text: &str) -> String {
+    format!(
+        "{text} cannot be held exactly by a decimal (at most 28 decimal places and a \
+         magnitude of at most {}); it is refused rather than rounded",
+        Decimal::MAX
+    )
+}
+
+/// The first number the type took (`held`) that is not exactly the one sent
+/// (`sent`): rounded by the decimal type, or beyond any decimal.
+fn first_rounded<'a>(
+    sent: &'a Value,
+    held: &'a Value,
+    path: &mut Vec<Step<'a>>,
+) -> Result<(), FieldError> {
+    match (sent, held) {
+        (Value::Number(sent_number), Value::Number(held_number)) => {
+            let text = sent_number.to_string();
+            let exact = exact_decimal(&text);
+            if exact.is_none() || exact != exact_decimal(&held_number.to_string()) {
+                return Err(FieldError {
+                    field: steps_to_path(path),
+                    rule: inexact_rule(&text),
+                });
+            }
+        }
+        (Value::Object(sent_members), Value::Object(held_members)) => {
+            for (key, held_member) in held_members {
+                if let Some(sent_member) = sent_members.get(key) {
+                    path.push(Step::Key(key));
+                    first_rounded(sent_member, held_member, path)?;
+                    path.pop();
+                }
+            }
+        }
+        (Value::Array(sent_items), Value::Array(held_items)) => {
+            for (index, (sent_item, held_item)) in sent_items.iter().zip(held_items).enumerate() {
+                path.push(Step::Index(index));
+                first_rounded(sent_item, held_item, path)?;
+                path.pop();
+            }
+        }
+        _ => {}
+    }
+    Ok(())
 }
 
 /// The document is not JSON: parsing the text straight into `T` names the
@@ -177,41 +260,6 @@ fn steps_to_path(steps: &[Step<'_>]) -> String {
     }
 }
 
-/// The first number (in document order) that no [`Decimal`] holds exactly.
-fn inexact_number<'a>(value: &'a Value, path: &mut Vec<Step<'a>>) -> Result<(), FieldError> {
-    match value {
-        Value::Number(number) => {
-            let text = number.to_string();
-            if exact_decimal(&text).is_none() {
-                return Err(FieldError {
-                    field: steps_to_path(path),
-                    rule: format!(
-                        "{text} cannot be held exactly by a decimal (at most 28 decimal places \
-                         and a magnitude of at most {}); it is refused rather than rounded",
-                        Decimal::MAX
-                    ),
-                });
-            }
-        }
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                path.push(Step::Index(index));
-                inexact_number(item, path)?;
-                path.pop();
-            }
-        }
-        Value::Object(members) => {
-            for (key, member) in members {
-                path.push(Step::Key(key));
-                inexact_number(member, path)?;
-                path.pop();
-            }
-        }
-        Value::Null | Value::Bool(_) | Value::String(_) => {}
-    }
-    Ok(())
-}
-
 /// The exact value of a JSON number's text, or `None` when a [`Decimal`]
 /// would have to round it or cannot reach it (`1e400`, 30 significant
 /// digits, `1e-29`). Trailing zeros are not significant: `1.000…0` with 40
@@ -272,7 +320,7 @@ fn drop_null_members(value: &mut Value) {
 mod tests {
     use super::*;
 
-    #[derive(Debug, serde::Deserialize)]
+    #[derive(Debug, serde::Deserialize, serde::Serialize)]
     #[allow(dead_code)]
     struct Line {
         amount: Option<Decimal>,
@@ -280,7 +328,7 @@ mod tests {
         parts: Vec<Decimal>,
     }
 
-    #[derive(Debug, serde::Deserialize)]
+    #[derive(Debug, serde::Deserialize, serde::Serialize)]
     #[allow(dead_code)]
     struct Basket {
         name: String,
@@ -389,5 +437,23 @@ mod tests {
         let error = parse_json_ignoring_nulls::<Basket>(r#"{"name":null}"#).unwrap_err();
         assert_eq!(error.field, "$");
         assert!(error.rule.contains("missing field `name`"), "{error}");
+    }
+
+    #[test]
+    fn numbers_in_fields_the_type_does_not_declare_are_not_its_business() {
+        let basket: Basket =
+            parse_json(r#"{"name": "b", "future": {"id": 1e400}, "lines": [{"amount": 43.8}]}"#)
+                .unwrap();
+        assert_eq!(basket.lines[0].amount.unwrap().to_string(), "43.8");
+        let error = parse_json::<Basket>(
+            r#"{"name": "b", "lines": [{"amount": 43.80000000000000000000000000000001}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(error.field, "lines[0].amount");
+        assert!(
+            error.rule.contains("refused rather than rounded"),
+            "{}",
+            error.rule
+        );
     }
 }

@@ -57,7 +57,7 @@ async fn about(State(state): State<AppState>) -> impl IntoResponse {
     }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 struct Advance {
     seconds: i64,
@@ -85,17 +85,15 @@ async fn advance_clock(State(state): State<AppState>, body: Bytes) -> Response {
 
 /// A control-API body, or 400 `{"error"}` naming the field (axum's own
 /// `Json` rejection answers in plain text).
-fn control_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Response> {
+fn control_body<T: serde::de::DeserializeOwned + serde::Serialize>(
+    body: &[u8],
+) -> Result<T, Response> {
     let text = std::str::from_utf8(body)
         .map_err(|_| control_error(StatusCode::BAD_REQUEST, "the body is not UTF-8"))?;
-    psi_runtime::parse_json(text).map_err(|error| {
+    crate::typed::parse(text).map_err(|refusal| {
         control_error(
             StatusCode::BAD_REQUEST,
-            format!(
-                "{}: {}",
-                crate::errors::json_path(&error.field),
-                crate::errors::public_rule(&error.rule)
-            ),
+            format!("{}: {}", refusal.json_path, refusal.rule),
         )
     })
 }

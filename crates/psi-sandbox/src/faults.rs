@@ -28,7 +28,7 @@ use std::cell::RefCell;
 use std::time::Duration;
 
 /// A fault armed through `POST /__sandbox/faults`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Fault {
     /// The operationId, as in the documents (`getPayLaterStatus`).

@@ -141,7 +141,9 @@ pub fn check_request(operation_id: &str, body: &[u8]) -> Result<(), Violations> 
     feature = "bank-accounts",
     feature = "shop-config"
 ))]
-pub fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Violations> {
+pub fn parse_body<T: serde::de::DeserializeOwned + serde::Serialize>(
+    body: &[u8],
+) -> Result<T, Violations> {
     let text =
         std::str::from_utf8(body).map_err(|_| Violation::new("$", "the body is not UTF-8 text"))?;
     psi_runtime::parse_json_ignoring_nulls(text)
