@@ -158,44 +158,15 @@ async fn platform_token(sandbox: &Sandbox) -> String {
     body["access_token"].as_str().expect("a token").to_owned()
 }
 
-fn address() -> Value {
-    json!({"street": "Hauptstraße", "street_number": "1", "zip_code": "10115", "city": "Berlin", "country_code": "DE"})
-}
-
-/// The provider's documented consistent session request (gross 43.8).
+/// The provider's documented consistent session request (gross 43.8), as
+/// the sandbox's demo builds it, in JSON.
 fn session_request() -> Value {
-    json!({
-        "order_data": {
-            "currency": "EUR",
-            "buyer": {
-                "billing_address": address(),
-                "contact": {"email": "erika@example.com"},
-                "person": {"first_name": "Erika", "last_name": "Mustermann", "date_of_birth": "1980-01-31"}
-            },
-            "delivery": {"first_name": "Erika", "last_name": "Mustermann", "address": address()},
-            "shop_baskets": [{
-                "partner_shop_id": "shop-1",
-                "shop_transaction_id": "SO-1",
-                "gross_amount": 43.8,
-                "items": [{"article_number": "A-1", "name": "T-shirt", "quantity": 2, "tax_rate": 19,
-                           "gross_unit_price": 18.45, "gross_unit_discount": -1.55, "gross_total_price": 33.8,
-                           "net_unit_price": 15.5, "net_unit_discount": -1.3, "net_total_price": 28.4}],
-                "special_items": [{"category": "shipping", "name": "Shipping", "quantity": 1, "tax_rate": 19,
-                                   "gross_unit_price": 10, "gross_total_price": 10, "net_unit_price": 8.4, "net_total_price": 8.4}],
-                "vats": [{"tax_rate": 19, "net_amount": 36.8, "tax_amount": 7}]
-            }]
-        },
-        "url_data": {
-            "success_url": "https://shop.example.com/success",
-            "failure_url": "https://shop.example.com/failure",
-            "cancel_url": "https://shop.example.com/cancel",
-            "webhook_url": "http://127.0.0.1:9/unused"
-        }
-    })
+    serde_json::to_value(psi_sandbox::demo::session_request(
+        "http://127.0.0.1:9/unused",
+    ))
+    .expect("the demo request serialises")
 }
 
-/// The session request with `number` (JSON text) in place of the value at
-/// `pointer` (e.g. the basket's gross amount).
 fn session_with_number(pointer: &str, number: &str) -> String {
     const MARK: &str = "\"__number__\"";
     let mut body = session_request();
@@ -204,15 +175,8 @@ fn session_with_number(pointer: &str, number: &str) -> String {
 }
 
 fn shop_configuration() -> Value {
-    json!({
-        "name": "Example Shop",
-        "website": "https://shop.example.com",
-        "address": {"street": "Hauptstraße", "street_number": "1", "city": "Berlin", "postal_code": "10115", "country_code": "DE"},
-        "legal": {"name": "Example Shop GmbH", "legal_form": "GmbH", "commercial_register_number": "HRB 12345",
-                  "registration_office": "Amtsgericht Berlin", "vat_id_number": "DE123456789"},
-        "contacts": {"customer_service": {"email": "service@shop.example.com"}},
-        "correspondence_settings": {"branding_settings": {"logo_position": "LEFT", "highlight_color": "#0a7cff"}}
-    })
+    serde_json::to_value(psi_sandbox::demo::shop_configuration())
+        .expect("the demo configuration serialises")
 }
 
 /// A JWT signed with nothing (`alg: none`) for `audience`, valid for a day.
