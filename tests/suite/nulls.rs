@@ -265,12 +265,18 @@ fn null_in_every_optional_field_is_absence_for_schema_and_rust_type() {
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
+/// The session request example written the way the provider's own example
+/// requests send unused objects: as `null`.
+pub fn provider_style_session_request() -> Value {
+    document("payment-page")
+        .pointer("/paths/~1pps~1api~1v1~1session/post/requestBody/content/application~1json/examples/providerStyleNulls/value")
+        .expect("the document carries the provider-style example")
+        .clone()
+}
+
 #[test]
 fn a_session_request_with_the_providers_null_delivery_shapes_parses() {
-    let document = document("payment-page");
-    let example = document
-        .pointer("/paths/~1pps~1api~1v1~1session/post/requestBody/content/application~1json/examples/providerStyleNulls/value")
-        .expect("the document carries the provider-style example");
+    let example = &provider_style_session_request();
     assert!(crate::schemas::published_errors("payment-page", "SessionRequest", example).is_empty());
     let request: psi::payment_page::types::SessionRequest =
         psi_runtime::parse_json(&example.to_string()).expect("null is absence");

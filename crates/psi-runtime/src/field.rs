@@ -108,14 +108,28 @@ fn parse<T: serde::de::DeserializeOwned + serde::Serialize>(
         FieldError { field, rule }
     })?;
     // Only the fields the type declares are its business: a number it took
-    // must be the one sent, not a rounded one.
-    let held = serde_json::to_value(&typed).map_err(|error| FieldError {
-        field: "$".to_owned(),
-        rule: error.to_string(),
-    })?;
-    let mut path = Vec::new();
-    first_rounded(&value, &held, &mut path)?;
+    // must be the one sent, not a rounded one. A document whose numbers a
+    // decimal all holds (every body the client itself serialised) cannot
+    // have been rounded, so only the rare other one is compared.
+    if has_inexact_number(&value) {
+        let held = serde_json::to_value(&typed).map_err(|error| FieldError {
+            field: "$".to_owned(),
+            rule: error.to_string(),
+        })?;
+        let mut path = Vec::new();
+        first_rounded(&value, &held, &mut path)?;
+    }
     Ok(typed)
+}
+
+/// Whether any number in `value` is one no decimal holds exactly.
+fn has_inexact_number(value: &Value) -> bool {
+    match value {
+        Value::Number(number) => exact_decimal(&number.to_string()).is_none(),
+        Value::Array(items) => items.iter().any(has_inexact_number),
+        Value::Object(members) => members.values().any(has_inexact_number),
+        Value::Null | Value::Bool(_) | Value::String(_) => false,
+    }
 }
 
 /// The text of the number at `path` in `value`, if there is one.
@@ -208,30 +222,16 @@ const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 /// `order_data.shop_baskets[0].gross_amount`, or `$` for the document itself.
 fn display_path(path: &serde_path_to_error::Path) -> String {
     use serde_path_to_error::Segment;
-    let mut text = String::new();
-    for segment in path.iter() {
-        match segment {
-            Segment::Seq { index } => text.push_str(&format!("[{index}]")),
-            Segment::Map { key } if key == NUMBER_TOKEN => {}
-            Segment::Map { key } | Segment::Enum { variant: key } => {
-                if !text.is_empty() {
-                    text.push('.');
-                }
-                text.push_str(key);
-            }
-            Segment::Unknown => {
-                if !text.is_empty() {
-                    text.push('.');
-                }
-                text.push('?');
-            }
-        }
-    }
-    if text.is_empty() {
-        "$".to_owned()
-    } else {
-        text
-    }
+    let steps: Vec<Step<'_>> = path
+        .iter()
+        .filter_map(|segment| match segment {
+            Segment::Seq { index } => Some(Step::Index(*index)),
+            Segment::Map { key } if key == NUMBER_TOKEN => None,
+            Segment::Map { key } | Segment::Enum { variant: key } => Some(Step::Key(key)),
+            Segment::Unknown => Some(Step::Key("?")),
+        })
+        .collect();
+    steps_to_path(&steps)
 }
 
 /// One step of the path while walking a [`Value`].

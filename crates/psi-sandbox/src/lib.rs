@@ -69,7 +69,7 @@ pub const DEFAULT_PORT: u16 = 8787;
 
 /// The whole sandbox as one axum router: the routes, the path-id rule
 /// after routing ([`ids`]), JSON answers for unknown paths and methods, the
-/// after-processing faults, and the size limits and exact-number rule before
+/// after-processing faults, and the size limits and plain-number rewrite before
 /// routing ([`limits`]).
 fn router(state: AppState) -> axum::Router {
     axum::Router::new()

@@ -1,5 +1,7 @@
-//! The checks every request passes before routing: size limits, then the
-//! exact-number rule on the body ([`crate::numbers`]).
+//! The checks every request passes before routing: size limits, then
+//! numbers written with an exponent rewritten as plain decimals
+//! ([`crate::numbers::normalize`]; exactness is checked where a declared
+//! field takes a number, [`crate::typed`]).
 //!
 //! | limit | answer |
 //! |---|---|
@@ -7,7 +9,6 @@
 //! | header names and values together over [`MAX_HEADER_BYTES`] | 431 |
 //! | body over [`MAX_BODY_BYTES`] (declared or sent) | 413 |
 //! | body unreadable (broken chunking, connection lost) | 400 |
-//! | a JSON number no decimal holds exactly | 400 naming its JSON path |
 //!
 //! Each in the error body of the API that owns the path
 //! ([`crate::api_errors`]). Heads too large for hyper itself to parse are

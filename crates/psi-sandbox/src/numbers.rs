@@ -1,15 +1,15 @@
-//! Every JSON number of a request body is held exactly or refused.
+//! The exact decimal a JSON number's text spells, or the limit it breaks.
 //!
 //! Amounts are `rust_decimal::Decimal`: a 96-bit integer with 0 to 28
 //! digits after the decimal point. Given `43.80000000000000000000000000000001`
 //! rust_decimal rounds silently, and given `1e-30` or `1e30` its error names
-//! serde_json's private number token. So every request body is scanned
-//! before any handler parses it ([`crate::limits`]): a number that no
-//! `Decimal` holds exactly is refused naming its JSON path and the limit,
-//! and a number written in a form rust_decimal could misread (an exponent,
-//! a `-0`) is rewritten as the plain decimal it equals. No request type of
-//! the documents has a float field, and every integer field fits a
-//! `Decimal`, so the rule loses nothing.
+//! serde_json's private number token. So [`exact`] decides, from the text,
+//! whether a decimal holds a number: [`crate::typed`] refuses a declared field
+//! whose number it does not (naming the field and the limit), and
+//! [`normalize`] rewrites a number written in a form rust_decimal could
+//! misread (an exponent, a `-0`) as the plain decimal it equals before any
+//! handler parses the body. Numbers in fields no document declares are left
+//! alone: they are not the sandbox's business.
 
 use rust_decimal::Decimal;
 use serde_json::{Number, Value};

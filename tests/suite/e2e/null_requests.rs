@@ -7,12 +7,7 @@ use super::sandbox;
 #[tokio::test]
 async fn the_sandbox_accepts_a_session_request_with_the_providers_null_shapes() {
     let (sandbox, client) = sandbox().await;
-    let document =
-        xtask::bundle::bundle(&crate::workspace_root().join("openapi/payment-page.yaml")).unwrap();
-    let request = document
-        .pointer("/paths/~1pps~1api~1v1~1session/post/requestBody/content/application~1json/examples/providerStyleNulls/value")
-        .expect("the document carries the provider-style example")
-        .clone();
+    let request = crate::nulls::provider_style_session_request();
     let token = client.token(psi::Api::PaymentPage).await.unwrap();
     let answer = reqwest::Client::new()
         .post(format!(
