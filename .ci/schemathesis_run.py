@@ -35,17 +35,10 @@ CONFIG = ROOT / ".ci" / "schemathesis.toml"
 # Where `.ci/schemathesis.toml` reads the seeded dictionaries from.
 RUN_DIR = ROOT / "target" / "schemathesis"
 
-# Every published bundle, in the order they run.
-BUNDLES = [
-    "token",
-    "payment-page",
-    "pay-later",
-    "bank-accounts",
-    "order-status",
-    "transaction-status",
-    "shop-config",
-    "storefront",
-]
+# Every published bundle (one directory each under schemas/), so a new API's
+# bundle is run as soon as it is published; one without an audience or
+# project below fails the run instead of being skipped.
+BUNDLES = sorted(path.parent.name for path in (ROOT / "schemas").glob("*/openapi.yaml"))
 
 # The token audience of each API below `{api_url}` (the specification's
 # table); the payment page's is `{base_url}` itself and the shop
