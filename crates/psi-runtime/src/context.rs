@@ -1,13 +1,14 @@
 //! The runtime context every generated client carries (progenitor's inner type).
 
+use crate::failure::PreflightError;
 use crate::token::{Audience, TokenCache, TokenHandle};
-use crate::RetryPolicy;
+use crate::{ConfigError, RetryPolicy};
 use std::fmt;
 use std::sync::Arc;
 
-/// Checks a request body before it is sent: `(operationId, body)`, an error
-/// lists every violation.
-pub type Preflight = Arc<dyn Fn(&str, &[u8]) -> Result<(), String> + Send + Sync>;
+/// Checks a request body before it is sent: `(operationId, body)`; the
+/// error (the facade's typed violations) comes back to the caller as it is.
+pub type Preflight = Arc<dyn Fn(&str, &[u8]) -> Result<(), PreflightError> + Send + Sync>;
 
 /// What a generated client needs beyond its base URL: which API it is, how
 /// it authenticates, how it retries and what it checks before sending.
@@ -21,6 +22,9 @@ pub(crate) struct Settings {
     pub(crate) auth: Option<TokenHandle>,
     pub(crate) retry: RetryPolicy,
     pub(crate) preflight: Option<Preflight>,
+    /// Set when a setting the API needs is missing: every call is refused
+    /// with it before anything is sent, the token request included.
+    pub(crate) missing_setting: Option<ConfigError>,
 }
 
 impl Context {
@@ -32,7 +36,16 @@ impl Context {
             auth: None,
             retry: RetryPolicy::default(),
             preflight: None,
+            missing_setting: None,
         }))
+    }
+
+    /// A context for an API whose settings are incomplete: every call fails
+    /// with `error` before anything is sent. Handing out such a client (as
+    /// `psi::Client` does for the shop configuration) lets code that uses
+    /// the API compile and run the same everywhere.
+    pub fn refusing(api: &'static str, error: ConfigError) -> Self {
+        Self::new(api).with(|settings| settings.missing_setting = Some(error))
     }
 
     pub(crate) fn settings(&self) -> &Settings {
@@ -74,6 +87,7 @@ impl fmt::Debug for Context {
             .field("audience", &self.0.auth.as_ref().map(TokenHandle::audience))
             .field("retry", &self.0.retry)
             .field("preflight", &self.0.preflight.is_some())
+            .field("missing_setting", &self.0.missing_setting)
             .finish()
     }
 }

@@ -4,19 +4,86 @@ use crate::Secret;
 use reqwest::Url;
 use std::fmt;
 
-/// A setting that is missing or malformed; names the variable or field.
+/// A setting that is missing or malformed. Every variant names the setting:
+/// the environment variable (`PSI_API_URL`) or the builder's field
+/// (`api_url`), so the message says what to fix.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{name}: {problem}")]
-pub struct ConfigError {
-    /// The environment variable (`PSI_API_URL`) or setting (`api_url`).
-    pub name: String,
-    pub problem: String,
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A required setting is absent.
+    #[error("{setting}: is not set")]
+    NotSet {
+        /// The setting.
+        setting: String,
+    },
+    /// A setting is present but blank.
+    #[error("{setting}: is empty")]
+    Empty {
+        /// The setting.
+        setting: String,
+    },
+    /// One of two settings that only work together is set without the other.
+    #[error("{setting}: is not set, but {companion} is: set both or neither")]
+    Incomplete {
+        /// The missing setting.
+        setting: String,
+        /// The setting that is set.
+        companion: String,
+    },
+    /// A setting's value breaks its rule (not an absolute http(s) URL, ...).
+    #[error("{setting}: {problem}")]
+    Invalid {
+        /// The setting.
+        setting: String,
+        /// The rule it breaks.
+        problem: String,
+    },
+    /// An API was asked for whose settings are not all given.
+    #[error("{}: needed for the {api} API and not set{}", .settings.join(", "), .why.as_ref().map(|why| format!(" ({why})")).unwrap_or_default())]
+    NeededBy {
+        /// The API's name (`shop-config`).
+        api: String,
+        /// The settings it needs (`shop_config_url`, `shop_config_audience`).
+        settings: Vec<String>,
+        /// Why no default exists, where that helps.
+        why: Option<String>,
+    },
+    /// The HTTP client could not be built (a TLS backend failed to load).
+    #[error("http_client: {problem}")]
+    HttpClient {
+        /// What the HTTP library reported.
+        problem: String,
+    },
 }
 
 impl ConfigError {
-    fn new(name: &str, problem: impl Into<String>) -> Self {
-        Self {
-            name: name.to_owned(),
+    /// The setting to fix (the first one, where several are needed).
+    pub fn setting(&self) -> &str {
+        match self {
+            Self::NotSet { setting }
+            | Self::Empty { setting }
+            | Self::Incomplete { setting, .. }
+            | Self::Invalid { setting, .. } => setting,
+            Self::NeededBy { settings, .. } => settings.first().map_or("", String::as_str),
+            Self::HttpClient { .. } => "http_client",
+        }
+    }
+
+    fn not_set(setting: &str) -> Self {
+        Self::NotSet {
+            setting: setting.to_owned(),
+        }
+    }
+
+    fn empty(setting: &str) -> Self {
+        Self::Empty {
+            setting: setting.to_owned(),
+        }
+    }
+
+    fn invalid(setting: &str, problem: impl Into<String>) -> Self {
+        Self::Invalid {
+            setting: setting.to_owned(),
             problem: problem.into(),
         }
     }
@@ -92,7 +159,7 @@ impl Environment {
     /// [`Environment::from_env`] over any lookup (tests pass a map).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, ConfigError> {
         let required = |name: &str| {
-            let value = lookup(name).ok_or_else(|| ConfigError::new(name, "is not set"))?;
+            let value = lookup(name).ok_or_else(|| ConfigError::not_set(name))?;
             parse_url(name, &value)
         };
         Ok(Self {
@@ -129,10 +196,10 @@ impl Environment {
 }
 
 fn one_without_the_other(missing: &str, set: &str) -> ConfigError {
-    ConfigError::new(
-        missing,
-        format!("is not set, but {set} is: set both or neither"),
-    )
+    ConfigError::Incomplete {
+        setting: missing.to_owned(),
+        companion: set.to_owned(),
+    }
 }
 
 /// An audience is compared as a string by the token server: kept as given
@@ -140,16 +207,16 @@ fn one_without_the_other(missing: &str, set: &str) -> ConfigError {
 fn parse_audience(name: &str, value: &str) -> Result<String, ConfigError> {
     let value = value.trim();
     if value.is_empty() {
-        return Err(ConfigError::new(name, "is empty"));
+        return Err(ConfigError::empty(name));
     }
     Ok(value.to_owned())
 }
 
 fn parse_url(name: &str, value: &str) -> Result<Url, ConfigError> {
     let url = Url::parse(value.trim())
-        .map_err(|error| ConfigError::new(name, format!("is not an absolute URL ({error})")))?;
+        .map_err(|error| ConfigError::invalid(name, format!("is not an absolute URL ({error})")))?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(ConfigError::new(
+        return Err(ConfigError::invalid(
             name,
             format!("must be http or https, not {}", url.scheme()),
         ));
@@ -182,8 +249,8 @@ impl Credentials {
             let name = format!("{prefix}{suffix}");
             match lookup(&name) {
                 Some(value) if !value.trim().is_empty() => Ok(value),
-                Some(_) => Err(ConfigError::new(&name, "is empty")),
-                None => Err(ConfigError::new(&name, "is not set")),
+                Some(_) => Err(ConfigError::empty(&name)),
+                None => Err(ConfigError::not_set(&name)),
             }
         };
         Ok(Self::new(read("CLIENT_ID")?, read("CLIENT_SECRET")?))
@@ -228,7 +295,7 @@ mod tests {
             ("PSI_API_URL", "api.example.com"),
         ]))
         .unwrap_err();
-        assert_eq!(error.name, "PSI_API_URL");
+        assert_eq!(error.setting(), "PSI_API_URL");
         let error =
             Credentials::from_lookup("PSI_", lookup(&[("PSI_CLIENT_ID", "m-1")])).unwrap_err();
         assert_eq!(error.to_string(), "PSI_CLIENT_SECRET: is not set");
@@ -276,7 +343,7 @@ mod tests {
         );
         let audience_only = [ADDRESSES.as_slice(), &[("PSI_SHOP_CONFIG_AUDIENCE", "aud")]].concat();
         let error = Environment::from_lookup(lookup(&audience_only)).unwrap_err();
-        assert_eq!(error.name, "PSI_SHOP_CONFIG_URL");
+        assert_eq!(error.setting(), "PSI_SHOP_CONFIG_URL");
         let blank = [
             ADDRESSES.as_slice(),
             &[
@@ -301,12 +368,12 @@ mod tests {
             .clone()
             .with_shop_config("shops.example.com", "aud")
             .unwrap_err();
-        assert_eq!(error.name, "shop_config_url");
+        assert_eq!(error.setting(), "shop_config_url");
         let error = environment
             .clone()
             .with_shop_config("https://shops.example.com", "")
             .unwrap_err();
-        assert_eq!(error.name, "shop_config_audience");
+        assert_eq!(error.setting(), "shop_config_audience");
         let environment = environment
             .with_shop_config("https://shops.example.com", "shops-audience")
             .unwrap();

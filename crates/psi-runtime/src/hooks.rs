@@ -7,6 +7,9 @@
 //! the duration. No header value, body or query value is ever logged.
 
 use crate::context::Context;
+use crate::failure::{
+    AnswerExcerpt, Refusal, RefusalReason, API_HEADER, ATTEMPTS_HEADER, OPERATION_HEADER,
+};
 use crate::retry::{is_repeatable, Outcome};
 use progenitor_client::{Error, OperationInfo};
 use reqwest::header::{HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
@@ -49,11 +52,12 @@ impl Operations {
     }
 }
 
-/// Prepares a call. Operations whose document declares an Idempotency-Key
-/// get a UUID v4 key when the caller set none; the same key then goes out on
-/// every attempt.
+/// Prepares a call: the wire adjustments and, for operations whose document
+/// declares an Idempotency-Key, a UUID v4 key when the caller set none (the
+/// same key then goes out on every attempt). Nothing here can fail: every
+/// check that can refuse a call runs in [`exec`], inside the call's span.
 pub async fn pre<E>(
-    context: &Context,
+    _context: &Context,
     request: &mut Request,
     info: &OperationInfo,
     operations: Operations,
@@ -75,12 +79,6 @@ pub async fn pre<E>(
             .headers_mut()
             .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     }
-    if let (Some(preflight), Some(body)) = (
-        &context.settings().preflight,
-        request.body().and_then(|b| b.as_bytes()),
-    ) {
-        preflight(operation, body).map_err(Error::InvalidRequest)?;
-    }
     if operations.idempotent.contains(&operation)
         && !request.headers().contains_key(IDEMPOTENCY_KEY)
     {
@@ -88,62 +86,114 @@ pub async fn pre<E>(
         let value = HeaderValue::from_str(&key).expect("a UUID is a valid header value");
         request.headers_mut().insert(IDEMPOTENCY_KEY, value);
     }
-    if let Some(tokens) = &context.settings().auth {
+    Ok(())
+}
+
+/// Runs a call inside one `psi.call` span: the checks that may refuse it
+/// (missing settings, pre-flight, the bearer token), then the sends, with
+/// retries as the context's policy allows.
+///
+/// A refused call answers with the stand-in status
+/// [`REFUSED`](crate::failure::REFUSED) carrying the typed
+/// [`Refusal`]; an answer that is not a 2xx carries the API, the
+/// operationId and the number of attempts (see [`crate::failure`]).
+pub async fn exec(
+    context: &Context,
+    http: &reqwest::Client,
+    mut request: Request,
+    info: &OperationInfo,
+    operations: Operations,
+) -> reqwest::Result<Response> {
+    let operation = operations.operation_id(info);
+    let span = tracing::info_span!(
+        "psi.call",
+        api = context.api(),
+        operation,
+        attempt = 1,
+        status = tracing::field::Empty,
+        duration_ms = tracing::field::Empty,
+    );
+    async move {
+        if let Err(reason) = check_before_sending(context, &mut request, operation).await {
+            tracing::warn!(refused = reason.kind(), "call refused before sending");
+            let refusal = Refusal {
+                api: context.api(),
+                operation_id: operation,
+                reason,
+            };
+            return Ok(refusal.into_response());
+        }
+        let (response, attempts) = send_with_retries(context, http, request).await?;
+        let status = response.status();
+        if status.is_success() {
+            // Only an empty body is ever replaced: a body of known, non-zero
+            // length (nearly every answer) passes at once.
+            if operations.optional_bodies.contains(&operation)
+                && response.content_length().is_none_or(|length| length == 0)
+            {
+                // The success type of these operations is an `Option`: no body is `None`.
+                return replace_empty_body(response, b"null", None).await;
+            }
+            return Ok(response);
+        }
+        // Every error schema is an object of optional fields: an error
+        // answered without a body is `{}`, so the caller still gets the
+        // declared error with its status instead of a decoding failure.
+        let annotation = Annotation {
+            api: context.api(),
+            operation_id: operation,
+            attempts,
+        };
+        replace_empty_body(response, b"{}", Some(annotation)).await
+    }
+    .instrument(span)
+    .await
+}
+
+/// What may refuse a call before it is sent, in order: a missing setting,
+/// the pre-flight checks, the bearer token.
+async fn check_before_sending(
+    context: &Context,
+    request: &mut Request,
+    operation: &str,
+) -> Result<(), RefusalReason> {
+    let settings = context.settings();
+    if let Some(missing) = &settings.missing_setting {
+        return Err(RefusalReason::Config(missing.clone()));
+    }
+    if let (Some(preflight), Some(body)) = (
+        &settings.preflight,
+        request.body().and_then(|b| b.as_bytes()),
+    ) {
+        preflight(operation, body).map_err(RefusalReason::Preflight)?;
+    }
+    if let Some(tokens) = &settings.auth {
         let bearer = tokens
             .authorization()
             .await
-            .map_err(|error| Error::Custom(error.to_string()))?;
+            .map_err(RefusalReason::Token)?;
         request.headers_mut().insert(AUTHORIZATION, bearer);
     }
     Ok(())
 }
 
-/// Sends a prepared call, retrying as the context's policy allows.
-pub async fn exec(
-    context: &Context,
-    http: &reqwest::Client,
-    request: Request,
-    info: &OperationInfo,
-    operations: Operations,
-) -> reqwest::Result<Response> {
-    let span = tracing::info_span!(
-        "psi.call",
-        api = context.api(),
-        operation = operations.operation_id(info),
-        attempt = 1,
-        status = tracing::field::Empty,
-        duration_ms = tracing::field::Empty,
-    );
-    let response = send_with_retries(context, http, request)
-        .instrument(span)
-        .await?;
-    // Only an empty body is ever replaced: a body of known, non-zero length
-    // (nearly every answer) passes at once.
-    if response.content_length().is_some_and(|length| length > 0) {
-        return Ok(response);
-    }
-    let status = response.status();
-    if status.is_client_error() || status.is_server_error() {
-        // Every error schema is an object of optional fields: an error
-        // answered without a body is `{}`, so the caller still gets the
-        // declared error with its status instead of a decoding failure.
-        replace_empty_body(response, b"{}").await
-    } else if status.is_success()
-        && operations
-            .optional_bodies
-            .contains(&operations.operation_id(info))
-    {
-        // The success type of these operations is an `Option`: no body is `None`.
-        replace_empty_body(response, b"null").await
-    } else {
-        Ok(response)
-    }
+/// Where a failed answer came from, written onto it for `psi::Error`.
+struct Annotation {
+    api: &'static str,
+    operation_id: &'static str,
+    attempts: u32,
 }
 
-/// The same response, with `empty` as its JSON body when it came without one
-/// (or with only whitespace). Only small bodies go through here: errors and
-/// the confirmations of optional-body operations.
-async fn replace_empty_body(response: Response, empty: &'static [u8]) -> reqwest::Result<Response> {
+/// The same response with its body read: `empty` as its JSON body when it
+/// came without one (or with only whitespace) and, for a failed answer, the
+/// [`Annotation`] as headers and an excerpt of the body as an extension.
+/// Only small bodies go through here: errors and the confirmations of
+/// optional-body operations.
+async fn replace_empty_body(
+    response: Response,
+    empty: &'static [u8],
+    annotation: Option<Annotation>,
+) -> reqwest::Result<Response> {
     let status = response.status();
     let version = response.version();
     let mut headers = response.headers().clone();
@@ -155,10 +205,22 @@ async fn replace_empty_body(response: Response, empty: &'static [u8]) -> reqwest
         body
     };
     headers.insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
+    let excerpt = annotation.as_ref().map(|_| AnswerExcerpt::of(&body));
+    if let Some(annotation) = annotation {
+        headers.insert(API_HEADER, HeaderValue::from_static(annotation.api));
+        headers.insert(
+            OPERATION_HEADER,
+            HeaderValue::from_static(annotation.operation_id),
+        );
+        headers.insert(ATTEMPTS_HEADER, HeaderValue::from(annotation.attempts));
+    }
     let mut rebuilt = http::Response::new(reqwest::Body::from(body));
     *rebuilt.status_mut() = status;
     *rebuilt.version_mut() = version;
     *rebuilt.headers_mut() = headers;
+    if let Some(excerpt) = excerpt {
+        rebuilt.extensions_mut().insert(excerpt);
+    }
     Ok(Response::from(rebuilt))
 }
 
@@ -166,7 +228,7 @@ async fn send_with_retries(
     context: &Context,
     http: &reqwest::Client,
     mut template: Request,
-) -> reqwest::Result<Response> {
+) -> reqwest::Result<(Response, u32)> {
     let span = tracing::Span::current();
     let started = Instant::now();
     let repeatable = is_repeatable(
@@ -188,7 +250,7 @@ async fn send_with_retries(
         }
         // A body that cannot be cloned (a stream) is sent exactly once.
         let Some(this_attempt) = template.try_clone() else {
-            return finish(&span, started, http.execute(template).await);
+            return finish(&span, started, http.execute(template).await).map(|r| (r, attempt));
         };
         let result = http.execute(this_attempt).await;
         let outcome = match &result {
@@ -237,7 +299,7 @@ async fn send_with_retries(
                 attempt += 1;
                 retry += 1;
             }
-            None => return finish(&span, started, result),
+            None => return finish(&span, started, result).map(|r| (r, attempt)),
         }
     }
 }

@@ -18,7 +18,10 @@
 mod comma_separated;
 mod context;
 mod environment;
+#[doc(hidden)]
+pub mod failure;
 mod field;
+#[doc(hidden)]
 pub mod hooks;
 pub mod nulls;
 mod open_enum;
@@ -29,16 +32,20 @@ mod token;
 
 pub use comma_separated::CommaSeparated;
 pub use context::{Context, Preflight};
+pub use failure::PreflightError;
 pub use environment::{ConfigError, Credentials, Environment};
 pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};
 #[doc(hidden)]
 pub use open_enum::open_enum_schema;
+#[doc(hidden)]
 pub use request::prepare as prepare_request;
 pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 /// Money, quantities and rates: exact decimals, never floats.
 pub use rust_decimal::Decimal;
 pub use secret::Secret;
-pub use token::{Audience, FetchToken, FetchedToken, TokenCache, TokenError, TokenHandle};
+pub use token::{
+    Audience, FetchToken, FetchedToken, TokenCache, TokenError, TokenErrorKind, TokenHandle,
+};
 
 /// Re-exports used by [`open_enum!`] so generated crates need no extra imports.
 #[doc(hidden)]

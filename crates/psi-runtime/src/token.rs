@@ -36,14 +36,70 @@ pub struct FetchedToken {
 }
 
 /// Why no token could be had. Names the audience and, where there was an
-/// answer, its status; never contains a credential.
+/// answer, its status; never contains a credential or a response body.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("token for {audience}: {problem}")]
+#[error("token for {audience}: {message}")]
 pub struct TokenError {
-    pub audience: Audience,
-    /// The token endpoint's HTTP status, when it answered.
-    pub status: Option<u16>,
-    pub problem: String,
+    kind: TokenErrorKind,
+    audience: Audience,
+    status: Option<u16>,
+    message: String,
+}
+
+/// What kind of failure a [`TokenError`] is, for callers who react
+/// differently to wrong credentials and to an outage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TokenErrorKind {
+    /// The token server refused the client id and secret (401 or 403, or a
+    /// 400 naming `invalid_client` or `unauthorized_client`).
+    RejectedCredentials,
+    /// The token server answered another status.
+    ServerStatus,
+    /// The token server could not be reached, or the connection broke.
+    Transport,
+    /// The token server's answer is not a token.
+    Decode,
+    /// A setting the token needs is missing (platform credentials, an API's audience).
+    MissingSetting,
+}
+
+impl TokenError {
+    /// A token failure for `audience`; `message` must not contain a
+    /// credential or a response body.
+    pub fn new(
+        kind: TokenErrorKind,
+        audience: Audience,
+        status: Option<u16>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            kind,
+            audience,
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// What kind of failure it is.
+    pub fn kind(&self) -> TokenErrorKind {
+        self.kind
+    }
+
+    /// The audience the token was for.
+    pub fn audience(&self) -> &Audience {
+        &self.audience
+    }
+
+    /// The token server's HTTP status, when it answered.
+    pub fn status(&self) -> Option<u16> {
+        self.status
+    }
+
+    /// What went wrong, in words.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
 }
 
 type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -4,7 +4,7 @@ use crate::api::Api;
 use crate::tokens::Fetcher;
 use psi_runtime::{
     Audience, ConfigError, Context, Credentials, Environment, RetryPolicy, Secret, TokenCache,
-    TokenError,
+    TokenError, TokenErrorKind,
 };
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -38,6 +38,7 @@ pub struct ClientBuilder {
     retry: Option<RetryPolicy>,
     audiences: HashMap<Api, Audience>,
     skip_preflight: bool,
+    http_client: Option<reqwest::Client>,
 }
 
 impl ClientBuilder {
@@ -71,6 +72,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Sends every call through `http_client` instead of a pool psi builds:
+    /// for a proxy, your own root certificates, connection limits or another
+    /// TLS backend. psi still sets each call's timeout (from the
+    /// [`RetryPolicy`]), its `User-Agent` and its headers; the connect
+    /// timeout is then the given client's own.
+    pub fn http_client(mut self, http_client: reqwest::Client) -> Self {
+        self.http_client = Some(http_client);
+        self
+    }
+
     /// Sends requests without the pre-flight checks (the service still
     /// checks them): for testing how the service answers bad input.
     pub fn skip_preflight(mut self) -> Self {
@@ -79,20 +90,21 @@ impl ClientBuilder {
     }
 
     pub fn build(self) -> Result<Client, ConfigError> {
-        let missing = |name: &str| ConfigError {
-            name: name.to_owned(),
-            problem: "is not set".to_owned(),
+        let missing = |setting: &str| ConfigError::NotSet {
+            setting: setting.to_owned(),
         };
         let environment = self.environment.ok_or_else(|| missing("environment"))?;
         let credentials = self.credentials.ok_or_else(|| missing("credentials"))?;
         let retry = self.retry.unwrap_or_default();
-        let http = reqwest::Client::builder()
-            .connect_timeout(retry.connect_timeout)
-            .build()
-            .map_err(|error| ConfigError {
-                name: "http client".to_owned(),
-                problem: error.to_string(),
-            })?;
+        let http = match self.http_client {
+            Some(http) => http,
+            None => reqwest::Client::builder()
+                .connect_timeout(retry.connect_timeout)
+                .build()
+                .map_err(|error| ConfigError::HttpClient {
+                    problem: error.to_string(),
+                })?,
+        };
 
         // Token endpoints run without a token. A token request is a POST, so
         // the runtime sends it again only after a connect error (one more
@@ -133,7 +145,7 @@ impl ClientBuilder {
         let preflight: Option<psi_runtime::Preflight> = (!self.skip_preflight).then(|| {
             Arc::new(|operation_id: &str, body: &[u8]| {
                 crate::preflight::check_request(operation_id, body)
-                    .map_err(|violations| violations.to_string())
+                    .map_err(|violations| Arc::new(violations) as psi_runtime::PreflightError)
             }) as psi_runtime::Preflight
         });
         let apis = Api::ALL
@@ -193,10 +205,13 @@ impl Client {
     /// their tokens by themselves; this is for callers who want to know early
     /// that the credentials work, with a typed error.
     pub async fn token(&self, api: Api) -> Result<Secret, TokenError> {
-        let audience = self.shared.audiences.get(&api).ok_or_else(|| TokenError {
-            audience: Audience::Service(String::new()),
-            status: None,
-            problem: missing_settings(api).to_string(),
+        let audience = self.shared.audiences.get(&api).ok_or_else(|| {
+            TokenError::new(
+                TokenErrorKind::MissingSetting,
+                Audience::Service(String::new()),
+                None,
+                missing_settings(api).to_string(),
+            )
         })?;
         self.shared.tokens.token(audience).await
     }
@@ -217,17 +232,20 @@ impl Client {
 /// audience, which the specification does not state.
 fn missing_settings(api: Api) -> ConfigError {
     match api {
-        Api::ShopConfig => ConfigError {
-            name: "shop_config_url, shop_config_audience".to_owned(),
-            problem: "are needed for the shop-config API and are not set \
-                      (PSI_SHOP_CONFIG_URL and PSI_SHOP_CONFIG_AUDIENCE, or \
-                      Environment::with_shop_config): the specification states neither \
-                      its address nor its token audience, so psi does not guess them"
-                .to_owned(),
+        Api::ShopConfig => ConfigError::NeededBy {
+            api: api.name().to_owned(),
+            settings: vec!["shop_config_url".to_owned(), "shop_config_audience".to_owned()],
+            why: Some(
+                "PSI_SHOP_CONFIG_URL and PSI_SHOP_CONFIG_AUDIENCE, or \
+                 Environment::with_shop_config: the specification states neither its \
+                 address nor its token audience, so psi does not guess them"
+                    .to_owned(),
+            ),
         },
-        _ => ConfigError {
-            name: "platform_url".to_owned(),
-            problem: format!("is needed for the {} API and is not set", api.name()),
+        _ => ConfigError::NeededBy {
+            api: api.name().to_owned(),
+            settings: vec!["platform_url".to_owned()],
+            why: None,
         },
     }
 }
@@ -275,7 +293,8 @@ impl Client {
     /// Without those settings the client is still handed out (so code that
     /// configures shops compiles and runs the same everywhere), but every
     /// call fails before anything is sent, the token server included, with
-    /// the [`ConfigError`] naming both settings as its message.
+    /// [`Error::Config`](crate::Error::Config) holding the [`ConfigError`]
+    /// that names both settings.
     pub fn shop_config(&self) -> psi_shop_config::Client {
         match self.parts(Api::ShopConfig) {
             Ok((base_url, http, context)) => {
@@ -284,7 +303,7 @@ impl Client {
             Err(missing) => psi_shop_config::Client::new_with_client(
                 UNCONFIGURED_ADDRESS,
                 self.shared.http.clone(),
-                refusing_context(Api::ShopConfig, missing),
+                Context::refusing(Api::ShopConfig.name(), missing),
             ),
         }
     }
@@ -294,16 +313,6 @@ impl Client {
 /// `.invalid` top-level domain never resolves (RFC 6761) should one slip by.
 #[cfg(feature = "shop-config")]
 const UNCONFIGURED_ADDRESS: &str = "http://unconfigured.invalid";
-
-/// A context without a token source whose pre-flight refuses every call with
-/// `error`. The pre-flight hook runs before the token is fetched and on every
-/// call with a body, which every shop configuration operation has.
-#[cfg(feature = "shop-config")]
-fn refusing_context(api: Api, error: ConfigError) -> Context {
-    let message = error.to_string();
-    let refuse: psi_runtime::Preflight = Arc::new(move |_, _| Err(message.clone()));
-    Context::new(api.name()).with_preflight(refuse)
-}
 
 #[cfg(feature = "storefront")]
 impl Client {

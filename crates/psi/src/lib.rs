@@ -16,6 +16,7 @@
 pub mod advice;
 mod api;
 mod client;
+mod error;
 mod finding;
 pub mod preflight;
 mod tokens;
@@ -24,8 +25,16 @@ pub mod webhook;
 
 pub use api::Api;
 pub use client::{Client, ClientBuilder};
+pub use error::{Answer, DecodeError, Declined, Error, PreflightRefusal, UnexpectedStatus};
 pub use finding::Finding;
-pub use psi_runtime::{ConfigError, Credentials, Environment, RetryPolicy, Secret, TokenError};
+pub use psi_runtime::{
+    ConfigError, Credentials, Environment, RetryPolicy, Secret, TokenError, TokenErrorKind,
+};
+
+/// TEMP until psi-common lands.
+pub mod common {
+    pub use psi_payment_page::types::{Decline, DeclineResponse};
+}
 
 /// The generated clients and types, one module per API.
 #[cfg(feature = "bank-accounts")]

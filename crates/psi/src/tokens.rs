@@ -1,6 +1,6 @@
 //! Fetching tokens with the generated token clients.
 
-use psi_runtime::{Audience, Credentials, FetchToken, FetchedToken, TokenError};
+use psi_runtime::{Audience, Credentials, FetchToken, FetchedToken, TokenError, TokenErrorKind};
 use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
@@ -52,7 +52,7 @@ impl Fetcher {
             .body(request)
             .send()
             .await
-            .map_err(|error| token_error(audience, error.status(), describe(&error)))?
+            .map_err(|error| failed(audience, &error))?
             .into_inner();
         fetched(audience, response.access_token, response.expires_in)
     }
@@ -60,10 +60,12 @@ impl Fetcher {
     #[cfg(feature = "storefront")]
     async fn platform_token(&self, audience: &Audience) -> Result<FetchedToken, TokenError> {
         let Some((platform, credentials)) = &self.platform else {
-            return Err(token_error(
-                audience,
+            return Err(TokenError::new(
+                TokenErrorKind::MissingSetting,
+                audience.clone(),
                 None,
-                "no platform credentials are configured".into(),
+                "no platform credentials are configured (platform_credentials, \
+                 PSI_PLATFORM_CLIENT_ID and PSI_PLATFORM_CLIENT_SECRET)",
             ));
         };
         let request = psi_storefront::types::PlatformTokenRequest {
@@ -77,17 +79,18 @@ impl Fetcher {
             .body(request)
             .send()
             .await
-            .map_err(|error| token_error(audience, error.status(), describe(&error)))?
+            .map_err(|error| failed(audience, &error))?
             .into_inner();
         fetched(audience, response.access_token, response.expires_in)
     }
 
     #[cfg(not(feature = "storefront"))]
     async fn platform_token(&self, audience: &Audience) -> Result<FetchedToken, TokenError> {
-        Err(token_error(
-            audience,
+        Err(TokenError::new(
+            TokenErrorKind::MissingSetting,
+            audience.clone(),
             None,
-            "the storefront feature is off".into(),
+            "the storefront feature is off",
         ))
     }
 }
@@ -98,10 +101,11 @@ fn fetched(
     expires_in: Option<i64>,
 ) -> Result<FetchedToken, TokenError> {
     let access_token = token.ok_or_else(|| {
-        token_error(
-            audience,
-            Some(reqwest::StatusCode::OK),
-            "the answer has no access_token".into(),
+        TokenError::new(
+            TokenErrorKind::Decode,
+            audience.clone(),
+            Some(200),
+            "the answer has no access_token",
         )
     })?;
     let expires_in = expires_in
@@ -113,46 +117,68 @@ fn fetched(
     })
 }
 
-fn token_error(
-    audience: &Audience,
-    status: Option<reqwest::StatusCode>,
-    problem: String,
-) -> TokenError {
-    TokenError {
-        audience: audience.clone(),
-        status: status.map(|s| s.as_u16()),
-        problem,
-    }
-}
-
-/// What went wrong, without echoing a response body (it could repeat
-/// what was sent).
-fn describe<E>(error: &progenitor_client::Error<E>) -> String {
+/// The token request failed: which kind, the status where there was an
+/// answer, and words that never echo a response body (it could repeat what
+/// was sent).
+fn failed<E: ErrorCode>(audience: &Audience, error: &progenitor_client::Error<E>) -> TokenError {
     use progenitor_client::Error;
-    match error {
+    let status = error.status().map(|status| status.as_u16());
+    let (kind, message) = match error {
         Error::ErrorResponse(response) => {
-            format!("the token endpoint answered {}", response.status())
+            let rejected = matches!(status, Some(401 | 403))
+                || response.as_ref().error_code().is_some_and(|code| {
+                    matches!(code, "invalid_client" | "unauthorized_client")
+                });
+            let kind = if rejected {
+                TokenErrorKind::RejectedCredentials
+            } else {
+                TokenErrorKind::ServerStatus
+            };
+            (kind, format!("the token endpoint answered {}", response.status()))
         }
         Error::UnexpectedResponse(response) => {
-            format!("the token endpoint answered {}", response.status())
+            let kind = if matches!(status, Some(401 | 403)) {
+                TokenErrorKind::RejectedCredentials
+            } else {
+                TokenErrorKind::ServerStatus
+            };
+            (kind, format!("the token endpoint answered {}", response.status()))
         }
-        Error::CommunicationError(error) => {
-            format!("the token endpoint could not be reached ({error})")
-        }
-        Error::InvalidResponsePayload(_, error) => {
-            format!("the token endpoint's answer is not a token ({error})")
-        }
-        other => format!("the token request failed ({})", kind(other)),
+        Error::CommunicationError(error) | Error::ResponseBodyError(error) => (
+            TokenErrorKind::Transport,
+            format!("the token endpoint could not be reached ({error})"),
+        ),
+        Error::InvalidResponsePayload(_, error) => (
+            TokenErrorKind::Decode,
+            format!("the token endpoint's answer is not a token ({error})"),
+        ),
+        Error::InvalidUpgrade(error) => (
+            TokenErrorKind::Transport,
+            format!("the token request failed ({error})"),
+        ),
+        Error::InvalidRequest(problem) | Error::Custom(problem) => (
+            TokenErrorKind::Transport,
+            format!("the token request could not be sent ({problem})"),
+        ),
+    };
+    TokenError::new(kind, audience.clone(), status, message)
+}
+
+/// The OAuth `error` member of a token endpoint's error body
+/// (`invalid_client`), which says whether the credentials were refused.
+trait ErrorCode {
+    fn error_code(&self) -> Option<&str>;
+}
+
+impl ErrorCode for psi_token::types::TokenError {
+    fn error_code(&self) -> Option<&str> {
+        self.0.get("error").and_then(|code| code.as_str())
     }
 }
 
-fn kind<E>(error: &progenitor_client::Error<E>) -> &'static str {
-    use progenitor_client::Error;
-    match error {
-        Error::InvalidRequest(_) => "invalid request",
-        Error::ResponseBodyError(_) => "unreadable answer",
-        Error::InvalidUpgrade(_) => "invalid upgrade",
-        Error::Custom(_) => "hook",
-        _ => "other",
+#[cfg(feature = "storefront")]
+impl ErrorCode for psi_storefront::types::PlatformTokenError {
+    fn error_code(&self) -> Option<&str> {
+        self.0.get("error").and_then(|code| code.as_str())
     }
 }

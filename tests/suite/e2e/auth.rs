@@ -25,7 +25,8 @@ async fn wrong_credentials_get_401_with_a_typed_error() {
         .build()
         .unwrap();
     let error = client.token(Api::PayLater).await.unwrap_err();
-    assert_eq!(error.status, Some(401));
+    assert_eq!(error.status(), Some(401));
+    assert_eq!(error.kind(), psi::TokenErrorKind::RejectedCredentials);
     assert!(error.to_string().contains("/paylater"), "{error}");
 }
 

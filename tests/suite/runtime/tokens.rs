@@ -155,9 +155,10 @@ async fn a_token_endpoint_failure_names_the_audience_and_status_but_not_the_secr
         .await;
     let client = client(&server);
     let error = client.token(Api::PayLater).await.unwrap_err();
-    assert_eq!(error.status, Some(401));
+    assert_eq!(error.status(), Some(401));
+    assert_eq!(error.kind(), psi::TokenErrorKind::RejectedCredentials);
     assert_eq!(
-        error.audience.to_string(),
+        error.audience().to_string(),
         format!("{}/paylater", server.uri())
     );
     let message = error.to_string();

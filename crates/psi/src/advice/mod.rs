@@ -35,12 +35,22 @@ pub use crate::Finding;
 /// `new_due_date` is not `current_due_date` + `delta_due_date`.
 #[cfg(feature = "pay-later")]
 pub fn pay_later_offers(response: &psi_pay_later::types::PayLaterOffersResponse) -> Vec<Finding> {
-    crate::preflight::check_offers(response).map_or_else(|found| found.0, |()| Vec::new())
+    crate::preflight::check_offers(response).map_or_else(findings, |()| Vec::new())
 }
 
 /// A pay later booking whose postponement is outside 14..=150 days or whose
 /// `new_due_date` is not `original_due_date` + `delta_due_date`.
 #[cfg(feature = "pay-later")]
 pub fn pay_later_booking(response: &psi_pay_later::types::PayLaterBookingResponse) -> Vec<Finding> {
-    crate::preflight::check_booking(response).map_or_else(|found| found.0, |()| Vec::new())
+    crate::preflight::check_booking(response).map_or_else(findings, |()| Vec::new())
+}
+
+/// Violations reported as advice (the response checks reuse the rules).
+#[cfg(feature = "pay-later")]
+fn findings(found: crate::preflight::Violations) -> Vec<Finding> {
+    found
+        .0
+        .into_iter()
+        .map(|violation| Finding::new(violation.path, violation.message))
+        .collect()
 }

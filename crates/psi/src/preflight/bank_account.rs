@@ -14,13 +14,13 @@
 
 use psi_bank_accounts::types::BankAccountStoreRequest;
 
-use super::{Violation, Violations};
+use super::{Rule, Violation, Violations};
 
 /// Checks the IBAN and the BIC of a store request.
 pub fn check_bank_account(request: &BankAccountStoreRequest) -> Result<(), Violations> {
     let mut found = Vec::new();
     if let Some(rule) = iban_problem(&request.iban) {
-        found.push(Violation::new("$.iban", rule));
+        found.push(Violation::new(Rule::IbanCheckDigits, "$.iban", rule));
     }
     let bic = request.bic.as_deref().filter(|bic| !bic.is_empty());
     if let Some(bic) = bic.filter(|bic| !is_bic(bic)) {
@@ -28,7 +28,7 @@ pub fn check_bank_account(request: &BankAccountStoreRequest) -> Result<(), Viola
             "\"{bic}\" is not a BIC (ISO 9362: 4 letters bank, 2 letters country, 2 letters or \
              digits location, optionally 3 letters or digits branch; capitals, no spaces)"
         );
-        found.push(Violation::new("$.bic", rule));
+        found.push(Violation::new(Rule::BicFormat, "$.bic", rule));
     }
     Violations(found).into_result()
 }
@@ -96,7 +96,7 @@ mod tests {
         for secret in [iban, digits.as_str()].into_iter().filter(|s| s.len() > 3) {
             assert!(!shown.contains(secret), "the IBAN leaked: {shown}");
         }
-        found.0[0].rule.clone()
+        found.0[0].message.clone()
     }
 
     #[test]

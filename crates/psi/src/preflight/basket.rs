@@ -17,7 +17,7 @@
 use psi_payment_page::types::{SessionRequest, ShopBasket};
 use rust_decimal::Decimal;
 
-use super::{Violation, Violations};
+use super::{Rule, Violation, Violations};
 
 /// Allowed difference per unit of quantity.
 pub const TOLERANCE_PER_UNIT: Decimal = Decimal::from_parts(2, 0, 0, false, 2);
@@ -28,7 +28,7 @@ pub fn check_session_request(request: &SessionRequest) -> Result<(), Violations>
     for (index, basket) in baskets(request).enumerate() {
         let path = format!("$.order_data.shop_baskets[{index}].gross_amount");
         if let Some(rule) = item_sum_problem(basket) {
-            found.push(Violation::new(path, rule));
+            found.push(Violation::new(Rule::BasketTotal, path, rule));
         }
     }
     Violations(found).into_result()

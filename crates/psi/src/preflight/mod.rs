@@ -41,8 +41,64 @@ pub use pay_later::{check_booking, check_offers, new_due_date};
 #[cfg(feature = "shop-config")]
 pub use shop_config::check_shop_configuration;
 
-/// A broken rule that refuses a send: a [`Finding`](crate::Finding).
-pub type Violation = crate::Finding;
+/// One broken rule that refuses a send: the field, which rule, and the
+/// rule in words (with the expected and actual values where that helps,
+/// never an IBAN or a secret).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Violation {
+    /// JSON path of the field, such as `$.order_data.shop_baskets[0].gross_amount`.
+    pub path: String,
+    /// Which rule.
+    pub rule: Rule,
+    /// The rule in words.
+    pub message: String,
+}
+
+/// The rules pre-flight enforces: each one the specification (or the
+/// provider's documentation of its 422 answers) states.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Rule {
+    /// The body does not fit the document's schema (a type, a required
+    /// field, a pattern, a length, a bound, an enumeration, a number no
+    /// decimal holds exactly).
+    Schema,
+    /// A shop basket's item sum differs from its `gross_amount` by more
+    /// than (sum of all quantities) x 0.02.
+    BasketTotal,
+    /// The IBAN's ISO 13616 check digits (mod 97) or shape.
+    IbanCheckDigits,
+    /// The BIC's ISO 9362 format.
+    BicFormat,
+    /// A real ISO 3166-1 alpha-2 country code.
+    CountryCode,
+    /// `vat_id_number` or `tax_number` must be given.
+    TaxIdentification,
+    /// `designation_of_management` must be given with `managing_directors`.
+    ManagementDesignation,
+    /// A pay later postponement: 14 to 150 days, and the new due date it implies.
+    DueDate,
+}
+
+impl Violation {
+    /// A violation of `rule` at `path`.
+    pub fn new(rule: Rule, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.into(),
+            rule,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+impl std::error::Error for Violation {}
 
 /// Every rule a request breaks; never empty when returned as an error.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -145,9 +201,9 @@ pub fn parse_body<T: serde::de::DeserializeOwned + serde::Serialize>(
     body: &[u8],
 ) -> Result<T, Violations> {
     let text =
-        std::str::from_utf8(body).map_err(|_| Violation::new("$", "the body is not UTF-8 text"))?;
+        std::str::from_utf8(body).map_err(|_| Violation::new(Rule::Schema, "$", "the body is not UTF-8 text"))?;
     psi_runtime::parse_json_ignoring_nulls(text)
-        .map_err(|error| Violation::new(json_path(&error.field), error.rule).into())
+        .map_err(|error| Violation::new(Rule::Schema, json_path(&error.field), error.rule).into())
 }
 
 /// Turns a path from [`psi_runtime::parse_json`] (`order_data.items[0]`,
@@ -172,8 +228,8 @@ mod tests {
     #[test]
     fn violations_list_one_per_line() {
         let found = Violations(vec![
-            Violation::new("$.name", "must not be blank"),
-            Violation::new("$.legal", "needs vat_id_number or tax_number"),
+            Violation::new(Rule::Schema, "$.name", "must not be blank"),
+            Violation::new(Rule::TaxIdentification, "$.legal", "needs vat_id_number or tax_number"),
         ]);
         assert_eq!(
             found.to_string(),

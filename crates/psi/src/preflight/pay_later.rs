@@ -12,7 +12,7 @@
 use chrono::{NaiveDate, TimeDelta};
 use psi_pay_later::types::{PayLaterBookingResponse, PayLaterOffersResponse};
 
-use super::{Violation, Violations};
+use super::{Rule, Violation, Violations};
 
 /// Shortest postponement the service offers, in days.
 pub const MIN_DELTA_DAYS: i64 = 14;
@@ -22,10 +22,10 @@ pub const MAX_DELTA_DAYS: i64 = 150;
 /// `original` postponed by `delta_days`, which must be 14 to 150.
 pub fn new_due_date(original: NaiveDate, delta_days: i64) -> Result<NaiveDate, Violation> {
     if let Some(rule) = delta_problem(delta_days) {
-        return Err(Violation::new("$.delta_due_date", rule));
+        return Err(Violation::new(Rule::DueDate, "$.delta_due_date", rule));
     }
     add_days(original, delta_days)
-        .ok_or_else(|| Violation::new("$.new_due_date", "lies beyond the last representable date"))
+        .ok_or_else(|| Violation::new(Rule::DueDate, "$.new_due_date", "lies beyond the last representable date"))
 }
 
 /// Each offer: `delta_due_date` in 14..=150 and
@@ -70,7 +70,7 @@ fn check_postponement(
         return;
     };
     if let Some(rule) = delta_problem(delta) {
-        found.push(Violation::new(format!("{path}.delta_due_date"), rule));
+        found.push(Violation::new(Rule::DueDate, format!("{path}.delta_due_date"), rule));
     }
     let (Some(base), Some(new_date)) = (base, new_date) else {
         return;
@@ -81,7 +81,7 @@ fn check_postponement(
         let rule = format!(
             "must equal {base_name} + delta_due_date = {base} + {delta} days = {expected}, but is {new_date}"
         );
-        found.push(Violation::new(format!("{path}.new_due_date"), rule));
+        found.push(Violation::new(Rule::DueDate, format!("{path}.new_due_date"), rule));
     }
 }
 
@@ -127,7 +127,7 @@ mod tests {
             let violation = new_due_date(date("2020-03-13"), outside).unwrap_err();
             assert_eq!(violation.path, "$.delta_due_date");
             assert_eq!(
-                violation.rule,
+                violation.message,
                 format!("must be between 14 and 150 days, but is {outside}")
             );
         }
@@ -163,7 +163,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            found.0[0].rule,
+            found.0[0].message,
             "must equal current_due_date + delta_due_date = 2020-03-13 + 30 days = 2020-04-12, \
              but is 2020-04-13"
         );

@@ -13,7 +13,7 @@
 
 use psi_shop_config::types::ShopConfiguration;
 
-use super::{Violation, Violations};
+use super::{Rule, Violation, Violations};
 
 /// Reports every broken rule, in the order of the fields in the document.
 pub fn check_shop_configuration(configuration: &ShopConfiguration) -> Result<(), Violations> {
@@ -21,12 +21,12 @@ pub fn check_shop_configuration(configuration: &ShopConfiguration) -> Result<(),
     let country_code = configuration.address.country_code.as_str();
     if celes::Country::from_alpha2(country_code).is_err() {
         let rule = format!("\"{country_code}\" is not an ISO 3166-1 alpha-2 country code");
-        found.push(Violation::new("$.address.country_code", rule));
+        found.push(Violation::new(Rule::CountryCode, "$.address.country_code", rule));
     }
     let legal = &configuration.legal;
     if legal.vat_id_number.is_none() && legal.tax_number.is_none() {
         let rule = "needs vat_id_number or tax_number: at least one of them must be given";
-        found.push(Violation::new("$.legal", rule));
+        found.push(Violation::new(Rule::TaxIdentification, "$.legal", rule));
     }
     let has_directors = legal
         .managing_directors
@@ -34,7 +34,7 @@ pub fn check_shop_configuration(configuration: &ShopConfiguration) -> Result<(),
         .is_some_and(|text| !text.trim().is_empty());
     if has_directors && legal.designation_of_management.is_none() {
         let rule = "must be given when legal.managing_directors is given";
-        found.push(Violation::new("$.legal.designation_of_management", rule));
+        found.push(Violation::new(Rule::ManagementDesignation, "$.legal.designation_of_management", rule));
     }
     Violations(found).into_result()
 }
@@ -81,7 +81,7 @@ pub(crate) mod tests {
             ]
         );
         assert_eq!(
-            found.0[0].rule,
+            found.0[0].message,
             "\"XX\" is not an ISO 3166-1 alpha-2 country code"
         );
     }

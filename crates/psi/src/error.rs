@@ -1,0 +1,439 @@
+//! [`Error`]: every way a call through [`Client`](crate::Client) can fail,
+//! one type for every API.
+//!
+//! The generated clients return `progenitor_client::Error<E>`; `?` in a
+//! function returning `psi::Error` converts it (or call
+//! [`Error::from`]), rebuilding what the runtime carried across it: the
+//! typed pre-flight violations, the token failure, the API, the
+//! operationId and the attempts (see `psi_runtime::failure`).
+
+use crate::preflight::Violations;
+use psi_runtime::failure::{
+    AnswerExcerpt, Refusal, RefusalReason, API_HEADER, ATTEMPTS_HEADER, OPERATION_HEADER, REFUSED,
+};
+use psi_runtime::{ConfigError, TokenError};
+use std::fmt;
+
+mod json_position;
+
+/// Every way a call can fail. `#[non_exhaustive]`: a `match` needs a
+/// catch-all arm, so later kinds of failure do not break it.
+///
+/// ```no_run
+/// # async fn run(client: psi::Client, id: &str) -> Result<(), psi::Error> {
+/// match client.transaction_status().get_transaction_status().transaction_id(id).send().await {
+///     Ok(status) => println!("{:?}", status.into_inner()),
+///     Err(error) => match psi::Error::from(error) {
+///         psi::Error::Declined(declined) if declined.status() == 422 => {
+///             let category = declined.decline().and_then(|d| d.category.clone());
+///             eprintln!("{} declined: {category:?}", declined.operation_id());
+///         }
+///         psi::Error::Preflight(refused) => eprintln!("fix the request: {}", refused.violations()),
+///         other => return Err(other),
+///     },
+/// }
+/// # Ok(()) }
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A setting is missing or malformed; nothing was sent.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The request breaks a rule the specification states; nothing was sent.
+    #[error(transparent)]
+    Preflight(Box<PreflightRefusal>),
+    /// No token could be had; the call was not sent.
+    #[error(transparent)]
+    Token(#[from] TokenError),
+    /// The service answered a declared error status with its error body
+    /// (for the payment APIs a [`Decline`](crate::common::Decline)).
+    #[error(transparent)]
+    Declined(Box<Declined>),
+    /// The service answered a status its document does not declare.
+    #[error(transparent)]
+    UnexpectedStatus(Box<UnexpectedStatus>),
+    /// The service could not be reached, or the connection broke, after
+    /// every attempt the retry policy allows.
+    #[error("transport: {0}")]
+    Transport(#[source] reqwest::Error),
+    /// An attempt took longer than the retry policy's request timeout, and
+    /// no attempt was left.
+    #[error("timeout: {0}")]
+    Timeout(#[source] reqwest::Error),
+    /// An answer's body does not fit its declared type.
+    #[error(transparent)]
+    Decode(Box<DecodeError>),
+    /// The call could not be built (a required parameter was not given to
+    /// the generated builder).
+    #[error("invalid call: {0}")]
+    InvalidCall(String),
+}
+
+/// A call refused by the pre-flight checks: every violation, each with its
+/// JSON path and rule.
+#[derive(Debug)]
+pub struct PreflightRefusal {
+    api: &'static str,
+    operation_id: &'static str,
+    violations: Violations,
+}
+
+impl PreflightRefusal {
+    /// The API (`payment-page`).
+    pub fn api(&self) -> &'static str {
+        self.api
+    }
+    /// The operationId (`createSession`).
+    pub fn operation_id(&self) -> &'static str {
+        self.operation_id
+    }
+    /// Every violation; never empty.
+    pub fn violations(&self) -> &Violations {
+        &self.violations
+    }
+}
+
+impl fmt::Display for PreflightRefusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} refused before sending:\n{}",
+            self.api, self.operation_id, self.violations
+        )
+    }
+}
+
+impl std::error::Error for PreflightRefusal {}
+
+/// A declared error answer.
+#[derive(Debug)]
+pub struct Declined {
+    api: Option<String>,
+    operation_id: Option<String>,
+    status: u16,
+    attempts: Option<u32>,
+    answer: Answer,
+}
+
+/// The body of a declared error answer, typed as its document declares it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Answer {
+    /// The payment APIs' decline (an absent `decline` member reads as empty).
+    Decline(crate::common::Decline),
+    /// The shop configuration API's validation error.
+    #[cfg(feature = "shop-config")]
+    ShopConfiguration(psi_shop_config::types::ShopConfigurationError),
+    /// The storefront module's result.
+    #[cfg(feature = "storefront")]
+    Storefront(psi_storefront::types::ModuleResult),
+    /// A token endpoint's error object.
+    Token(serde_json::Map<String, serde_json::Value>),
+}
+
+impl Declined {
+    /// The API that answered, as psi names it (`pay-later`).
+    pub fn api(&self) -> &str {
+        self.api.as_deref().unwrap_or("unknown")
+    }
+    /// The operationId of the call.
+    pub fn operation_id(&self) -> &str {
+        self.operation_id.as_deref().unwrap_or("unknown")
+    }
+    /// The HTTP status.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+    /// How many times the call was sent (retries and the resend with a fresh
+    /// token included), when known.
+    pub fn attempts(&self) -> Option<u32> {
+        self.attempts
+    }
+    /// The typed body.
+    pub fn answer(&self) -> &Answer {
+        &self.answer
+    }
+    /// The decline, for the payment APIs.
+    pub fn decline(&self) -> Option<&crate::common::Decline> {
+        match &self.answer {
+            Answer::Decline(decline) => Some(decline),
+            #[allow(unreachable_patterns)]
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Declined {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} declined with {}",
+            self.api(),
+            self.operation_id(),
+            self.status
+        )?;
+        if let Some(decline) = self.decline() {
+            if let Some(category) = &decline.category {
+                write!(f, ": {category}")?;
+            }
+            if !decline.reasons.is_empty() {
+                write!(f, " ({})", decline.reasons.join(", "))?;
+            }
+            for field in &decline.invalid_fields {
+                write!(
+                    f,
+                    "; {}: {}",
+                    field.json_path.as_deref().unwrap_or("?"),
+                    field.message.as_deref().unwrap_or("invalid")
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Declined {}
+
+/// An answer whose status the document does not declare.
+#[derive(Debug)]
+pub struct UnexpectedStatus {
+    api: Option<String>,
+    operation_id: Option<String>,
+    status: u16,
+    attempts: Option<u32>,
+    excerpt: String,
+}
+
+impl UnexpectedStatus {
+    /// The API that answered, when known.
+    pub fn api(&self) -> Option<&str> {
+        self.api.as_deref()
+    }
+    /// The operationId of the call, when known.
+    pub fn operation_id(&self) -> Option<&str> {
+        self.operation_id.as_deref()
+    }
+    /// The HTTP status.
+    pub fn status(&self) -> u16 {
+        self.status
+    }
+    /// How many times the call was sent, when known.
+    pub fn attempts(&self) -> Option<u32> {
+        self.attempts
+    }
+    /// The beginning of the body (at most 512 bytes).
+    pub fn body_excerpt(&self) -> &str {
+        &self.excerpt
+    }
+}
+
+impl fmt::Display for UnexpectedStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} answered the undeclared status {}",
+            self.api().unwrap_or("the service"),
+            self.operation_id().unwrap_or(""),
+            self.status
+        )?;
+        if !self.excerpt.is_empty() {
+            write!(f, ": {}", self.excerpt)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnexpectedStatus {}
+
+/// An answer's body that does not fit its declared type.
+#[derive(Debug)]
+pub struct DecodeError {
+    path: String,
+    message: String,
+}
+
+impl DecodeError {
+    /// JSON path of the value that does not fit (`$.order_data.items[2]`),
+    /// `$` for the document itself.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+    /// What does not fit, as the JSON parser reports it.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the answer does not fit its type at {}: {}", self.path, self.message)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// An error body a generated client can return: converted into [`Answer`].
+#[doc(hidden)]
+pub trait IntoAnswer {
+    fn into_answer(self) -> Answer;
+}
+
+impl<E: IntoAnswer> From<progenitor_client::Error<E>> for Error {
+    fn from(error: progenitor_client::Error<E>) -> Self {
+        use progenitor_client::Error as Generated;
+        match error {
+            Generated::ErrorResponse(answer) => {
+                let headers = answer.headers();
+                let header = |name: &str| {
+                    headers
+                        .get(name)
+                        .and_then(|value| value.to_str().ok())
+                        .map(str::to_owned)
+                };
+                let (api, operation_id) = (header(API_HEADER), header(OPERATION_HEADER));
+                let attempts = header(ATTEMPTS_HEADER).and_then(|n| n.parse().ok());
+                let status = answer.status().as_u16();
+                Error::Declined(Box::new(Declined {
+                    api,
+                    operation_id,
+                    status,
+                    attempts,
+                    answer: answer.into_inner().into_answer(),
+                }))
+            }
+            Generated::UnexpectedResponse(response) => from_unexpected(response),
+            Generated::CommunicationError(error) | Generated::ResponseBodyError(error) => {
+                from_transport(error)
+            }
+            Generated::InvalidResponsePayload(body, error) => {
+                Error::Decode(Box::new(DecodeError {
+                    path: json_position::path_at(&body, error.line(), error.column()),
+                    message: error.to_string(),
+                }))
+            }
+            Generated::InvalidUpgrade(error) => from_transport(error),
+            Generated::InvalidRequest(problem) | Generated::Custom(problem) => {
+                Error::InvalidCall(problem)
+            }
+        }
+    }
+}
+
+fn from_transport(error: reqwest::Error) -> Error {
+    if error.is_timeout() {
+        Error::Timeout(error)
+    } else {
+        Error::Transport(error)
+    }
+}
+
+fn from_unexpected(response: reqwest::Response) -> Error {
+    let status = response.status().as_u16();
+    if status == REFUSED {
+        if let Some(refusal) = response.extensions().get::<Refusal>() {
+            return from_refusal(refusal.clone());
+        }
+    }
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned)
+    };
+    Error::UnexpectedStatus(Box::new(UnexpectedStatus {
+        api: header(API_HEADER),
+        operation_id: header(OPERATION_HEADER),
+        status,
+        attempts: header(ATTEMPTS_HEADER).and_then(|n| n.parse().ok()),
+        excerpt: response
+            .extensions()
+            .get::<AnswerExcerpt>()
+            .map(|excerpt| excerpt.0.clone())
+            .unwrap_or_default(),
+    }))
+}
+
+fn from_refusal(refusal: Refusal) -> Error {
+    match refusal.reason {
+        RefusalReason::Config(error) => Error::Config(error),
+        RefusalReason::Token(error) => Error::Token(error),
+        RefusalReason::Preflight(found) => {
+            let violations = match found.downcast_ref::<Violations>() {
+                Some(violations) => violations.clone(),
+                // Another pre-flight than psi's own: keep its words.
+                None => Violations(vec![crate::preflight::Violation::new(
+                    crate::preflight::Rule::Schema,
+                    "$",
+                    found.to_string(),
+                )]),
+            };
+            Error::Preflight(Box::new(PreflightRefusal {
+                api: refusal.api,
+                operation_id: refusal.operation_id,
+                violations,
+            }))
+        }
+        _ => Error::InvalidCall(format!(
+            "{} {}: refused before sending",
+            refusal.api, refusal.operation_id
+        )),
+    }
+}
+
+/// The `decline` member of a payment API's error body.
+impl IntoAnswer for crate::common::DeclineResponse {
+    fn into_answer(self) -> Answer {
+        Answer::Decline(self.decline.unwrap_or_default())
+    }
+}
+
+#[cfg(feature = "shop-config")]
+impl IntoAnswer for psi_shop_config::types::ShopConfigurationError {
+    fn into_answer(self) -> Answer {
+        Answer::ShopConfiguration(self)
+    }
+}
+
+#[cfg(feature = "storefront")]
+impl IntoAnswer for psi_storefront::types::ModuleResult {
+    fn into_answer(self) -> Answer {
+        Answer::Storefront(self)
+    }
+}
+
+#[cfg(feature = "storefront")]
+impl IntoAnswer for psi_storefront::types::PlatformTokenError {
+    fn into_answer(self) -> Answer {
+        Answer::Token(self.0)
+    }
+}
+
+impl IntoAnswer for psi_token::types::TokenError {
+    fn into_answer(self) -> Answer {
+        Answer::Token(self.0)
+    }
+}
+
+/// `ResponseValue<()>`: an error answer declared without a body.
+impl IntoAnswer for () {
+    fn into_answer(self) -> Answer {
+        Answer::Token(serde_json::Map::new())
+    }
+}
+
+// TEMP until psi-common lands: the other payment APIs' own decline types.
+macro_rules! temp_decline {
+    ($($krate:ident),*) => {$(
+        impl IntoAnswer for $krate::types::DeclineResponse {
+            fn into_answer(self) -> Answer {
+                let value = serde_json::to_value(self).unwrap_or_default();
+                serde_json::from_value::<crate::common::DeclineResponse>(value)
+                    .unwrap_or_default()
+                    .into_answer()
+            }
+        }
+    )*};
+}
+temp_decline!(psi_pay_later, psi_bank_accounts, psi_order_status, psi_transaction_status);
