@@ -382,10 +382,13 @@ async fn an_invalid_iban_is_422_from_the_service_and_caught_by_the_client_first(
         account("Erika Mustermann", BAD_IBAN, None),
     )
     .await;
-    let Err(Error::InvalidRequest(why)) = refused else {
-        panic!("the pre-flight refuses it: {refused:?}")
+    let Err(psi::Error::Preflight(refused)) = refused.map_err(psi::Error::from) else {
+        panic!("the pre-flight refuses it")
     };
-    assert!(why.contains("$.iban") && !why.contains("3704"), "{why}");
+    let violation = &refused.violations().0[0];
+    assert_eq!(violation.path, "$.iban");
+    assert_eq!(violation.rule, psi::preflight::Rule::IbanCheckDigits);
+    assert!(!refused.to_string().contains("3704"), "{refused}");
 
     // Without them, the service answers 422 naming $.iban, not the IBAN.
     let unchecked = psi::Client::builder()
@@ -425,10 +428,13 @@ async fn a_bic_that_is_not_shaped_like_one_is_422() {
         account("Erika Mustermann", IBAN, Some("COBA")),
     )
     .await;
-    let Err(Error::InvalidRequest(why)) = refused else {
-        panic!("the pre-flight refuses it: {refused:?}")
+    let Err(psi::Error::Preflight(refused)) = refused.map_err(psi::Error::from) else {
+        panic!("the pre-flight refuses it")
     };
-    assert!(why.contains("$.bic") && why.contains("ISO 9362"), "{why}");
+    let violation = &refused.violations().0[0];
+    assert_eq!(violation.path, "$.bic");
+    assert_eq!(violation.rule, psi::preflight::Rule::BicFormat);
+    assert!(violation.message.contains("ISO 9362"), "{violation}");
 
     // ... and the service, asked anyway, answers 422 naming $.bic.
     let unchecked = psi::Client::builder()

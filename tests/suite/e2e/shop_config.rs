@@ -203,8 +203,12 @@ async fn the_clients_preflight_refuses_the_same_body_before_sending() {
     let (sandbox, client) = sandbox().await;
     // The client refuses what the specification states (country code,
     // either tax identifier, designation with managing directors) ...
-    match put(&client, PARTNER, broken_configuration()).await {
-        Err(Error::InvalidRequest(violations)) => {
+    match put(&client, PARTNER, broken_configuration())
+        .await
+        .map_err(psi::Error::from)
+    {
+        Err(psi::Error::Preflight(refused)) => {
+            let violations = refused.violations().to_string();
             for path in [
                 "$.address.country_code",
                 "$.legal",
@@ -222,7 +226,8 @@ async fn the_clients_preflight_refuses_the_same_body_before_sending() {
                 );
             }
         }
-        other => panic!("expected the pre-flight check to refuse, got {other:?}"),
+        Err(other) => panic!("expected the pre-flight check to refuse, got {other:?}"),
+        Ok(_) => panic!("expected the pre-flight check to refuse, it was sent"),
     }
     assert!(
         stored(&sandbox).await["message"].is_string(),

@@ -95,14 +95,21 @@ async fn a_basket_whose_items_miss_the_gross_amount_is_refused_before_sending() 
     let mut request = vat_per_line();
     request.order_data.as_mut().unwrap().shop_baskets[0].gross_amount =
         Some("30.04".parse().unwrap());
-    let error = client(&server)
-        .payment_page()
-        .create_session()
-        .body(request)
-        .send()
-        .await
-        .unwrap_err()
-        .to_string();
+    let error = psi::Error::from(
+        client(&server)
+            .payment_page()
+            .create_session()
+            .body(request)
+            .send()
+            .await
+            .unwrap_err(),
+    );
+    let psi::Error::Preflight(refused) = &error else {
+        panic!("refused before sending: {error:?}")
+    };
+    assert_eq!(refused.operation_id(), "createSession");
+    assert_eq!(refused.violations().0[0].rule, psi::preflight::Rule::BasketTotal);
+    let error = error.to_string();
     assert!(
         error.contains(
             "$.order_data.shop_baskets[0].gross_amount: must equal the sum of gross_total_price"
@@ -132,16 +139,22 @@ async fn shop_configuration_without_its_settings_sends_nothing_and_names_them() 
         .mount(&server)
         .await;
     let client = client(&server);
-    let error = client
-        .shop_config()
-        .update_shop_configuration()
-        .partner_profile_id("partner-1")
-        .shop_id("shop-1")
-        .body(shop_configuration())
-        .send()
-        .await
-        .unwrap_err()
-        .to_string();
+    let error = psi::Error::from(
+        client
+            .shop_config()
+            .update_shop_configuration()
+            .partner_profile_id("partner-1")
+            .shop_id("shop-1")
+            .body(shop_configuration())
+            .send()
+            .await
+            .unwrap_err(),
+    );
+    let psi::Error::Config(missing) = &error else {
+        panic!("a missing setting: {error:?}")
+    };
+    assert_eq!(missing.setting(), "shop_config_url");
+    let error = error.to_string();
     for name in [
         "shop_config_url",
         "shop_config_audience",
@@ -178,7 +191,11 @@ async fn skipping_preflight_does_not_send_an_unconfigured_shop_configuration() {
         .send()
         .await
         .unwrap_err();
-    assert!(error.to_string().contains("shop_config_url"), "{error}");
+    let error = psi::Error::from(error);
+    assert!(
+        matches!(&error, psi::Error::Config(missing) if missing.setting() == "shop_config_url"),
+        "{error}"
+    );
     assert_eq!(server.received_requests().await.unwrap().len(), 0);
 }
 

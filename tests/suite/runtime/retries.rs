@@ -203,10 +203,12 @@ async fn invalid_input_is_rejected_before_anything_is_sent() {
         .send()
         .await
         .unwrap_err();
-    let message = error.to_string();
-    assert!(
-        message.contains("$.order_data.shop_baskets[0].gross_amount"),
-        "{message}"
+    let psi::Error::Preflight(refused) = psi::Error::from(error) else {
+        panic!("refused before sending")
+    };
+    assert_eq!(
+        refused.violations().paths(),
+        ["$.order_data.shop_baskets[0].gross_amount"]
     );
 
     // An invalid IBAN.
@@ -223,7 +225,10 @@ async fn invalid_input_is_rejected_before_anything_is_sent() {
         .send()
         .await
         .unwrap_err();
-    assert!(error.to_string().contains("$.iban"), "{error}");
+    let psi::Error::Preflight(refused) = psi::Error::from(error) else {
+        panic!("refused before sending")
+    };
+    assert_eq!(refused.violations().paths(), ["$.iban"]);
 
     // A key over 64 characters, caught by the generated type.
     let error = client

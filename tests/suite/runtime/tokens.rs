@@ -175,6 +175,11 @@ async fn a_token_endpoint_failure_names_the_audience_and_status_but_not_the_secr
         .send()
         .await
         .unwrap_err();
+    let call_error = psi::Error::from(call_error);
+    let psi::Error::Token(token_error) = &call_error else {
+        panic!("a token failure: {call_error:?}")
+    };
+    assert_eq!(token_error.kind(), psi::TokenErrorKind::RejectedCredentials);
     let message = call_error.to_string();
     assert!(
         message.contains("/paylater") && message.contains("401"),
