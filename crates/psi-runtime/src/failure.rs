@@ -10,8 +10,9 @@
 //!   `UnexpectedResponse`), carrying the typed [`Refusal`] as a response
 //!   extension and its message as a plain-text body;
 //! - every answer that is not a 2xx carries [`API_HEADER`],
-//!   [`OPERATION_HEADER`] and [`ATTEMPTS_HEADER`], and an [`AnswerExcerpt`]
-//!   of its body as an extension.
+//!   [`OPERATION_HEADER`] and [`ATTEMPTS_HEADER`], and its body as an
+//!   [`AnswerBody`] extension (progenitor keeps extensions only for a status
+//!   the document does not declare, where the body is otherwise unread).
 //!
 //! `psi::Error` reads them back; nothing else should.
 
@@ -100,20 +101,21 @@ impl Refusal {
     }
 }
 
-/// The beginning of an answer's body (at most [`EXCERPT_LIMIT`] bytes, cut at
-/// a character boundary), kept on every answer that is not a 2xx.
+/// The body of an answer that is not a 2xx (a reference-counted copy).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AnswerExcerpt(pub String);
+pub struct AnswerBody(pub bytes::Bytes);
 
-impl AnswerExcerpt {
-    /// The excerpt of `body`: lossy UTF-8, cut at [`EXCERPT_LIMIT`] bytes.
-    pub fn of(body: &[u8]) -> Self {
+impl AnswerBody {
+    /// The beginning of the body: lossy UTF-8, at most [`EXCERPT_LIMIT`]
+    /// bytes, cut at a character boundary.
+    pub fn excerpt(&self) -> String {
+        let body = &self.0;
         let text = String::from_utf8_lossy(&body[..body.len().min(EXCERPT_LIMIT + 4)]);
         let mut end = text.len().min(EXCERPT_LIMIT);
         while !text.is_char_boundary(end) {
             end -= 1;
         }
-        Self(text[..end].to_owned())
+        text[..end].to_owned()
     }
 }
 
@@ -124,10 +126,10 @@ mod tests {
     #[test]
     fn excerpts_are_bounded_at_a_character_boundary() {
         let body = "ä".repeat(EXCERPT_LIMIT);
-        let excerpt = AnswerExcerpt::of(body.as_bytes());
-        assert!(excerpt.0.len() <= EXCERPT_LIMIT);
-        assert!(excerpt.0.chars().all(|c| c == 'ä'));
-        assert_eq!(AnswerExcerpt::of(b"{}").0, "{}");
+        let excerpt = AnswerBody(body.into()).excerpt();
+        assert!(excerpt.len() <= EXCERPT_LIMIT && excerpt.len() > EXCERPT_LIMIT - 2);
+        assert!(excerpt.chars().all(|c| c == 'ä'));
+        assert_eq!(AnswerBody(bytes::Bytes::from_static(b"{}")).excerpt(), "{}");
     }
 
     #[test]

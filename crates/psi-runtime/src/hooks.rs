@@ -8,7 +8,7 @@
 
 use crate::context::Context;
 use crate::failure::{
-    AnswerExcerpt, Refusal, RefusalReason, API_HEADER, ATTEMPTS_HEADER, OPERATION_HEADER,
+    AnswerBody, Refusal, RefusalReason, API_HEADER, ATTEMPTS_HEADER, OPERATION_HEADER,
 };
 use crate::retry::{is_repeatable, Outcome};
 use progenitor_client::{Error, OperationInfo};
@@ -186,7 +186,7 @@ struct Annotation {
 
 /// The same response with its body read: `empty` as its JSON body when it
 /// came without one (or with only whitespace) and, for a failed answer, the
-/// [`Annotation`] as headers and an excerpt of the body as an extension.
+/// [`Annotation`] as headers and the body as an extension.
 /// Only small bodies go through here: errors and the confirmations of
 /// optional-body operations.
 async fn replace_empty_body(
@@ -205,7 +205,7 @@ async fn replace_empty_body(
         body
     };
     headers.insert(CONTENT_LENGTH, HeaderValue::from(body.len()));
-    let excerpt = annotation.as_ref().map(|_| AnswerExcerpt::of(&body));
+    let kept = annotation.as_ref().map(|_| AnswerBody(body.clone()));
     if let Some(annotation) = annotation {
         headers.insert(API_HEADER, HeaderValue::from_static(annotation.api));
         headers.insert(
@@ -218,8 +218,8 @@ async fn replace_empty_body(
     *rebuilt.status_mut() = status;
     *rebuilt.version_mut() = version;
     *rebuilt.headers_mut() = headers;
-    if let Some(excerpt) = excerpt {
-        rebuilt.extensions_mut().insert(excerpt);
+    if let Some(kept) = kept {
+        rebuilt.extensions_mut().insert(kept);
     }
     Ok(Response::from(rebuilt))
 }

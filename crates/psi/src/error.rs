@@ -9,7 +9,7 @@
 
 use crate::preflight::Violations;
 use psi_runtime::failure::{
-    AnswerExcerpt, Refusal, RefusalReason, API_HEADER, ATTEMPTS_HEADER, OPERATION_HEADER, REFUSED,
+    AnswerBody, Refusal, RefusalReason, API_HEADER, ATTEMPTS_HEADER, OPERATION_HEADER, REFUSED,
 };
 use psi_runtime::{ConfigError, TokenError};
 use std::fmt;
@@ -279,7 +279,7 @@ pub trait IntoAnswer {
     fn into_answer(self) -> Answer;
 }
 
-impl<E: IntoAnswer> From<progenitor_client::Error<E>> for Error {
+impl<E: IntoAnswer + serde::de::DeserializeOwned> From<progenitor_client::Error<E>> for Error {
     fn from(error: progenitor_client::Error<E>) -> Self {
         use progenitor_client::Error as Generated;
         match error {
@@ -302,7 +302,7 @@ impl<E: IntoAnswer> From<progenitor_client::Error<E>> for Error {
                     answer: answer.into_inner().into_answer(),
                 }))
             }
-            Generated::UnexpectedResponse(response) => from_unexpected(response),
+            Generated::UnexpectedResponse(response) => from_unexpected::<E>(response),
             Generated::CommunicationError(error) | Generated::ResponseBodyError(error) => {
                 from_transport(error)
             }
@@ -328,7 +328,13 @@ fn from_transport(error: reqwest::Error) -> Error {
     }
 }
 
-fn from_unexpected(response: reqwest::Response) -> Error {
+/// An answer progenitor did not expect: a refusal before sending, a 4xx
+/// the document does not list (the provider's documentation names 422
+/// declines for calls whose documents do not declare them) whose body
+/// is the API's error body, or a truly unexpected status.
+fn from_unexpected<E: IntoAnswer + serde::de::DeserializeOwned>(
+    response: reqwest::Response,
+) -> Error {
     let status = response.status().as_u16();
     if status == REFUSED {
         if let Some(refusal) = response.extensions().get::<Refusal>() {
@@ -342,16 +348,26 @@ fn from_unexpected(response: reqwest::Response) -> Error {
             .and_then(|value| value.to_str().ok())
             .map(str::to_owned)
     };
+    let (api, operation_id) = (header(API_HEADER), header(OPERATION_HEADER));
+    let attempts = header(ATTEMPTS_HEADER).and_then(|n| n.parse().ok());
+    let body = response.extensions().get::<AnswerBody>();
+    if (400..500).contains(&status) {
+        if let Some(answer) = body.and_then(|body| serde_json::from_slice::<E>(&body.0).ok()) {
+            return Error::Declined(Box::new(Declined {
+                api,
+                operation_id,
+                status,
+                attempts,
+                answer: answer.into_answer(),
+            }));
+        }
+    }
     Error::UnexpectedStatus(Box::new(UnexpectedStatus {
-        api: header(API_HEADER),
-        operation_id: header(OPERATION_HEADER),
+        api,
+        operation_id,
         status,
-        attempts: header(ATTEMPTS_HEADER).and_then(|n| n.parse().ok()),
-        excerpt: response
-            .extensions()
-            .get::<AnswerExcerpt>()
-            .map(|excerpt| excerpt.0.clone())
-            .unwrap_or_default(),
+        attempts,
+        excerpt: body.map(AnswerBody::excerpt).unwrap_or_default(),
     }))
 }
 

@@ -4,6 +4,7 @@
 mod audiences;
 mod auth;
 mod bank_accounts;
+mod declines;
 mod faults;
 mod media_types;
 mod notifications;
