@@ -19,6 +19,8 @@ pub struct Context(Arc<Settings>);
 #[derive(Clone)]
 pub(crate) struct Settings {
     pub(crate) api: &'static str,
+    /// `psi/<version> (<api>)`, built once per API.
+    pub(crate) user_agent: reqwest::header::HeaderValue,
     pub(crate) auth: Option<TokenHandle>,
     pub(crate) retry: RetryPolicy,
     pub(crate) preflight: Option<Preflight>,
@@ -31,8 +33,11 @@ impl Context {
     /// An unauthenticated context with the default retry policy, for the
     /// token endpoints (or a caller that sets its own Authorization header).
     pub fn new(api: &'static str) -> Self {
+        let user_agent = format!("psi/{} ({api})", env!("CARGO_PKG_VERSION"));
         Self(Arc::new(Settings {
             api,
+            user_agent: reqwest::header::HeaderValue::from_str(&user_agent)
+                .unwrap_or_else(|_| reqwest::header::HeaderValue::from_static("psi")),
             auth: None,
             retry: RetryPolicy::default(),
             preflight: None,

@@ -12,7 +12,9 @@ use crate::failure::{
 };
 use crate::retry::{is_repeatable, Outcome};
 use progenitor_client::{Error, OperationInfo};
-use reqwest::header::{HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
+use reqwest::header::{
+    HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER, USER_AGENT,
+};
 use reqwest::{Request, Response, StatusCode};
 use std::time::Instant;
 use tracing::Instrument;
@@ -57,15 +59,18 @@ impl Operations {
 /// same key then goes out on every attempt). Nothing here can fail: every
 /// check that can refuse a call runs in [`exec`], inside the call's span.
 pub async fn pre<E>(
-    _context: &Context,
+    context: &Context,
     request: &mut Request,
     info: &OperationInfo,
     operations: Operations,
 ) -> Result<(), Error<E>> {
     let operation = operations.operation_id(info);
     crate::prepare_request(request);
-    // Content-Type, Authorization and maybe an Idempotency-Key: grow once.
-    request.headers_mut().reserve(3);
+    // User-Agent, Content-Type, Authorization and maybe an Idempotency-Key: grow once.
+    request.headers_mut().reserve(4);
+    request
+        .headers_mut()
+        .insert(USER_AGENT, context.settings().user_agent.clone());
     if let Some(media_type) = operations.request_media_type(operation) {
         // Exactly the document's media type: progenitor's `.json()` has
         // already set a plain `application/json`, which the pay later

@@ -25,6 +25,7 @@ impl<'a> MakeWriter<'a> for Captured {
 
 const IBAN: &str = "DE89370400440532013000";
 const GROUPED_IBAN: &str = "DE89 3704 0044 0532 0130 00";
+const BAD_IBAN: &str = "DE88 3704 0044 0532 0130 00";
 
 // A current-thread runtime keeps every task on the thread whose default
 // subscriber captures the logs.
@@ -89,7 +90,39 @@ async fn no_secret_token_or_iban_appears_in_any_log_line() {
         })
         .send()
         .await;
+    // Refused by the pre-flight check (wrong check digits): traced too.
+    let refused = client
+        .bank_accounts()
+        .store_bank_account()
+        .partner_profile_id("partner-1")
+        .shop_buyer_id("buyer-1")
+        .body(psi::bank_accounts::types::BankAccountStoreRequest {
+            owner: "Erika Mustermann".try_into().unwrap(),
+            iban: BAD_IBAN.try_into().unwrap(),
+            bic: None,
+        })
+        .send()
+        .await;
+    assert!(matches!(
+        refused.map_err(psi::Error::from),
+        Err(psi::Error::Preflight(_))
+    ));
     let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+    let refusal = logs
+        .lines()
+        .find(|line| line.contains("call refused before sending"))
+        .unwrap_or_else(|| panic!("the refusal is traced: {logs}"));
+    assert!(
+        refusal.contains("psi.call") && refusal.contains("storeBankAccount"),
+        "inside the call's span: {refusal}"
+    );
+    assert!(refusal.contains("refused=\"preflight\""), "{refusal}");
+    // The token request runs inside the span of the call that needed it.
+    assert!(
+        logs.lines().any(|line| line.contains("psi.call{api=\"pay-later\"")
+            && line.contains("psi.call{api=\"token\"")),
+        "{logs}"
+    );
 
     // The capture works: the call spans are there with their fields.
     assert!(logs.contains("psi.call"), "{logs}");
@@ -113,6 +146,7 @@ async fn no_secret_token_or_iban_appears_in_any_log_line() {
         "token-2",
         IBAN,
         GROUPED_IBAN,
+        BAD_IBAN,
         "Bearer ",
     ] {
         assert!(
