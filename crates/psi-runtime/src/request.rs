@@ -30,41 +30,6 @@ pub fn prepare(request: &mut reqwest::Request, is_comma_separated: impl Fn(&str)
     url.set_query(Some(&literal));
 }
 
-#[cfg(test)]
-mod tests {
-    use super::prepare;
-
-    fn prepared(url: &str, comma_separated: &[&str]) -> String {
-        let mut request = reqwest::Request::new(reqwest::Method::GET, url.parse().unwrap());
-        prepare(&mut request, |name| comma_separated.contains(&name));
-        request.url().as_str().to_owned()
-    }
-
-    #[test]
-    fn only_the_named_parameters_get_literal_commas() {
-        assert_eq!(
-            prepared(
-                "http://x/a?note=a%2Cb&include=basket%2Cpayment_status&other=c%2Cd",
-                &["include"]
-            ),
-            "http://x/a?note=a%2Cb&include=basket,payment_status&other=c%2Cd"
-        );
-    }
-
-    #[test]
-    fn without_comma_separated_parameters_the_query_is_untouched() {
-        assert_eq!(
-            prepared("http://x/a?include=a%2Cb", &[]),
-            "http://x/a?include=a%2Cb"
-        );
-        // A name that merely starts like a listed one is another parameter.
-        assert_eq!(
-            prepared("http://x/a?includes=a%2Cb", &["include"]),
-            "http://x/a?includes=a%2Cb"
-        );
-    }
-}
-
 /// Wires a generated `Client` to the runtime's [`hooks`](crate::hooks); each
 /// generated crate's `lib.rs` calls it once: `psi_runtime::wire_client!();`.
 // `crate::OPERATION_IDS` and `crate::IDEMPOTENT_OPERATIONS` deliberately name
@@ -108,4 +73,39 @@ macro_rules! wire_client {
             }
         }
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prepare;
+
+    fn prepared(url: &str, comma_separated: &[&str]) -> String {
+        let mut request = reqwest::Request::new(reqwest::Method::GET, url.parse().unwrap());
+        prepare(&mut request, |name| comma_separated.contains(&name));
+        request.url().as_str().to_owned()
+    }
+
+    #[test]
+    fn only_the_named_parameters_get_literal_commas() {
+        assert_eq!(
+            prepared(
+                "http://x/a?note=a%2Cb&include=basket%2Cpayment_status&other=c%2Cd",
+                &["include"]
+            ),
+            "http://x/a?note=a%2Cb&include=basket,payment_status&other=c%2Cd"
+        );
+    }
+
+    #[test]
+    fn without_comma_separated_parameters_the_query_is_untouched() {
+        assert_eq!(
+            prepared("http://x/a?include=a%2Cb", &[]),
+            "http://x/a?include=a%2Cb"
+        );
+        // A name that merely starts like a listed one is another parameter.
+        assert_eq!(
+            prepared("http://x/a?includes=a%2Cb", &["include"]),
+            "http://x/a?includes=a%2Cb"
+        );
+    }
 }

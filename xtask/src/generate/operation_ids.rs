@@ -165,3 +165,74 @@ impl<'ast> Visit<'ast> for OperationInfoFinder {
         syn::visit::visit_expr_struct(self, node);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::operation_ids;
+    use serde_json::json;
+
+    /// A `builder` module as progenitor writes it, one `send()` per entry.
+    fn generated(sends: &[(&str, &str, &str)]) -> syn::File {
+        let builders = sends
+            .iter()
+            .enumerate()
+            .map(|(index, (name, method, path))| {
+                let ident = quote::format_ident!("Builder{index}");
+                let doc = format!("Sends a `{method}` request to `{path}`");
+                quote::quote! {
+                    pub struct #ident;
+                    impl #ident {
+                        #[doc = #doc]
+                        pub async fn send(self) {
+                            let info = OperationInfo { operation_id: #name };
+                        }
+                    }
+                }
+            });
+        syn::parse_quote! {
+            pub mod builder {
+                #(#builders)*
+            }
+        }
+    }
+
+    fn document() -> serde_json::Value {
+        json!({"paths": {
+            "/sessions": {"post": {"operationId": "createSession"}},
+            "/sessions/{id}": {"get": {"operationId": "getSession"}}
+        }})
+    }
+
+    #[test]
+    fn names_come_from_the_builders_and_ids_from_the_document() {
+        let file = generated(&[
+            ("get_session", "GET", "/sessions/{id}"),
+            ("create_session", "POST", "/sessions"),
+        ]);
+        assert_eq!(
+            operation_ids(&file, &document()).unwrap(),
+            [
+                ("create_session".to_owned(), "createSession".to_owned()),
+                ("get_session".to_owned(), "getSession".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_operation_without_a_builder_fails() {
+        let file = generated(&[("create_session", "POST", "/sessions")]);
+        let error = operation_ids(&file, &document()).unwrap_err();
+        assert!(error.contains("getSession"), "{error}");
+    }
+
+    #[test]
+    fn a_builder_for_an_undeclared_request_fails() {
+        let file = generated(&[
+            ("get_session", "GET", "/sessions/{id}"),
+            ("create_session", "POST", "/sessions"),
+            ("delete_session", "DELETE", "/sessions/{id}"),
+        ]);
+        let error = operation_ids(&file, &document()).unwrap_err();
+        assert!(error.contains("delete_session"), "{error}");
+    }
+}
