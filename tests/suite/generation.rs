@@ -73,3 +73,73 @@ fn editing_a_document_without_regenerating_fails_the_check() {
     let _ = fs::remove_dir_all(&scratch);
     assert_eq!(APIS.len(), 8);
 }
+
+/// Each crate's compiled `OPERATION_IDS`, by document name.
+const OPERATION_TABLES: &[(&str, &[(&str, &str)])] = &[
+    ("token", psi_token::OPERATION_IDS),
+    ("payment-page", psi_payment_page::OPERATION_IDS),
+    ("pay-later", psi_pay_later::OPERATION_IDS),
+    ("bank-accounts", psi_bank_accounts::OPERATION_IDS),
+    ("order-status", psi_order_status::OPERATION_IDS),
+    ("transaction-status", psi_transaction_status::OPERATION_IDS),
+    ("shop-config", psi_shop_config::OPERATION_IDS),
+    ("storefront", psi_storefront::OPERATION_IDS),
+];
+
+/// The runtime finds an operation's rules (Idempotency-Key, retries, media
+/// type) through this table: a missing or wrong entry would drop them
+/// silently. Every operationId of every document has exactly one entry, every
+/// entry names a real operationId, and every method name is a method of the
+/// generated client.
+#[test]
+fn every_operation_of_every_document_is_in_its_crates_operation_table() {
+    let root = crate::workspace_root();
+    assert_eq!(
+        OPERATION_TABLES.len(),
+        APIS.len(),
+        "an API has no table here"
+    );
+    for api in APIS {
+        let table = OPERATION_TABLES
+            .iter()
+            .find(|(name, _)| *name == api.name)
+            .map(|(_, table)| *table)
+            .unwrap_or_else(|| panic!("{} has no table here", api.name));
+        let document = xtask::bundle::bundle(&api.document(&root)).unwrap();
+        let mut declared: Vec<&str> = xtask::lint::operation_pointers(&document)
+            .into_iter()
+            .map(|(pointer, operation)| {
+                operation
+                    .get("operationId")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or_else(|| panic!("{pointer} has no operationId"))
+            })
+            .collect();
+        declared.sort_unstable();
+        let mut in_table: Vec<&str> = table.iter().map(|(_, id)| *id).collect();
+        in_table.sort_unstable();
+        assert_eq!(
+            in_table, declared,
+            "{}: table and document differ",
+            api.name
+        );
+
+        // Without whitespace: prettyplease wraps long signatures.
+        let generated: String = fs::read_to_string(api.generated_file(&root))
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        for (method, id) in table {
+            assert!(
+                generated.contains(&format!("pubfn{method}(&self")),
+                "{}: {method} (for {id}) is not a method of the generated client",
+                api.name
+            );
+            assert!(
+                generated.contains(&format!("operation_id:\"{method}\"")),
+                "{}: no builder reports {method} to the hooks",
+                api.name
+            );
+        }
+    }
+}

@@ -54,3 +54,6 @@ pub fn workspace_root() -> PathBuf {
         .expect("xtask lives one level below the workspace root")
         .to_path_buf()
 }
+
+/// The shared schemas: `openapi/common.yaml`, generated into `crates/psi-common`.
+pub const COMMON: Api = Api { name: "common" };

@@ -1,13 +1,16 @@
 //! `cargo xtask generate [--check]`: OpenAPI documents to client crates.
 
-use crate::apis::{Api, APIS};
+use crate::apis::{Api, APIS, COMMON};
 use crate::bundle::bundle;
 use crate::open_enums::{open_enums, render};
+use common::SharedType;
 use progenitor_impl::{GenerationSettings, Generator, InterfaceStyle, TagStyle, TypeImpl};
 use schemars::schema::{InstanceType, SchemaObject};
 use std::path::Path;
 
+mod common;
 mod nulls;
+mod operation_ids;
 mod operations;
 
 /// Schemas replaced by `psi_runtime::CommaSeparated`: progenitor explodes
@@ -61,9 +64,13 @@ fn print_diff(target: &Path, old: &str, new: &str) {
 
 /// Every generated file with its expected content.
 pub fn outputs(root: &Path) -> Result<Vec<(std::path::PathBuf, String)>, String> {
-    let mut files = Vec::new();
+    let common = common::generate(root)?;
+    let mut files = vec![(COMMON.generated_file(root), common.code)];
     for api in APIS {
-        files.push((api.generated_file(root), generate_api(root, api)?));
+        files.push((
+            api.generated_file(root),
+            generate_api(root, api, &common.types)?,
+        ));
     }
     files.push((
         crate::registry::path(root),
@@ -72,20 +79,9 @@ pub fn outputs(root: &Path) -> Result<Vec<(std::path::PathBuf, String)>, String>
     Ok(files)
 }
 
-/// The complete text of one crate's `src/generated.rs`.
-pub fn generate_api(root: &Path, api: &Api) -> Result<String, String> {
-    let label = api.document_label();
-    let bundled = bundle(&api.document(root))?;
-    let open = open_enums(&bundled);
-    let idempotent = idempotent_operations(&bundled);
-    let operations = operation_ids(&bundled);
-    let media_types = operations::request_media_types(&bundled);
-    let optional_bodies = operations::optional_success_bodies(&bundled);
-    let mut for_progenitor = bundled;
-    nulls::strip_optional_nullable(&mut for_progenitor);
-    let spec: openapiv3::OpenAPI = serde_json::from_value(for_progenitor)
-        .map_err(|e| format!("{label}: not an OpenAPI 3.0 document: {e}"))?;
-
+/// Settings every generated crate shares: builders, the runtime context as
+/// the client's inner value, and the workspace's type conversions.
+fn base_settings() -> GenerationSettings {
     let mut settings = GenerationSettings::default();
     settings
         .with_interface(InterfaceStyle::Builder)
@@ -113,6 +109,41 @@ pub fn generate_api(root: &Path, api: &Api) -> Result<String, String> {
             "::chrono::DateTime<::chrono::FixedOffset>",
             [TypeImpl::Display, TypeImpl::FromStr].into_iter(),
         );
+    settings
+}
+
+/// The complete text of one crate's `src/generated.rs`. `shared` are the
+/// types of `psi-common`: the API crate uses them instead of its own copy.
+pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<String, String> {
+    let label = api.document_label();
+    let bundled = bundle(&api.document(root))?;
+    let shared: Vec<&SharedType> = shared
+        .iter()
+        .filter(|ty| {
+            bundled
+                .pointer(&format!("/components/schemas/{}", ty.name))
+                .is_some()
+        })
+        .collect();
+    let mut open = open_enums(&bundled);
+    open.retain(|open_enum| !shared.iter().any(|ty| ty.name == open_enum.name));
+    let idempotent = idempotent_operations(&bundled);
+    let media_types = operations::request_media_types(&bundled);
+    let optional_bodies = operations::optional_success_bodies(&bundled);
+    let comma_separated = operations::comma_separated_query(&bundled);
+    let mut for_progenitor = bundled.clone();
+    nulls::strip_optional_nullable(&mut for_progenitor);
+    let spec: openapiv3::OpenAPI = serde_json::from_value(for_progenitor)
+        .map_err(|e| format!("{label}: not an OpenAPI 3.0 document: {e}"))?;
+
+    let mut settings = base_settings();
+    for ty in &shared {
+        settings.with_replacement(
+            &ty.name,
+            format!("::psi_common::{}", ty.name),
+            ty.impls.iter().copied(),
+        );
+    }
     for open_enum in &open {
         settings.with_replacement(
             &open_enum.name,
@@ -143,9 +174,21 @@ pub fn generate_api(root: &Path, api: &Api) -> Result<String, String> {
         .map_err(|e| format!("{label}: generation failed: {e}"))?;
     let mut file: syn::File =
         syn::parse2(tokens).map_err(|e| format!("{label}: generated code does not parse: {e}"))?;
+    let operations =
+        operation_ids::operation_ids(&file, &bundled).map_err(|e| format!("{label}: {e}"))?;
+    let mut reexports: Vec<syn::Item> = Vec::new();
     if !open.is_empty() {
-        reexport_open_enums_in_types(&mut file, &label)?;
+        reexports.push(syn::parse_quote!(
+            pub use super::open_enums::*;
+        ));
     }
+    if !shared.is_empty() {
+        let names = shared.iter().map(|ty| quote::format_ident!("{}", ty.name));
+        reexports.push(syn::parse_quote!(
+            pub use ::psi_common::{#(#names),*};
+        ));
+    }
+    reexport_in_types(&mut file, &label, reexports)?;
     nulls::read_null_as_default(&mut file).map_err(|e| format!("{label}: {e}"))?;
     let mut code = HEADER.replace("{doc}", &label);
     code.push_str(&prettyplease::unparse(&file));
@@ -154,7 +197,7 @@ pub fn generate_api(root: &Path, api: &Api) -> Result<String, String> {
     }
     code.push_str(
         "\n/// Each generated method name with the document's operationId, for traces\n\
-         /// and the runtime's per-operation rules.\n\
+         /// and the runtime's per-operation rules. Read from the generated builders.\n\
          pub const OPERATION_IDS: &[(&str, &str)] = &[\n",
     );
     for (method, id) in &operations {
@@ -167,7 +210,11 @@ pub fn generate_api(root: &Path, api: &Api) -> Result<String, String> {
          /// every attempt, and so may retry them.\n\
          pub const IDEMPOTENT_OPERATIONS: &[&str] = &{idempotent:?};\n"
     ));
-    code.push_str(&operations::render(&media_types, &optional_bodies));
+    code.push_str(&operations::render(
+        &media_types,
+        &optional_bodies,
+        &comma_separated,
+    ));
     Ok(code)
 }
 
@@ -184,30 +231,6 @@ fn array_item_type(schema: &openapiv3::Schema) -> Option<String> {
         }
         _ => None,
     }
-}
-
-/// `(method name, operationId)`: progenitor names methods (and reports
-/// them to hooks) in snake_case.
-fn operation_ids(document: &serde_json::Value) -> Vec<(String, String)> {
-    let mut ids: Vec<(String, String)> = crate::lint::operation_pointers(document)
-        .into_iter()
-        .filter_map(|(_, operation)| operation.get("operationId")?.as_str().map(str::to_owned))
-        .map(|id| (snake_case(&id), id))
-        .collect();
-    ids.sort();
-    ids
-}
-
-/// `deliverOrderItemsV7` -> `deliver_order_items_v7`, as progenitor does.
-fn snake_case(id: &str) -> String {
-    let mut out = String::new();
-    for (index, c) in id.chars().enumerate() {
-        if c.is_ascii_uppercase() && index > 0 {
-            out.push('_');
-        }
-        out.push(c.to_ascii_lowercase());
-    }
-    out
 }
 
 /// operationIds of the operations with an `Idempotency-Key` header parameter.
@@ -239,9 +262,13 @@ fn typed_schema(instance_type: InstanceType, format: &str) -> SchemaObject {
     }
 }
 
-/// Makes `types::X` name the open enum too, so every type of the API is
-/// found in one module.
-fn reexport_open_enums_in_types(file: &mut syn::File, label: &str) -> Result<(), String> {
+/// Makes `types::X` name the open enums and the shared `psi-common` types
+/// too, so every type of the API is found in one module.
+fn reexport_in_types(
+    file: &mut syn::File,
+    label: &str,
+    reexports: Vec<syn::Item>,
+) -> Result<(), String> {
     let types = file
         .items
         .iter_mut()
@@ -254,11 +281,6 @@ fn reexport_open_enums_in_types(file: &mut syn::File, label: &str) -> Result<(),
         .content
         .as_mut()
         .ok_or_else(|| format!("{label}: `types` module has no body"))?;
-    items.insert(
-        0,
-        syn::parse_quote!(
-            pub use super::open_enums::*;
-        ),
-    );
+    items.splice(0..0, reexports);
     Ok(())
 }

@@ -8,7 +8,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
-    pub use super::open_enums::*;
+    pub use ::psi_common::{Decline, DeclineCategory, DeclineResponse, InvalidField};
     ///The bank account of a buyer. Variant of `BankAccountReadResponse` for a single object; `owner` and `iban` are required by the specification, which tells it apart from a list.
     #[derive(
         ::serde::Deserialize,
@@ -257,58 +257,6 @@ pub mod types {
                 })
         }
     }
-    ///Why a request was declined.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
-    pub struct Decline {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub category: ::std::option::Option<crate::types::DeclineCategory>,
-        ///The fields that failed validation, each with its JSON path.
-        #[serde(
-            default,
-            skip_serializing_if = "::std::vec::Vec::is_empty",
-            deserialize_with = "::psi_runtime::nulls::or_default"
-        )]
-        pub invalid_fields: ::std::vec::Vec<InvalidField>,
-        ///Machine-readable reasons, for example SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT.
-        #[serde(
-            default,
-            skip_serializing_if = "::std::vec::Vec::is_empty",
-            deserialize_with = "::psi_runtime::nulls::or_default"
-        )]
-        pub reasons: ::std::vec::Vec<::std::string::String>,
-    }
-    impl Decline {
-        pub fn builder() -> builder::Decline {
-            Default::default()
-        }
-    }
-    ///Error body of the payment APIs. The category follows the status: 400 SYNTAX; 404 RESOURCE_NOT_FOUND; 409 CONFLICT; 422 one of BUYER_DATA, BUYER_IDENTITY, CONTRACT, PAYMENT_ATTRIBUTE, RISK_DECISION, TRANSACTION_RISK, UNPROCESSABLE_OPERATION; 451 LEGAL.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
-    pub struct DeclineResponse {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub decline: ::std::option::Option<Decline>,
-    }
-    impl DeclineResponse {
-        pub fn builder() -> builder::DeclineResponse {
-            Default::default()
-        }
-    }
     ///IBAN of the bank account, 0 to 50 characters. Spaces are allowed but not necessary.
     #[derive(
         ::serde::Serialize,
@@ -374,29 +322,6 @@ pub mod types {
                 .map_err(|e: self::error::ConversionError| {
                     <D::Error as ::serde::de::Error>::custom(e.to_string())
                 })
-        }
-    }
-    ///One invalid field of a declined request.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
-    pub struct InvalidField {
-        ///JSON path of the invalid field, for example `$.order_data.currency`.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub json_path: ::std::option::Option<::std::string::String>,
-        ///What is wrong with it.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub message: ::std::option::Option<::std::string::String>,
-    }
-    impl InvalidField {
-        pub fn builder() -> builder::InvalidField {
-            Default::default()
         }
     }
     /// Types for composing complex structures.
@@ -624,198 +549,6 @@ pub mod types {
             fn from(value: super::BankAccountStoreResponse) -> Self {
                 Self {
                     bank_account_reference: Ok(value.bank_account_reference),
-                }
-            }
-        }
-        #[derive(Clone, Debug)]
-        pub struct Decline {
-            category: ::std::result::Result<
-                ::std::option::Option<crate::types::DeclineCategory>,
-                ::std::string::String,
-            >,
-            invalid_fields: ::std::result::Result<
-                ::std::vec::Vec<super::InvalidField>,
-                ::std::string::String,
-            >,
-            reasons: ::std::result::Result<
-                ::std::vec::Vec<::std::string::String>,
-                ::std::string::String,
-            >,
-        }
-        impl ::std::default::Default for Decline {
-            fn default() -> Self {
-                Self {
-                    category: Ok(Default::default()),
-                    invalid_fields: Ok(Default::default()),
-                    reasons: Ok(Default::default()),
-                }
-            }
-        }
-        impl Decline {
-            pub fn category<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::DeclineCategory>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for category: {e}")
-                    });
-                self
-            }
-            pub fn invalid_fields<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::InvalidField>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.invalid_fields = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for invalid_fields: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn reasons<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.reasons = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for reasons: {e}")
-                    });
-                self
-            }
-        }
-        impl ::std::convert::TryFrom<Decline> for super::Decline {
-            type Error = super::error::ConversionError;
-            fn try_from(
-                value: Decline,
-            ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    category: value.category?,
-                    invalid_fields: value.invalid_fields?,
-                    reasons: value.reasons?,
-                })
-            }
-        }
-        impl ::std::convert::From<super::Decline> for Decline {
-            fn from(value: super::Decline) -> Self {
-                Self {
-                    category: Ok(value.category),
-                    invalid_fields: Ok(value.invalid_fields),
-                    reasons: Ok(value.reasons),
-                }
-            }
-        }
-        #[derive(Clone, Debug)]
-        pub struct DeclineResponse {
-            decline: ::std::result::Result<
-                ::std::option::Option<super::Decline>,
-                ::std::string::String,
-            >,
-        }
-        impl ::std::default::Default for DeclineResponse {
-            fn default() -> Self {
-                Self {
-                    decline: Ok(Default::default()),
-                }
-            }
-        }
-        impl DeclineResponse {
-            pub fn decline<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<super::Decline>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.decline = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for decline: {e}")
-                    });
-                self
-            }
-        }
-        impl ::std::convert::TryFrom<DeclineResponse> for super::DeclineResponse {
-            type Error = super::error::ConversionError;
-            fn try_from(
-                value: DeclineResponse,
-            ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { decline: value.decline? })
-            }
-        }
-        impl ::std::convert::From<super::DeclineResponse> for DeclineResponse {
-            fn from(value: super::DeclineResponse) -> Self {
-                Self { decline: Ok(value.decline) }
-            }
-        }
-        #[derive(Clone, Debug)]
-        pub struct InvalidField {
-            json_path: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
-                ::std::string::String,
-            >,
-            message: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
-                ::std::string::String,
-            >,
-        }
-        impl ::std::default::Default for InvalidField {
-            fn default() -> Self {
-                Self {
-                    json_path: Ok(Default::default()),
-                    message: Ok(Default::default()),
-                }
-            }
-        }
-        impl InvalidField {
-            pub fn json_path<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.json_path = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for json_path: {e}")
-                    });
-                self
-            }
-            pub fn message<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.message = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for message: {e}")
-                    });
-                self
-            }
-        }
-        impl ::std::convert::TryFrom<InvalidField> for super::InvalidField {
-            type Error = super::error::ConversionError;
-            fn try_from(
-                value: InvalidField,
-            ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    json_path: value.json_path?,
-                    message: value.message?,
-                })
-            }
-        }
-        impl ::std::convert::From<super::InvalidField> for InvalidField {
-            fn from(value: super::InvalidField) -> Self {
-                Self {
-                    json_path: Ok(value.json_path),
-                    message: Ok(value.message),
                 }
             }
         }
@@ -1062,7 +795,7 @@ pub mod builder {
             self,
         ) -> Result<
             ResponseValue<types::BankAccountReadResponse>,
-            Error<types::DeclineResponse>,
+            Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, partner_profile_id, shop_buyer_id } = self;
             let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
@@ -1249,7 +982,7 @@ pub mod builder {
             self,
         ) -> Result<
             ResponseValue<types::BankAccountStoreResponse>,
-            Error<types::DeclineResponse>,
+            Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, partner_profile_id, shop_buyer_id, body } = self;
             let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
@@ -1436,7 +1169,7 @@ pub mod builder {
         ///Sends a `DELETE` request to `/partners/{partner_profile_id}/consumer/{shop_buyer_id}/bank-accounts/{bank_account_reference}`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<()>, Error<types::DeclineResponse>> {
+        ) -> Result<ResponseValue<()>, Error<::psi_common::DeclineResponse>> {
             let Self {
                 client,
                 partner_profile_id,
@@ -1618,7 +1351,7 @@ pub mod builder {
             self,
         ) -> Result<
             ResponseValue<types::BankAccountReadResponse>,
-            Error<types::DeclineResponse>,
+            Error<::psi_common::DeclineResponse>,
         > {
             let Self {
                 client,
@@ -1736,40 +1469,8 @@ pub mod prelude {
     pub use self::super::Client;
 }
 
-/// Enumerations the service sends. Each keeps values this version does not
-/// know in its `Unknown` variant instead of failing the response.
-pub mod open_enums {
-    psi_runtime::open_enum! {
-        /// Category of a decline. The service may add categories; unknown values are kept.
-        pub enum DeclineCategory {
-            #[doc = "SYNTAX"]
-            Syntax = "SYNTAX",
-            #[doc = "RESOURCE_NOT_FOUND"]
-            ResourceNotFound = "RESOURCE_NOT_FOUND",
-            #[doc = "CONFLICT"]
-            Conflict = "CONFLICT",
-            #[doc = "BUYER_DATA"]
-            BuyerData = "BUYER_DATA",
-            #[doc = "BUYER_IDENTITY"]
-            BuyerIdentity = "BUYER_IDENTITY",
-            #[doc = "CONTRACT"]
-            Contract = "CONTRACT",
-            #[doc = "PAYMENT_ATTRIBUTE"]
-            PaymentAttribute = "PAYMENT_ATTRIBUTE",
-            #[doc = "RISK_DECISION"]
-            RiskDecision = "RISK_DECISION",
-            #[doc = "TRANSACTION_RISK"]
-            TransactionRisk = "TRANSACTION_RISK",
-            #[doc = "UNPROCESSABLE_OPERATION"]
-            UnprocessableOperation = "UNPROCESSABLE_OPERATION",
-            #[doc = "LEGAL"]
-            Legal = "LEGAL",
-        }
-    }
-}
-
 /// Each generated method name with the document's operationId, for traces
-/// and the runtime's per-operation rules.
+/// and the runtime's per-operation rules. Read from the generated builders.
 pub const OPERATION_IDS: &[(&str, &str)] = &[
     ("delete_bank_account", "deleteBankAccount"),
     ("get_bank_account", "getBankAccount"),
@@ -1791,3 +1492,8 @@ pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
 /// Operations whose success is any 2xx, with the documented body or none;
 /// the runtime reads an empty success body as `null`.
 pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["getBankAccount", "getBankAccountByReference", "storeBankAccount"];
+
+/// `(operationId, query parameter)` of the parameters sent as one
+/// comma-joined value: only their values keep literal commas.
+pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[
+];

@@ -9,6 +9,10 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 #[allow(clippy::all)]
 pub mod types {
     pub use super::open_enums::*;
+    pub use ::psi_common::{
+        CountryCode, CurrencyCode, Decline, DeclineCategory, DeclineResponse,
+        InvalidField,
+    };
     ///A postal address; all fields are strings.
     #[derive(
         ::serde::Deserialize,
@@ -24,7 +28,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub city: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub country_code: ::std::option::Option<CountryCode>,
+        pub country_code: ::std::option::Option<::psi_common::CountryCode>,
         ///Street.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub street: ::std::option::Option<::std::string::String>,
@@ -213,202 +217,6 @@ pub mod types {
             Default::default()
         }
     }
-    ///ISO 3166-1 alpha-2 country code, two upper-case letters.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
-    #[serde(transparent)]
-    pub struct CountryCode(::std::string::String);
-    impl ::std::ops::Deref for CountryCode {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<CountryCode> for ::std::string::String {
-        fn from(value: CountryCode) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for CountryCode {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2usize {
-                return Err("longer than 2 characters".into());
-            }
-            if value.chars().count() < 2usize {
-                return Err("shorter than 2 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[A-Z]{2}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for CountryCode {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for CountryCode {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for CountryCode {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///ISO 4217 alphabetic currency code, three upper-case letters.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
-    #[serde(transparent)]
-    pub struct CurrencyCode(::std::string::String);
-    impl ::std::ops::Deref for CurrencyCode {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<CurrencyCode> for ::std::string::String {
-        fn from(value: CurrencyCode) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for CurrencyCode {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 3usize {
-                return Err("longer than 3 characters".into());
-            }
-            if value.chars().count() < 3usize {
-                return Err("shorter than 3 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[A-Z]{3}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for CurrencyCode {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for CurrencyCode {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for CurrencyCode {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Why a request was declined.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
-    pub struct Decline {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub category: ::std::option::Option<crate::types::DeclineCategory>,
-        ///The fields that failed validation, each with its JSON path.
-        #[serde(
-            default,
-            skip_serializing_if = "::std::vec::Vec::is_empty",
-            deserialize_with = "::psi_runtime::nulls::or_default"
-        )]
-        pub invalid_fields: ::std::vec::Vec<InvalidField>,
-        ///Machine-readable reasons, for example SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT.
-        #[serde(
-            default,
-            skip_serializing_if = "::std::vec::Vec::is_empty",
-            deserialize_with = "::psi_runtime::nulls::or_default"
-        )]
-        pub reasons: ::std::vec::Vec<::std::string::String>,
-    }
-    impl Decline {
-        pub fn builder() -> builder::Decline {
-            Default::default()
-        }
-    }
-    ///Error body of the payment APIs. The category follows the status: 400 SYNTAX; 404 RESOURCE_NOT_FOUND; 409 CONFLICT; 422 one of BUYER_DATA, BUYER_IDENTITY, CONTRACT, PAYMENT_ATTRIBUTE, RISK_DECISION, TRANSACTION_RISK, UNPROCESSABLE_OPERATION; 451 LEGAL.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
-    pub struct DeclineResponse {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub decline: ::std::option::Option<Decline>,
-    }
-    impl DeclineResponse {
-        pub fn builder() -> builder::DeclineResponse {
-            Default::default()
-        }
-    }
     ///Delivery of the order, one of five shapes. Decoded first-match-wins in this order, each shape recognised by its required property: in-store collect (`in_store_collect`), pick-up box (`pick_up_box`), pick-up shop (`pick_up_shop`), consumer to an address (`full_name`), company or named person to an address (`address`).
     #[derive(
         ::serde::Deserialize,
@@ -530,7 +338,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub city: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub country_code: ::std::option::Option<CountryCode>,
+        pub country_code: ::std::option::Option<::psi_common::CountryCode>,
         ///Name of the store.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub location_name: ::std::option::Option<::std::string::String>,
@@ -578,29 +386,6 @@ pub mod types {
             Default::default()
         }
     }
-    ///One invalid field of a declined request.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
-    pub struct InvalidField {
-        ///JSON path of the invalid field, for example `$.order_data.currency`.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub json_path: ::std::option::Option<::std::string::String>,
-        ///What is wrong with it.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub message: ::std::option::Option<::std::string::String>,
-    }
-    impl InvalidField {
-        pub fn builder() -> builder::InvalidField {
-            Default::default()
-        }
-    }
     ///Delivery of a company or named person to an address (also the B2C shape with only first_name, last_name and address of the public example requests). `address` is required because it is what tells this shape apart; it is tried last. A delivery with `full_name` is the consumer shape, so this one excludes it.
     #[derive(
         ::serde::Deserialize,
@@ -641,7 +426,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub buyer: ::std::option::Option<Buyer>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub currency: ::std::option::Option<CurrencyCode>,
+        pub currency: ::std::option::Option<::psi_common::CurrencyCode>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub delivery: ::std::option::Option<Delivery>,
         ///Merchant's transaction id.
@@ -756,7 +541,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub city: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub country_code: ::std::option::Option<CountryCode>,
+        pub country_code: ::std::option::Option<::psi_common::CountryCode>,
         ///Id of the box location.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub location_id: ::std::option::Option<::std::string::String>,
@@ -810,7 +595,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub city: ::std::option::Option<::std::string::String>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub country_code: ::std::option::Option<CountryCode>,
+        pub country_code: ::std::option::Option<::psi_common::CountryCode>,
         ///Name of the shop.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub location_name: ::std::option::Option<::std::string::String>,
@@ -875,7 +660,7 @@ pub mod types {
             ::chrono::DateTime<::chrono::FixedOffset>,
         >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub decline_reasons: ::std::option::Option<Decline>,
+        pub decline_reasons: ::std::option::Option<::psi_common::Decline>,
         ///Merchant's transaction id from the session request.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub partner_transaction_id: ::std::option::Option<::std::string::String>,
@@ -1133,7 +918,7 @@ pub mod types {
                 ::std::string::String,
             >,
             country_code: ::std::result::Result<
-                ::std::option::Option<super::CountryCode>,
+                ::std::option::Option<::psi_common::CountryCode>,
                 ::std::string::String,
             >,
             street: ::std::result::Result<
@@ -1180,7 +965,9 @@ pub mod types {
             }
             pub fn country_code<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CountryCode>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::psi_common::CountryCode>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.country_code = value
@@ -1867,141 +1654,13 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
-        pub struct Decline {
-            category: ::std::result::Result<
-                ::std::option::Option<crate::types::DeclineCategory>,
-                ::std::string::String,
-            >,
-            invalid_fields: ::std::result::Result<
-                ::std::vec::Vec<super::InvalidField>,
-                ::std::string::String,
-            >,
-            reasons: ::std::result::Result<
-                ::std::vec::Vec<::std::string::String>,
-                ::std::string::String,
-            >,
-        }
-        impl ::std::default::Default for Decline {
-            fn default() -> Self {
-                Self {
-                    category: Ok(Default::default()),
-                    invalid_fields: Ok(Default::default()),
-                    reasons: Ok(Default::default()),
-                }
-            }
-        }
-        impl Decline {
-            pub fn category<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::DeclineCategory>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for category: {e}")
-                    });
-                self
-            }
-            pub fn invalid_fields<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::InvalidField>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.invalid_fields = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for invalid_fields: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn reasons<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.reasons = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for reasons: {e}")
-                    });
-                self
-            }
-        }
-        impl ::std::convert::TryFrom<Decline> for super::Decline {
-            type Error = super::error::ConversionError;
-            fn try_from(
-                value: Decline,
-            ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    category: value.category?,
-                    invalid_fields: value.invalid_fields?,
-                    reasons: value.reasons?,
-                })
-            }
-        }
-        impl ::std::convert::From<super::Decline> for Decline {
-            fn from(value: super::Decline) -> Self {
-                Self {
-                    category: Ok(value.category),
-                    invalid_fields: Ok(value.invalid_fields),
-                    reasons: Ok(value.reasons),
-                }
-            }
-        }
-        #[derive(Clone, Debug)]
-        pub struct DeclineResponse {
-            decline: ::std::result::Result<
-                ::std::option::Option<super::Decline>,
-                ::std::string::String,
-            >,
-        }
-        impl ::std::default::Default for DeclineResponse {
-            fn default() -> Self {
-                Self {
-                    decline: Ok(Default::default()),
-                }
-            }
-        }
-        impl DeclineResponse {
-            pub fn decline<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<super::Decline>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.decline = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for decline: {e}")
-                    });
-                self
-            }
-        }
-        impl ::std::convert::TryFrom<DeclineResponse> for super::DeclineResponse {
-            type Error = super::error::ConversionError;
-            fn try_from(
-                value: DeclineResponse,
-            ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { decline: value.decline? })
-            }
-        }
-        impl ::std::convert::From<super::DeclineResponse> for DeclineResponse {
-            fn from(value: super::DeclineResponse) -> Self {
-                Self { decline: Ok(value.decline) }
-            }
-        }
-        #[derive(Clone, Debug)]
         pub struct InStoreCollect {
             city: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
             country_code: ::std::result::Result<
-                ::std::option::Option<super::CountryCode>,
+                ::std::option::Option<::psi_common::CountryCode>,
                 ::std::string::String,
             >,
             location_name: ::std::result::Result<
@@ -2053,7 +1712,9 @@ pub mod types {
             }
             pub fn country_code<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CountryCode>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::psi_common::CountryCode>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.country_code = value
@@ -2264,70 +1925,6 @@ pub mod types {
             }
         }
         #[derive(Clone, Debug)]
-        pub struct InvalidField {
-            json_path: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
-                ::std::string::String,
-            >,
-            message: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
-                ::std::string::String,
-            >,
-        }
-        impl ::std::default::Default for InvalidField {
-            fn default() -> Self {
-                Self {
-                    json_path: Ok(Default::default()),
-                    message: Ok(Default::default()),
-                }
-            }
-        }
-        impl InvalidField {
-            pub fn json_path<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.json_path = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for json_path: {e}")
-                    });
-                self
-            }
-            pub fn message<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.message = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for message: {e}")
-                    });
-                self
-            }
-        }
-        impl ::std::convert::TryFrom<InvalidField> for super::InvalidField {
-            type Error = super::error::ConversionError;
-            fn try_from(
-                value: InvalidField,
-            ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    json_path: value.json_path?,
-                    message: value.message?,
-                })
-            }
-        }
-        impl ::std::convert::From<super::InvalidField> for InvalidField {
-            fn from(value: super::InvalidField) -> Self {
-                Self {
-                    json_path: Ok(value.json_path),
-                    message: Ok(value.message),
-                }
-            }
-        }
-        #[derive(Clone, Debug)]
         pub struct NamedAddressDelivery {
             address: ::std::result::Result<super::Address, ::std::string::String>,
             company: ::std::result::Result<
@@ -2434,7 +2031,7 @@ pub mod types {
                 ::std::string::String,
             >,
             currency: ::std::result::Result<
-                ::std::option::Option<super::CurrencyCode>,
+                ::std::option::Option<::psi_common::CurrencyCode>,
                 ::std::string::String,
             >,
             delivery: ::std::result::Result<
@@ -2481,7 +2078,9 @@ pub mod types {
             }
             pub fn currency<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CurrencyCode>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::psi_common::CurrencyCode>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.currency = value
@@ -2857,7 +2456,7 @@ pub mod types {
                 ::std::string::String,
             >,
             country_code: ::std::result::Result<
-                ::std::option::Option<super::CountryCode>,
+                ::std::option::Option<::psi_common::CountryCode>,
                 ::std::string::String,
             >,
             location_id: ::std::result::Result<
@@ -2912,7 +2511,9 @@ pub mod types {
             }
             pub fn country_code<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CountryCode>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::psi_common::CountryCode>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.country_code = value
@@ -3075,7 +2676,7 @@ pub mod types {
                 ::std::string::String,
             >,
             country_code: ::std::result::Result<
-                ::std::option::Option<super::CountryCode>,
+                ::std::option::Option<::psi_common::CountryCode>,
                 ::std::string::String,
             >,
             location_name: ::std::result::Result<
@@ -3127,7 +2728,9 @@ pub mod types {
             }
             pub fn country_code<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CountryCode>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::psi_common::CountryCode>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.country_code = value
@@ -3338,7 +2941,7 @@ pub mod types {
                 ::std::string::String,
             >,
             decline_reasons: ::std::result::Result<
-                ::std::option::Option<super::Decline>,
+                ::std::option::Option<::psi_common::Decline>,
                 ::std::string::String,
             >,
             partner_transaction_id: ::std::result::Result<
@@ -3397,7 +3000,7 @@ pub mod types {
             }
             pub fn decline_reasons<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::Decline>>,
+                T: ::std::convert::TryInto<::std::option::Option<::psi_common::Decline>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.decline_reasons = value
@@ -4462,7 +4065,7 @@ pub mod builder {
             self,
         ) -> Result<
             ResponseValue<types::SessionResponse>,
-            Error<types::DeclineResponse>,
+            Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, idempotency_key, body } = self;
             let idempotency_key = idempotency_key.map_err(Error::InvalidRequest)?;
@@ -4616,7 +4219,7 @@ pub mod builder {
             self,
         ) -> Result<
             ResponseValue<types::SessionRecordList>,
-            Error<types::DeclineResponse>,
+            Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, created_date } = self;
             let created_date = created_date.map_err(Error::InvalidRequest)?;
@@ -4718,7 +4321,10 @@ pub mod builder {
         ///Sends a `GET` request to `/pps/api/v1/session-record/{session_id}`
         pub async fn send(
             self,
-        ) -> Result<ResponseValue<types::SessionRecord>, Error<types::DeclineResponse>> {
+        ) -> Result<
+            ResponseValue<types::SessionRecord>,
+            Error<::psi_common::DeclineResponse>,
+        > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = format!(
@@ -4808,34 +4414,6 @@ pub mod prelude {
 /// know in its `Unknown` variant instead of failing the response.
 pub mod open_enums {
     psi_runtime::open_enum! {
-        /// Category of a decline. The service may add categories; unknown values are kept.
-        pub enum DeclineCategory {
-            #[doc = "SYNTAX"]
-            Syntax = "SYNTAX",
-            #[doc = "RESOURCE_NOT_FOUND"]
-            ResourceNotFound = "RESOURCE_NOT_FOUND",
-            #[doc = "CONFLICT"]
-            Conflict = "CONFLICT",
-            #[doc = "BUYER_DATA"]
-            BuyerData = "BUYER_DATA",
-            #[doc = "BUYER_IDENTITY"]
-            BuyerIdentity = "BUYER_IDENTITY",
-            #[doc = "CONTRACT"]
-            Contract = "CONTRACT",
-            #[doc = "PAYMENT_ATTRIBUTE"]
-            PaymentAttribute = "PAYMENT_ATTRIBUTE",
-            #[doc = "RISK_DECISION"]
-            RiskDecision = "RISK_DECISION",
-            #[doc = "TRANSACTION_RISK"]
-            TransactionRisk = "TRANSACTION_RISK",
-            #[doc = "UNPROCESSABLE_OPERATION"]
-            UnprocessableOperation = "UNPROCESSABLE_OPERATION",
-            #[doc = "LEGAL"]
-            Legal = "LEGAL",
-        }
-    }
-
-    psi_runtime::open_enum! {
         /// Status of a session (docs/service-notes.md; the specification does not show the session states). CREATED: the session was created; IN_PROGRESS: the buyer is on the payment page; COMPLETED: the payment was completed; ERROR: the session ended with an error (see decline_reasons); EXPIRED: no buyer action within 30 minutes; CANCELED: the session was canceled; FRAUD_CANCELLATION_REQUESTED: a cancellation because of suspected fraud was requested; OTP_PENDING: a one-time password confirmation is pending. Only the meaning of EXPIRED is documented; the others are read from their names. The service may add values.
         pub enum SessionStatus {
             #[doc = "CREATED"]
@@ -4859,7 +4437,7 @@ pub mod open_enums {
 }
 
 /// Each generated method name with the document's operationId, for traces
-/// and the runtime's per-operation rules.
+/// and the runtime's per-operation rules. Read from the generated builders.
 pub const OPERATION_IDS: &[(&str, &str)] = &[
     ("create_session", "createSession"),
     ("get_session_record", "getSessionRecord"),
@@ -4880,3 +4458,8 @@ pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
 /// Operations whose success is any 2xx, with the documented body or none;
 /// the runtime reads an empty success body as `null`.
 pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["createSession", "getSessionRecord", "listSessionRecords"];
+
+/// `(operationId, query parameter)` of the parameters sent as one
+/// comma-joined value: only their values keep literal commas.
+pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[
+];

@@ -34,6 +34,9 @@ pub struct Operations {
     pub request_media_types: &'static [(&'static str, &'static str)],
     /// operationIds whose success is any 2xx with the body or none.
     pub optional_bodies: &'static [&'static str],
+    /// `(operationId, query parameter)`: the parameters sent as one
+    /// comma-joined value, whose commas stay literal on the wire.
+    pub comma_separated_query: &'static [(&'static str, &'static str)],
 }
 
 impl Operations {
@@ -43,6 +46,14 @@ impl Operations {
             .iter()
             .find(|(method, _)| *method == info.operation_id)
             .map_or(info.operation_id, |(_, id)| id)
+    }
+
+    /// Whether `operation` sends its query parameter `name` as one
+    /// comma-joined value.
+    pub fn is_comma_separated(&self, operation: &str, name: &str) -> bool {
+        self.comma_separated_query
+            .iter()
+            .any(|(id, parameter)| *id == operation && *parameter == name)
     }
 
     /// The media type the document declares for `operation`'s request body.
@@ -65,7 +76,9 @@ pub async fn pre<E>(
     operations: Operations,
 ) -> Result<(), Error<E>> {
     let operation = operations.operation_id(info);
-    crate::prepare_request(request);
+    crate::prepare_request(request, |name| {
+        operations.is_comma_separated(operation, name)
+    });
     // User-Agent, Content-Type, Authorization and maybe an Idempotency-Key: grow once.
     request.headers_mut().reserve(4);
     request
@@ -173,10 +186,7 @@ async fn check_before_sending(
         preflight(operation, body).map_err(RefusalReason::Preflight)?;
     }
     if let Some(tokens) = &settings.auth {
-        let bearer = tokens
-            .authorization()
-            .await
-            .map_err(RefusalReason::Token)?;
+        let bearer = tokens.authorization().await.map_err(RefusalReason::Token)?;
         request.headers_mut().insert(AUTHORIZATION, bearer);
     }
     Ok(())
@@ -349,6 +359,7 @@ mod tests {
             idempotent: &[],
             request_media_types: &[],
             optional_bodies: &[],
+            comma_separated_query: &[],
         };
         assert_eq!(
             operations.operation_id(&OperationInfo {

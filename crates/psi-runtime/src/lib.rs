@@ -32,8 +32,8 @@ mod token;
 
 pub use comma_separated::CommaSeparated;
 pub use context::{Context, Preflight};
-pub use failure::PreflightError;
 pub use environment::{ConfigError, Credentials, Environment};
+pub use failure::PreflightError;
 pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};
 #[doc(hidden)]
 pub use open_enum::open_enum_schema;

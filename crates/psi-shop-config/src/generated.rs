@@ -8,6 +8,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
+    pub use ::psi_common::CountryCode;
     ///Branding of the correspondence (logo position and highlight colour).
     #[derive(
         ::serde::Deserialize,
@@ -109,78 +110,6 @@ pub mod types {
     impl CorrespondenceSettings {
         pub fn builder() -> builder::CorrespondenceSettings {
             Default::default()
-        }
-    }
-    ///ISO 3166-1 alpha-2 country code, two upper-case letters.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
-    #[serde(transparent)]
-    pub struct CountryCode(::std::string::String);
-    impl ::std::ops::Deref for CountryCode {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<CountryCode> for ::std::string::String {
-        fn from(value: CountryCode) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for CountryCode {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 2usize {
-                return Err("longer than 2 characters".into());
-            }
-            if value.chars().count() < 2usize {
-                return Err("shorter than 2 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[A-Z]{2}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for CountryCode {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for CountryCode {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for CountryCode {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
         }
     }
     ///Customer service contact of the shop.
@@ -674,7 +603,7 @@ pub mod types {
     pub struct ShopAddress {
         ///City.
         pub city: ::std::string::String,
-        pub country_code: CountryCode,
+        pub country_code: ::psi_common::CountryCode,
         ///Postal code.
         pub postal_code: ::std::string::String,
         ///Street name.
@@ -1744,7 +1673,7 @@ pub mod types {
         pub struct ShopAddress {
             city: ::std::result::Result<::std::string::String, ::std::string::String>,
             country_code: ::std::result::Result<
-                super::CountryCode,
+                ::psi_common::CountryCode,
                 ::std::string::String,
             >,
             postal_code: ::std::result::Result<
@@ -1788,7 +1717,7 @@ pub mod types {
             }
             pub fn country_code<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::CountryCode>,
+                T: ::std::convert::TryInto<::psi_common::CountryCode>,
                 T::Error: ::std::fmt::Display,
             {
                 self.country_code = value
@@ -2982,7 +2911,7 @@ pub mod prelude {
 }
 
 /// Each generated method name with the document's operationId, for traces
-/// and the runtime's per-operation rules.
+/// and the runtime's per-operation rules. Read from the generated builders.
 pub const OPERATION_IDS: &[(&str, &str)] = &[
     ("update_shop_configuration", "updateShopConfiguration"),
 ];
@@ -3001,3 +2930,8 @@ pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
 /// Operations whose success is any 2xx, with the documented body or none;
 /// the runtime reads an empty success body as `null`.
 pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["updateShopConfiguration"];
+
+/// `(operationId, query parameter)` of the parameters sent as one
+/// comma-joined value: only their values keep literal commas.
+pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[
+];

@@ -3337,7 +3337,7 @@ pub mod prelude {
 }
 
 /// Each generated method name with the document's operationId, for traces
-/// and the runtime's per-operation rules.
+/// and the runtime's per-operation rules. Read from the generated builders.
 pub const OPERATION_IDS: &[(&str, &str)] = &[
     ("add_order_item", "addOrderItem"),
     ("add_order_item_v7", "addOrderItemV7"),
@@ -3374,3 +3374,8 @@ pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
 /// Operations whose success is any 2xx, with the documented body or none;
 /// the runtime reads an empty success body as `null`.
 pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["addOrderItem", "addOrderItemV7", "cancelOrderItems", "cancelOrderItemsV7", "deliverOrderItems", "deliverOrderItemsV7", "getOrderInfo", "getPlatformToken", "loadOrderItems", "refundOrderItemsV7", "returnOrderItems"];
+
+/// `(operationId, query parameter)` of the parameters sent as one
+/// comma-joined value: only their values keep literal commas.
+pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[
+];

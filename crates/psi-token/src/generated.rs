@@ -587,7 +587,7 @@ pub mod prelude {
 }
 
 /// Each generated method name with the document's operationId, for traces
-/// and the runtime's per-operation rules.
+/// and the runtime's per-operation rules. Read from the generated builders.
 pub const OPERATION_IDS: &[(&str, &str)] = &[
     ("get_token", "getToken"),
 ];
@@ -606,3 +606,8 @@ pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
 /// Operations whose success is any 2xx, with the documented body or none;
 /// the runtime reads an empty success body as `null`.
 pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["getToken"];
+
+/// `(operationId, query parameter)` of the parameters sent as one
+/// comma-joined value: only their values keep literal commas.
+pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[
+];

@@ -8,7 +8,9 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
-    pub use super::open_enums::*;
+    pub use ::psi_common::{
+        CurrencyCode, Decline, DeclineCategory, DeclineResponse, InvalidField,
+    };
     ///The basket of one shop of the transaction. The specification does not show its inner fields; they come from the public documentation.
     #[derive(
         ::serde::Deserialize,
@@ -49,153 +51,6 @@ pub mod types {
     }
     impl BasketInformationDto {
         pub fn builder() -> builder::BasketInformationDto {
-            Default::default()
-        }
-    }
-    ///ISO 4217 alphabetic currency code, three upper-case letters.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
-    #[serde(transparent)]
-    pub struct CurrencyCode(::std::string::String);
-    impl ::std::ops::Deref for CurrencyCode {
-        type Target = ::std::string::String;
-        fn deref(&self) -> &::std::string::String {
-            &self.0
-        }
-    }
-    impl ::std::convert::From<CurrencyCode> for ::std::string::String {
-        fn from(value: CurrencyCode) -> Self {
-            value.0
-        }
-    }
-    impl ::std::str::FromStr for CurrencyCode {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            if value.chars().count() > 3usize {
-                return Err("longer than 3 characters".into());
-            }
-            if value.chars().count() < 3usize {
-                return Err("shorter than 3 characters".into());
-            }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[A-Z]{3}$").unwrap() });
-            if PATTERN.find(value).is_none() {
-                return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
-            }
-            Ok(Self(value.to_string()))
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for CurrencyCode {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for CurrencyCode {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl<'de> ::serde::Deserialize<'de> for CurrencyCode {
-        fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-        where
-            D: ::serde::Deserializer<'de>,
-        {
-            ::std::string::String::deserialize(deserializer)?
-                .parse()
-                .map_err(|e: self::error::ConversionError| {
-                    <D::Error as ::serde::de::Error>::custom(e.to_string())
-                })
-        }
-    }
-    ///Why a request was declined.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
-    pub struct Decline {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub category: ::std::option::Option<crate::types::DeclineCategory>,
-        ///The fields that failed validation, each with its JSON path.
-        #[serde(
-            default,
-            skip_serializing_if = "::std::vec::Vec::is_empty",
-            deserialize_with = "::psi_runtime::nulls::or_default"
-        )]
-        pub invalid_fields: ::std::vec::Vec<InvalidField>,
-        ///Machine-readable reasons, for example SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT.
-        #[serde(
-            default,
-            skip_serializing_if = "::std::vec::Vec::is_empty",
-            deserialize_with = "::psi_runtime::nulls::or_default"
-        )]
-        pub reasons: ::std::vec::Vec<::std::string::String>,
-    }
-    impl Decline {
-        pub fn builder() -> builder::Decline {
-            Default::default()
-        }
-    }
-    ///Error body of the payment APIs. The category follows the status: 400 SYNTAX; 404 RESOURCE_NOT_FOUND; 409 CONFLICT; 422 one of BUYER_DATA, BUYER_IDENTITY, CONTRACT, PAYMENT_ATTRIBUTE, RISK_DECISION, TRANSACTION_RISK, UNPROCESSABLE_OPERATION; 451 LEGAL.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
-    pub struct DeclineResponse {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub decline: ::std::option::Option<Decline>,
-    }
-    impl DeclineResponse {
-        pub fn builder() -> builder::DeclineResponse {
-            Default::default()
-        }
-    }
-    ///One invalid field of a declined request.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
-    pub struct InvalidField {
-        ///JSON path of the invalid field, for example `$.order_data.currency`.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub json_path: ::std::option::Option<::std::string::String>,
-        ///What is wrong with it.
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub message: ::std::option::Option<::std::string::String>,
-    }
-    impl InvalidField {
-        pub fn builder() -> builder::InvalidField {
             Default::default()
         }
     }
@@ -378,7 +233,7 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub created: ::std::option::Option<::chrono::DateTime<::chrono::FixedOffset>>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub currency: ::std::option::Option<CurrencyCode>,
+        pub currency: ::std::option::Option<::psi_common::CurrencyCode>,
         ///The gateway transaction id; echo of the path value.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub gateway_transaction_id: ::std::option::Option<::std::string::String>,
@@ -553,198 +408,6 @@ pub mod types {
                     partner_shop_name: Ok(value.partner_shop_name),
                     shop_transaction_id: Ok(value.shop_transaction_id),
                     special_items: Ok(value.special_items),
-                }
-            }
-        }
-        #[derive(Clone, Debug)]
-        pub struct Decline {
-            category: ::std::result::Result<
-                ::std::option::Option<crate::types::DeclineCategory>,
-                ::std::string::String,
-            >,
-            invalid_fields: ::std::result::Result<
-                ::std::vec::Vec<super::InvalidField>,
-                ::std::string::String,
-            >,
-            reasons: ::std::result::Result<
-                ::std::vec::Vec<::std::string::String>,
-                ::std::string::String,
-            >,
-        }
-        impl ::std::default::Default for Decline {
-            fn default() -> Self {
-                Self {
-                    category: Ok(Default::default()),
-                    invalid_fields: Ok(Default::default()),
-                    reasons: Ok(Default::default()),
-                }
-            }
-        }
-        impl Decline {
-            pub fn category<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<
-                    ::std::option::Option<crate::types::DeclineCategory>,
-                >,
-                T::Error: ::std::fmt::Display,
-            {
-                self.category = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for category: {e}")
-                    });
-                self
-            }
-            pub fn invalid_fields<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<super::InvalidField>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.invalid_fields = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!(
-                            "error converting supplied value for invalid_fields: {e}"
-                        )
-                    });
-                self
-            }
-            pub fn reasons<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.reasons = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for reasons: {e}")
-                    });
-                self
-            }
-        }
-        impl ::std::convert::TryFrom<Decline> for super::Decline {
-            type Error = super::error::ConversionError;
-            fn try_from(
-                value: Decline,
-            ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    category: value.category?,
-                    invalid_fields: value.invalid_fields?,
-                    reasons: value.reasons?,
-                })
-            }
-        }
-        impl ::std::convert::From<super::Decline> for Decline {
-            fn from(value: super::Decline) -> Self {
-                Self {
-                    category: Ok(value.category),
-                    invalid_fields: Ok(value.invalid_fields),
-                    reasons: Ok(value.reasons),
-                }
-            }
-        }
-        #[derive(Clone, Debug)]
-        pub struct DeclineResponse {
-            decline: ::std::result::Result<
-                ::std::option::Option<super::Decline>,
-                ::std::string::String,
-            >,
-        }
-        impl ::std::default::Default for DeclineResponse {
-            fn default() -> Self {
-                Self {
-                    decline: Ok(Default::default()),
-                }
-            }
-        }
-        impl DeclineResponse {
-            pub fn decline<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<super::Decline>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.decline = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for decline: {e}")
-                    });
-                self
-            }
-        }
-        impl ::std::convert::TryFrom<DeclineResponse> for super::DeclineResponse {
-            type Error = super::error::ConversionError;
-            fn try_from(
-                value: DeclineResponse,
-            ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { decline: value.decline? })
-            }
-        }
-        impl ::std::convert::From<super::DeclineResponse> for DeclineResponse {
-            fn from(value: super::DeclineResponse) -> Self {
-                Self { decline: Ok(value.decline) }
-            }
-        }
-        #[derive(Clone, Debug)]
-        pub struct InvalidField {
-            json_path: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
-                ::std::string::String,
-            >,
-            message: ::std::result::Result<
-                ::std::option::Option<::std::string::String>,
-                ::std::string::String,
-            >,
-        }
-        impl ::std::default::Default for InvalidField {
-            fn default() -> Self {
-                Self {
-                    json_path: Ok(Default::default()),
-                    message: Ok(Default::default()),
-                }
-            }
-        }
-        impl InvalidField {
-            pub fn json_path<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.json_path = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for json_path: {e}")
-                    });
-                self
-            }
-            pub fn message<T>(mut self, value: T) -> Self
-            where
-                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
-                T::Error: ::std::fmt::Display,
-            {
-                self.message = value
-                    .try_into()
-                    .map_err(|e| {
-                        format!("error converting supplied value for message: {e}")
-                    });
-                self
-            }
-        }
-        impl ::std::convert::TryFrom<InvalidField> for super::InvalidField {
-            type Error = super::error::ConversionError;
-            fn try_from(
-                value: InvalidField,
-            ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self {
-                    json_path: value.json_path?,
-                    message: value.message?,
-                })
-            }
-        }
-        impl ::std::convert::From<super::InvalidField> for InvalidField {
-            fn from(value: super::InvalidField) -> Self {
-                Self {
-                    json_path: Ok(value.json_path),
-                    message: Ok(value.message),
                 }
             }
         }
@@ -1486,7 +1149,7 @@ pub mod types {
                 ::std::string::String,
             >,
             currency: ::std::result::Result<
-                ::std::option::Option<super::CurrencyCode>,
+                ::std::option::Option<::psi_common::CurrencyCode>,
                 ::std::string::String,
             >,
             gateway_transaction_id: ::std::result::Result<
@@ -1540,7 +1203,9 @@ pub mod types {
             }
             pub fn currency<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<super::CurrencyCode>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::psi_common::CurrencyCode>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.currency = value
@@ -1806,7 +1471,7 @@ pub mod builder {
             self,
         ) -> Result<
             ResponseValue<types::TransactionStatusResponse>,
-            Error<types::DeclineResponse>,
+            Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, transaction_id } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
@@ -1900,40 +1565,8 @@ pub mod prelude {
     pub use self::super::Client;
 }
 
-/// Enumerations the service sends. Each keeps values this version does not
-/// know in its `Unknown` variant instead of failing the response.
-pub mod open_enums {
-    psi_runtime::open_enum! {
-        /// Category of a decline. The service may add categories; unknown values are kept.
-        pub enum DeclineCategory {
-            #[doc = "SYNTAX"]
-            Syntax = "SYNTAX",
-            #[doc = "RESOURCE_NOT_FOUND"]
-            ResourceNotFound = "RESOURCE_NOT_FOUND",
-            #[doc = "CONFLICT"]
-            Conflict = "CONFLICT",
-            #[doc = "BUYER_DATA"]
-            BuyerData = "BUYER_DATA",
-            #[doc = "BUYER_IDENTITY"]
-            BuyerIdentity = "BUYER_IDENTITY",
-            #[doc = "CONTRACT"]
-            Contract = "CONTRACT",
-            #[doc = "PAYMENT_ATTRIBUTE"]
-            PaymentAttribute = "PAYMENT_ATTRIBUTE",
-            #[doc = "RISK_DECISION"]
-            RiskDecision = "RISK_DECISION",
-            #[doc = "TRANSACTION_RISK"]
-            TransactionRisk = "TRANSACTION_RISK",
-            #[doc = "UNPROCESSABLE_OPERATION"]
-            UnprocessableOperation = "UNPROCESSABLE_OPERATION",
-            #[doc = "LEGAL"]
-            Legal = "LEGAL",
-        }
-    }
-}
-
 /// Each generated method name with the document's operationId, for traces
-/// and the runtime's per-operation rules.
+/// and the runtime's per-operation rules. Read from the generated builders.
 pub const OPERATION_IDS: &[(&str, &str)] = &[
     ("get_transaction_status", "getTransactionStatus"),
 ];
@@ -1951,3 +1584,8 @@ pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
 /// Operations whose success is any 2xx, with the documented body or none;
 /// the runtime reads an empty success body as `null`.
 pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["getTransactionStatus"];
+
+/// `(operationId, query parameter)` of the parameters sent as one
+/// comma-joined value: only their values keep literal commas.
+pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[
+];

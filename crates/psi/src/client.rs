@@ -234,7 +234,10 @@ fn missing_settings(api: Api) -> ConfigError {
     match api {
         Api::ShopConfig => ConfigError::NeededBy {
             api: api.name().to_owned(),
-            settings: vec!["shop_config_url".to_owned(), "shop_config_audience".to_owned()],
+            settings: vec![
+                "shop_config_url".to_owned(),
+                "shop_config_audience".to_owned(),
+            ],
             why: Some(
                 "PSI_SHOP_CONFIG_URL and PSI_SHOP_CONFIG_AUDIENCE, or \
                  Environment::with_shop_config: the specification states neither its \

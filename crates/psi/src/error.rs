@@ -267,7 +267,11 @@ impl DecodeError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "the answer does not fit its type at {}: {}", self.path, self.message)
+        write!(
+            f,
+            "the answer does not fit its type at {}: {}",
+            self.path, self.message
+        )
     }
 }
 
@@ -438,18 +442,3 @@ impl IntoAnswer for () {
         Answer::Token(serde_json::Map::new())
     }
 }
-
-// TEMP until psi-common lands: the other payment APIs' own decline types.
-macro_rules! temp_decline {
-    ($($krate:ident),*) => {$(
-        impl IntoAnswer for $krate::types::DeclineResponse {
-            fn into_answer(self) -> Answer {
-                let value = serde_json::to_value(self).unwrap_or_default();
-                serde_json::from_value::<crate::common::DeclineResponse>(value)
-                    .unwrap_or_default()
-                    .into_answer()
-            }
-        }
-    )*};
-}
-temp_decline!(psi_pay_later, psi_bank_accounts, psi_order_status, psi_transaction_status);

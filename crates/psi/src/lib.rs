@@ -25,16 +25,15 @@ pub mod webhook;
 
 pub use api::Api;
 pub use client::{Client, ClientBuilder};
-pub use error::{Answer, DecodeError, Declined, Error, PreflightRefusal, UnexpectedStatus};
+pub use error::{Answer, Declined, DecodeError, Error, PreflightRefusal, UnexpectedStatus};
 pub use finding::Finding;
 pub use psi_runtime::{
     ConfigError, Credentials, Environment, RetryPolicy, Secret, TokenError, TokenErrorKind,
 };
 
-/// TEMP until psi-common lands.
-pub mod common {
-    pub use psi_payment_page::types::{Decline, DeclineResponse};
-}
+/// The types every API shares (declines, currency and country codes),
+/// generated once from `openapi/common.yaml`.
+pub use psi_common as common;
 
 /// The generated clients and types, one module per API.
 #[cfg(feature = "bank-accounts")]

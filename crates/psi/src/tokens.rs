@@ -126,15 +126,19 @@ fn failed<E: ErrorCode>(audience: &Audience, error: &progenitor_client::Error<E>
     let (kind, message) = match error {
         Error::ErrorResponse(response) => {
             let rejected = matches!(status, Some(401 | 403))
-                || response.as_ref().error_code().is_some_and(|code| {
-                    matches!(code, "invalid_client" | "unauthorized_client")
-                });
+                || response
+                    .as_ref()
+                    .error_code()
+                    .is_some_and(|code| matches!(code, "invalid_client" | "unauthorized_client"));
             let kind = if rejected {
                 TokenErrorKind::RejectedCredentials
             } else {
                 TokenErrorKind::ServerStatus
             };
-            (kind, format!("the token endpoint answered {}", response.status()))
+            (
+                kind,
+                format!("the token endpoint answered {}", response.status()),
+            )
         }
         Error::UnexpectedResponse(response) => {
             let kind = if matches!(status, Some(401 | 403)) {
@@ -142,7 +146,10 @@ fn failed<E: ErrorCode>(audience: &Audience, error: &progenitor_client::Error<E>
             } else {
                 TokenErrorKind::ServerStatus
             };
-            (kind, format!("the token endpoint answered {}", response.status()))
+            (
+                kind,
+                format!("the token endpoint answered {}", response.status()),
+            )
         }
         Error::CommunicationError(error) | Error::ResponseBodyError(error) => (
             TokenErrorKind::Transport,

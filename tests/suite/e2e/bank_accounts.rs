@@ -2,9 +2,9 @@
 //! reference and delete round trip, overwriting, the bounds (400), IBAN and
 //! BIC checks (422), unknown accounts (404) and foreign partner profiles (401).
 
-use super::sandbox;
+use super::{declined, sandbox};
 use psi::bank_accounts::types::{
-    BankAccount, BankAccountReadResponse, BankAccountStoreRequest, Bic, Decline, DeclineCategory,
+    BankAccount, BankAccountReadResponse, BankAccountStoreRequest, Bic, DeclineCategory,
     DeclineResponse,
 };
 use psi::bank_accounts::{Error, ResponseValue};
@@ -104,16 +104,6 @@ async fn delete(
 }
 
 /// The status and the decoded decline of an error answer.
-fn declined<T: std::fmt::Debug>(result: Result<T, Error<DeclineResponse>>) -> (u16, Decline) {
-    match result {
-        Err(Error::ErrorResponse(response)) => {
-            let status = response.status().as_u16();
-            (status, response.into_inner().decline.unwrap_or_default())
-        }
-        other => panic!("expected a decline, got {other:?}"),
-    }
-}
-
 fn assert_not_found<T: std::fmt::Debug>(result: Result<T, Error<DeclineResponse>>) {
     let (status, decline) = declined(result);
     assert_eq!(status, 404);

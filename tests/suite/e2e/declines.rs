@@ -121,7 +121,12 @@ async fn bank_accounts() {
 #[tokio::test]
 async fn order_status() {
     let (sandbox, client) = sandbox().await;
-    answer_422(&sandbox, "getOrderStatus", decline("UNPROCESSABLE_OPERATION")).await;
+    answer_422(
+        &sandbox,
+        "getOrderStatus",
+        decline("UNPROCESSABLE_OPERATION"),
+    )
+    .await;
     let error = client
         .order_status()
         .get_order_status()
@@ -138,7 +143,12 @@ async fn order_status() {
 #[tokio::test]
 async fn transaction_status() {
     let (sandbox, client) = sandbox().await;
-    answer_422(&sandbox, "getTransactionStatus", decline("TRANSACTION_RISK")).await;
+    answer_422(
+        &sandbox,
+        "getTransactionStatus",
+        decline("TRANSACTION_RISK"),
+    )
+    .await;
     let error = client
         .transaction_status()
         .get_transaction_status()
@@ -148,7 +158,11 @@ async fn transaction_status() {
         .unwrap_err();
     assert_eq!(
         handle(error.into()),
-        expected("transaction-status", "getTransactionStatus", "TRANSACTION_RISK")
+        expected(
+            "transaction-status",
+            "getTransactionStatus",
+            "TRANSACTION_RISK"
+        )
     );
 }
 
@@ -216,7 +230,12 @@ async fn attempts_count_the_retries() {
         .fail_next("getTransactionStatus", 503, 2)
         .await
         .unwrap();
-    answer_422(&sandbox, "getTransactionStatus", decline("TRANSACTION_RISK")).await;
+    answer_422(
+        &sandbox,
+        "getTransactionStatus",
+        decline("TRANSACTION_RISK"),
+    )
+    .await;
     let error = client
         .transaction_status()
         .get_transaction_status()

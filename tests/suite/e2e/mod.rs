@@ -20,6 +20,24 @@ mod transaction_status;
 use psi::{Credentials, Environment};
 use psi_sandbox::Sandbox;
 
+/// The HTTP status and the decline of a call that must have been declined.
+/// One helper for every API: they all answer with `psi_common::DeclineResponse`.
+pub fn declined<T>(
+    result: Result<T, progenitor_client::Error<psi_common::DeclineResponse>>,
+) -> (u16, psi_common::Decline) {
+    match result {
+        Err(progenitor_client::Error::ErrorResponse(response)) => {
+            let status = response.status().as_u16();
+            (
+                status,
+                response.into_inner().decline.expect("a decline body"),
+            )
+        }
+        Ok(_) => panic!("expected a decline, got a success"),
+        Err(other) => panic!("expected a decline, got {other:?}"),
+    }
+}
+
 /// A sandbox and a client of it.
 pub async fn sandbox() -> (Sandbox, psi::Client) {
     let sandbox = Sandbox::start().await.expect("the sandbox starts");

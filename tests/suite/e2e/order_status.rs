@@ -2,7 +2,7 @@
 //! against the sandbox: each `include` shows exactly its sections, the
 //! invoice comes in all three formats, and the documented errors.
 
-use super::{completed_transaction, sandbox};
+use super::{completed_transaction, declined, sandbox};
 use psi::order_status::types::{
     CorrespondenceFormat, DeclineCategory, DeclineResponse, IncludeOption,
 };
@@ -32,17 +32,9 @@ fn assert_declined<T>(
     status: u16,
     category: DeclineCategory,
 ) {
-    match result {
-        Ok(_) => panic!("expected a {status} decline, got a success"),
-        Err(Error::ErrorResponse(answer)) => {
-            assert_eq!(answer.status().as_u16(), status);
-            assert_eq!(
-                answer.into_inner().decline.unwrap().category,
-                Some(category)
-            );
-        }
-        Err(other) => panic!("expected a {status} decline, got {other}"),
-    }
+    let (answered, decline) = declined(result);
+    assert_eq!(answered, status);
+    assert_eq!(decline.category, Some(category));
 }
 
 /// The bytes of a streamed body. The test crate has no futures crate to

@@ -2,7 +2,7 @@
 //! and the booking's date arithmetic, the documented errors, the 14-day
 //! withdrawal period and concurrent bookings.
 
-use super::{completed_transaction, sandbox};
+use super::{completed_transaction, declined, sandbox};
 use chrono::{Days, NaiveDate, Timelike};
 use psi::pay_later::types::{
     DeclineCategory, DeclineResponse, PayLaterBookingOutcome, PayLaterBookingRequest,
@@ -70,21 +70,6 @@ async fn offers(
 }
 
 /// The status and the decoded decline of an error answer.
-fn declined<T: std::fmt::Debug>(
-    result: Result<T, Error<DeclineResponse>>,
-) -> (u16, psi::pay_later::types::Decline) {
-    match result {
-        Err(Error::ErrorResponse(response)) => {
-            let status = response.status().as_u16();
-            (
-                status,
-                response.into_inner().decline.expect("a decline body"),
-            )
-        }
-        other => panic!("expected a decline, got {other:?}"),
-    }
-}
-
 fn content_type<T>(response: &ResponseValue<T>) -> &str {
     response.headers()["content-type"]
         .to_str()

@@ -3,11 +3,11 @@
 //! the buyer's transitions, expiry, signed and retried notifications, and
 //! token checks.
 
-use super::{sandbox, session_request};
+use super::{declined, sandbox, session_request};
 use psi::payment_page::types::{
     Decline, DeclineCategory, DeclineResponse, SessionRecord, SessionRequest, SessionStatus,
 };
-use psi::payment_page::{Error, ResponseValue};
+use psi::payment_page::Error;
 use psi::Api;
 use psi_sandbox::{Sandbox, DEMO_WEBHOOK_SECRET};
 use serde_json::{json, Value};
@@ -18,22 +18,6 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// An address nothing listens on: notifications to it fail quietly.
 const NOWHERE: &str = "http://127.0.0.1:9/webhook";
-
-type Answer<T> = Result<ResponseValue<T>, Error<DeclineResponse>>;
-
-/// The status and decline of a call that must have been declined.
-fn declined<T: std::fmt::Debug>(answer: Answer<T>) -> (u16, Decline) {
-    match answer {
-        Err(Error::ErrorResponse(response)) => {
-            let status = response.status().as_u16();
-            (
-                status,
-                response.into_inner().decline.expect("a decline body"),
-            )
-        }
-        other => panic!("expected a decline, got {other:?}"),
-    }
-}
 
 fn paths(decline: &Decline) -> Vec<String> {
     decline

@@ -119,8 +119,9 @@ async fn no_secret_token_or_iban_appears_in_any_log_line() {
     assert!(refusal.contains("refused=\"preflight\""), "{refusal}");
     // The token request runs inside the span of the call that needed it.
     assert!(
-        logs.lines().any(|line| line.contains("psi.call{api=\"pay-later\"")
-            && line.contains("psi.call{api=\"token\"")),
+        logs.lines()
+            .any(|line| line.contains("psi.call{api=\"pay-later\"")
+                && line.contains("psi.call{api=\"token\"")),
         "{logs}"
     );
 

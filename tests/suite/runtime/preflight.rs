@@ -108,7 +108,10 @@ async fn a_basket_whose_items_miss_the_gross_amount_is_refused_before_sending() 
         panic!("refused before sending: {error:?}")
     };
     assert_eq!(refused.operation_id(), "createSession");
-    assert_eq!(refused.violations().0[0].rule, psi::preflight::Rule::BasketTotal);
+    assert_eq!(
+        refused.violations().0[0].rule,
+        psi::preflight::Rule::BasketTotal
+    );
     let error = error.to_string();
     assert!(
         error.contains(

@@ -1,6 +1,7 @@
 //! Per-operation facts the runtime needs and progenitor does not keep:
-//! the request media type each document declares, and the operations whose
-//! success may come without a body.
+//! the request media type each document declares, the operations whose
+//! success may come without a body, and the query parameters sent as one
+//! comma-joined value.
 
 use serde_json::Value;
 
@@ -38,8 +39,12 @@ pub fn optional_success_bodies(document: &Value) -> Vec<String> {
     out
 }
 
-/// The two constants as Rust source, appended to `generated.rs`.
-pub fn render(media_types: &[(String, String)], optional_bodies: &[String]) -> String {
+/// The constants as Rust source, appended to `generated.rs`.
+pub fn render(
+    media_types: &[(String, String)],
+    optional_bodies: &[String],
+    comma_separated: &[(String, String)],
+) -> String {
     let mut code = String::from(
         "\n/// The media type each operation's document declares for its request body;\n\
          /// the runtime sends exactly this `Content-Type`.\n\
@@ -54,5 +59,48 @@ pub fn render(media_types: &[(String, String)], optional_bodies: &[String]) -> S
          /// the runtime reads an empty success body as `null`.\n\
          pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &{optional_bodies:?};\n"
     ));
+    code.push_str(
+        "\n/// `(operationId, query parameter)` of the parameters sent as one\n\
+         /// comma-joined value: only their values keep literal commas.\n\
+         pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[\n",
+    );
+    for (id, parameter) in comma_separated {
+        code.push_str(&format!("    ({id:?}, {parameter:?}),\n"));
+    }
+    code.push_str("];\n");
     code
+}
+
+/// `(operationId, query parameter)` of every query parameter whose schema is
+/// a [`COMMA_SEPARATED_SCHEMAS`](super::COMMA_SEPARATED_SCHEMAS) list: only
+/// their values may carry literal commas on the wire.
+pub fn comma_separated_query(document: &Value) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for (_, operation) in crate::lint::operation_pointers(document) {
+        let Some(id) = operation.get("operationId").and_then(Value::as_str) else {
+            continue;
+        };
+        for parameter in operation
+            .get("parameters")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let in_query = parameter.get("in").and_then(Value::as_str) == Some("query");
+            let comma_separated = parameter
+                .pointer("/schema/$ref")
+                .and_then(Value::as_str)
+                .and_then(|reference| reference.strip_prefix("#/components/schemas/"))
+                .is_some_and(|name| super::COMMA_SEPARATED_SCHEMAS.contains(&name));
+            if let (true, true, Some(name)) = (
+                in_query,
+                comma_separated,
+                parameter.get("name").and_then(Value::as_str),
+            ) {
+                out.push((id.to_owned(), name.to_owned()));
+            }
+        }
+    }
+    out.sort();
+    out
 }

@@ -200,8 +200,8 @@ pub fn check_request(operation_id: &str, body: &[u8]) -> Result<(), Violations> 
 pub fn parse_body<T: serde::de::DeserializeOwned + serde::Serialize>(
     body: &[u8],
 ) -> Result<T, Violations> {
-    let text =
-        std::str::from_utf8(body).map_err(|_| Violation::new(Rule::Schema, "$", "the body is not UTF-8 text"))?;
+    let text = std::str::from_utf8(body)
+        .map_err(|_| Violation::new(Rule::Schema, "$", "the body is not UTF-8 text"))?;
     psi_runtime::parse_json_ignoring_nulls(text)
         .map_err(|error| Violation::new(Rule::Schema, json_path(&error.field), error.rule).into())
 }
@@ -229,7 +229,11 @@ mod tests {
     fn violations_list_one_per_line() {
         let found = Violations(vec![
             Violation::new(Rule::Schema, "$.name", "must not be blank"),
-            Violation::new(Rule::TaxIdentification, "$.legal", "needs vat_id_number or tax_number"),
+            Violation::new(
+                Rule::TaxIdentification,
+                "$.legal",
+                "needs vat_id_number or tax_number",
+            ),
         ]);
         assert_eq!(
             found.to_string(),

@@ -24,8 +24,13 @@ pub fn new_due_date(original: NaiveDate, delta_days: i64) -> Result<NaiveDate, V
     if let Some(rule) = delta_problem(delta_days) {
         return Err(Violation::new(Rule::DueDate, "$.delta_due_date", rule));
     }
-    add_days(original, delta_days)
-        .ok_or_else(|| Violation::new(Rule::DueDate, "$.new_due_date", "lies beyond the last representable date"))
+    add_days(original, delta_days).ok_or_else(|| {
+        Violation::new(
+            Rule::DueDate,
+            "$.new_due_date",
+            "lies beyond the last representable date",
+        )
+    })
 }
 
 /// Each offer: `delta_due_date` in 14..=150 and
@@ -70,7 +75,11 @@ fn check_postponement(
         return;
     };
     if let Some(rule) = delta_problem(delta) {
-        found.push(Violation::new(Rule::DueDate, format!("{path}.delta_due_date"), rule));
+        found.push(Violation::new(
+            Rule::DueDate,
+            format!("{path}.delta_due_date"),
+            rule,
+        ));
     }
     let (Some(base), Some(new_date)) = (base, new_date) else {
         return;
@@ -81,7 +90,11 @@ fn check_postponement(
         let rule = format!(
             "must equal {base_name} + delta_due_date = {base} + {delta} days = {expected}, but is {new_date}"
         );
-        found.push(Violation::new(Rule::DueDate, format!("{path}.new_due_date"), rule));
+        found.push(Violation::new(
+            Rule::DueDate,
+            format!("{path}.new_due_date"),
+            rule,
+        ));
     }
 }
 

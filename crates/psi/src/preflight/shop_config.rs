@@ -21,7 +21,11 @@ pub fn check_shop_configuration(configuration: &ShopConfiguration) -> Result<(),
     let country_code = configuration.address.country_code.as_str();
     if celes::Country::from_alpha2(country_code).is_err() {
         let rule = format!("\"{country_code}\" is not an ISO 3166-1 alpha-2 country code");
-        found.push(Violation::new(Rule::CountryCode, "$.address.country_code", rule));
+        found.push(Violation::new(
+            Rule::CountryCode,
+            "$.address.country_code",
+            rule,
+        ));
     }
     let legal = &configuration.legal;
     if legal.vat_id_number.is_none() && legal.tax_number.is_none() {
@@ -34,7 +38,11 @@ pub fn check_shop_configuration(configuration: &ShopConfiguration) -> Result<(),
         .is_some_and(|text| !text.trim().is_empty());
     if has_directors && legal.designation_of_management.is_none() {
         let rule = "must be given when legal.managing_directors is given";
-        found.push(Violation::new(Rule::ManagementDesignation, "$.legal.designation_of_management", rule));
+        found.push(Violation::new(
+            Rule::ManagementDesignation,
+            "$.legal.designation_of_management",
+            rule,
+        ));
     }
     Violations(found).into_result()
 }
