@@ -251,7 +251,7 @@ async fn send_with_retries(
         template.headers().contains_key(IDEMPOTENCY_KEY),
     );
     if template.timeout().is_none() {
-        *template.timeout_mut() = Some(context.settings().retry.request_timeout);
+        *template.timeout_mut() = Some(context.settings().retry.request_timeout());
     }
     // `attempt` counts every send (the span shows it); `retry` counts the
     // sends the retry policy has granted. The one resend after a 401 with a

@@ -8,20 +8,68 @@
 use reqwest::{Method, StatusCode};
 use std::time::Duration;
 
-/// Attempts, backoff and timeouts. The defaults suit interactive checkouts.
+/// Attempts, backoff and timeouts. The defaults suit interactive checkouts:
+/// 3 attempts, backoff from 200 ms doubling up to 5 s with full jitter,
+/// `Retry-After` honoured up to 30 s, 5 s to connect, 30 s per attempt.
+///
+/// ```
+/// use std::time::Duration;
+/// let patient = psi_runtime::RetryPolicy::default()
+///     .with_max_attempts(5)
+///     .with_request_timeout(Duration::from_secs(60));
+/// assert_eq!(patient.max_attempts(), 5);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RetryPolicy {
-    /// Attempts in all, the first included (1 = never retry).
-    pub max_attempts: u32,
-    /// Backoff before the second attempt; doubles each time, with full jitter.
-    pub initial_backoff: Duration,
-    /// Cap of the exponential backoff.
-    pub max_backoff: Duration,
-    /// Longest `Retry-After` honoured; a longer one ends the retries.
-    pub max_retry_after: Duration,
-    pub connect_timeout: Duration,
-    /// Timeout of one attempt, connection included.
-    pub request_timeout: Duration,
+    max_attempts: u32,
+    initial_backoff: Duration,
+    max_backoff: Duration,
+    max_retry_after: Duration,
+    connect_timeout: Duration,
+    request_timeout: Duration,
+}
+
+macro_rules! setting {
+    ($(#[$doc:meta])* $field:ident, $with:ident, $type:ty) => {
+        $(#[$doc])*
+        pub fn $field(&self) -> $type {
+            self.$field
+        }
+
+        $(#[$doc])*
+        #[must_use]
+        pub fn $with(mut self, value: $type) -> Self {
+            self.$field = value;
+            self
+        }
+    };
+}
+
+impl RetryPolicy {
+    setting!(
+        /// Attempts in all, the first included (1 = never retry; 0 counts as 1).
+        max_attempts, with_max_attempts, u32
+    );
+    setting!(
+        /// Backoff before the second attempt; doubles each time, with full jitter.
+        initial_backoff, with_initial_backoff, Duration
+    );
+    setting!(
+        /// Cap of the exponential backoff.
+        max_backoff, with_max_backoff, Duration
+    );
+    setting!(
+        /// Longest `Retry-After` honoured; a longer one ends the retries.
+        max_retry_after, with_max_retry_after, Duration
+    );
+    setting!(
+        /// Time to establish a connection (of the HTTP client psi builds).
+        connect_timeout, with_connect_timeout, Duration
+    );
+    setting!(
+        /// Timeout of one attempt, connection included.
+        request_timeout, with_request_timeout, Duration
+    );
 }
 
 impl Default for RetryPolicy {
@@ -53,10 +101,7 @@ pub enum Outcome<'a> {
 impl RetryPolicy {
     /// Never retries: for tests and callers with their own retry loop.
     pub fn none() -> Self {
-        Self {
-            max_attempts: 1,
-            ..Self::default()
-        }
+        Self::default().with_max_attempts(1)
     }
 
     /// How long to wait before attempt `attempt + 1`, or `None` to stop.

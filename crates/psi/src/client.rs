@@ -99,7 +99,7 @@ impl ClientBuilder {
         let http = match self.http_client {
             Some(http) => http,
             None => reqwest::Client::builder()
-                .connect_timeout(retry.connect_timeout)
+                .connect_timeout(retry.connect_timeout())
                 .build()
                 .map_err(|error| ConfigError::HttpClient {
                     problem: error.to_string(),
@@ -109,10 +109,7 @@ impl ClientBuilder {
         // Token endpoints run without a token. A token request is a POST, so
         // the runtime sends it again only after a connect error (one more
         // attempt), never once it may have reached the server.
-        let token_context = Context::new("token").with_retry(RetryPolicy {
-            max_attempts: 2,
-            ..retry.clone()
-        });
+        let token_context = Context::new("token").with_retry(retry.clone().with_max_attempts(2));
         let fetcher = Fetcher {
             token_server: psi_token::Client::new_with_client(
                 &crate::api::trimmed(&environment.auth_url),

@@ -112,11 +112,7 @@ async fn an_injected_delay_beyond_the_timeout_is_a_timeout() {
     let client = psi::Client::builder()
         .environment(super::environment(&sandbox))
         .credentials(super::credentials())
-        .retry(psi::RetryPolicy {
-            max_attempts: 1,
-            request_timeout: std::time::Duration::from_millis(200),
-            ..psi::RetryPolicy::default()
-        })
+        .retry(psi::RetryPolicy::none().with_request_timeout(std::time::Duration::from_millis(200)))
         .build()
         .unwrap();
     sandbox

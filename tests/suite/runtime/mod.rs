@@ -2,6 +2,7 @@
 //! idempotency, pre-flight checks and logs.
 
 mod fidelity;
+mod http;
 mod logs;
 mod preflight;
 mod retries;
@@ -27,11 +28,11 @@ pub fn client(server: &MockServer) -> Client {
         )
         .credentials(Credentials::new("merchant-1", CLIENT_SECRET))
         .platform_credentials(Credentials::new("platform-1", CLIENT_SECRET))
-        .retry(RetryPolicy {
-            initial_backoff: Duration::from_millis(5),
-            max_backoff: Duration::from_millis(20),
-            ..RetryPolicy::default()
-        })
+        .retry(
+            RetryPolicy::default()
+                .with_initial_backoff(Duration::from_millis(5))
+                .with_max_backoff(Duration::from_millis(20)),
+        )
         .build()
         .unwrap()
 }

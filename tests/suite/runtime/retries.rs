@@ -163,10 +163,7 @@ async fn a_connect_error_is_retried_even_for_a_post() {
     let client = psi::Client::builder()
         .environment(psi::Environment::new(&dead_url, &url, &url).unwrap())
         .credentials(psi::Credentials::new("merchant-1", CLIENT_SECRET))
-        .retry(RetryPolicy {
-            initial_backoff: Duration::from_millis(5),
-            ..RetryPolicy::default()
-        })
+        .retry(RetryPolicy::default().with_initial_backoff(Duration::from_millis(5)))
         .build()
         .unwrap();
     let started = std::time::Instant::now();
