@@ -198,6 +198,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     code.push_str(
         "\n/// Each generated method name with the document's operationId, for traces\n\
          /// and the runtime's per-operation rules. Read from the generated builders.\n\
+         #[doc(hidden)]\n\
          pub const OPERATION_IDS: &[(&str, &str)] = &[\n",
     );
     for (method, id) in &operations {
@@ -208,6 +209,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
         "\n/// Operations whose document declares an `Idempotency-Key` header: the\n\
          /// runtime gives them a UUID v4 key when the caller set none, keeps it on\n\
          /// every attempt, and so may retry them.\n\
+         #[doc(hidden)]\n\
          pub const IDEMPOTENT_OPERATIONS: &[&str] = &{idempotent:?};\n"
     ));
     code.push_str(&operations::render(

@@ -1567,6 +1567,7 @@ pub mod prelude {
 
 /// Each generated method name with the document's operationId, for traces
 /// and the runtime's per-operation rules. Read from the generated builders.
+#[doc(hidden)]
 pub const OPERATION_IDS: &[(&str, &str)] = &[
     ("get_transaction_status", "getTransactionStatus"),
 ];
@@ -1574,18 +1575,22 @@ pub const OPERATION_IDS: &[(&str, &str)] = &[
 /// Operations whose document declares an `Idempotency-Key` header: the
 /// runtime gives them a UUID v4 key when the caller set none, keeps it on
 /// every attempt, and so may retry them.
+#[doc(hidden)]
 pub const IDEMPOTENT_OPERATIONS: &[&str] = &[];
 
 /// The media type each operation's document declares for its request body;
 /// the runtime sends exactly this `Content-Type`.
+#[doc(hidden)]
 pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
 ];
 
 /// Operations whose success is any 2xx, with the documented body or none;
 /// the runtime reads an empty success body as `null`.
+#[doc(hidden)]
 pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["getTransactionStatus"];
 
 /// `(operationId, query parameter)` of the parameters sent as one
 /// comma-joined value: only their values keep literal commas.
+#[doc(hidden)]
 pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[
 ];

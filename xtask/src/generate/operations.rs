@@ -48,6 +48,7 @@ pub fn render(
     let mut code = String::from(
         "\n/// The media type each operation's document declares for its request body;\n\
          /// the runtime sends exactly this `Content-Type`.\n\
+         #[doc(hidden)]\n\
          pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[\n",
     );
     for (id, media_type) in media_types {
@@ -57,11 +58,13 @@ pub fn render(
     code.push_str(&format!(
         "\n/// Operations whose success is any 2xx, with the documented body or none;\n\
          /// the runtime reads an empty success body as `null`.\n\
+         #[doc(hidden)]\n\
          pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &{optional_bodies:?};\n"
     ));
     code.push_str(
         "\n/// `(operationId, query parameter)` of the parameters sent as one\n\
          /// comma-joined value: only their values keep literal commas.\n\
+         #[doc(hidden)]\n\
          pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[\n",
     );
     for (id, parameter) in comma_separated {
