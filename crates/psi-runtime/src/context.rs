@@ -67,10 +67,12 @@ impl Context {
         self.with(|settings| settings.auth = Some(tokens.handle(&audience)))
     }
 
+    /// Retries calls as `retry` allows.
     pub fn with_retry(self, retry: RetryPolicy) -> Self {
         self.with(|settings| settings.retry = retry)
     }
 
+    /// Checks every request body with `preflight` before it is sent.
     pub fn with_preflight(self, preflight: Preflight) -> Self {
         self.with(|settings| settings.preflight = Some(preflight))
     }
@@ -80,6 +82,7 @@ impl Context {
         self.0.api
     }
 
+    /// The retry policy of the calls.
     pub fn retry(&self) -> &RetryPolicy {
         &self.0.retry
     }

@@ -96,6 +96,7 @@ impl ConfigError {
 /// ([`Environment::with_shop_config`], `PSI_SHOP_CONFIG_URL` and
 /// `PSI_SHOP_CONFIG_AUDIENCE`) rather than values derived from `api_url`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Environment {
     /// `{base_url}`: the hosted payment page API.
     pub base_url: Url,
@@ -226,12 +227,16 @@ fn parse_url(name: &str, value: &str) -> Result<Url, ConfigError> {
 
 /// OAuth client credentials. The secret never prints.
 #[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Credentials {
+    /// The OAuth client id.
     pub client_id: String,
+    /// The OAuth client secret (never printed).
     pub client_secret: Secret,
 }
 
 impl Credentials {
+    /// Credentials from a client id and secret.
     pub fn new(client_id: impl Into<String>, client_secret: impl Into<Secret>) -> Self {
         Self {
             client_id: client_id.into(),

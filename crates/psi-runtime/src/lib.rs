@@ -14,6 +14,7 @@
 //!   does around a call: bearer tokens from a [`TokenCache`], retries by a
 //!   [`RetryPolicy`], pre-flight checks, one tracing span per call;
 //! - [`Environment`] and [`Credentials`]: where the APIs are and who calls.
+#![warn(missing_docs)]
 
 mod comma_separated;
 mod context;

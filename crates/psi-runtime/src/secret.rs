@@ -12,6 +12,7 @@ use std::fmt;
 pub struct Secret(String);
 
 impl Secret {
+    /// Wraps a secret value.
     pub fn new(value: impl Into<String>) -> Self {
         Self(value.into())
     }

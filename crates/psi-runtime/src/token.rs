@@ -30,9 +30,22 @@ impl std::fmt::Display for Audience {
 
 /// A token as the token endpoint returned it.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct FetchedToken {
+    /// The bearer token.
     pub access_token: Secret,
+    /// How long it stays valid, as the token server said (`expires_in`).
     pub expires_in: Duration,
+}
+
+impl FetchedToken {
+    /// A token valid for `expires_in` from now.
+    pub fn new(access_token: Secret, expires_in: Duration) -> Self {
+        Self {
+            access_token,
+            expires_in,
+        }
+    }
 }
 
 /// Why no token could be had. Names the audience and, where there was an
@@ -107,6 +120,7 @@ type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// Fetches a fresh token for an audience (the facade implements it with the
 /// generated token clients).
 pub trait FetchToken: Send + Sync + 'static {
+    /// Requests a new token for `audience` from its token server.
     fn fetch<'a>(
         &'a self,
         audience: &'a Audience,
@@ -183,6 +197,7 @@ fn refresh_margin(expires_in: Duration) -> Duration {
 }
 
 impl TokenCache {
+    /// An empty cache that fetches tokens with `fetcher`.
     pub fn new(fetcher: impl FetchToken) -> Self {
         Self {
             fetcher: Box::new(fetcher),
@@ -242,6 +257,7 @@ impl std::fmt::Debug for TokenHandle {
 }
 
 impl TokenHandle {
+    /// The audience whose token this handle hands out.
     pub fn audience(&self) -> &Audience {
         &self.0.audience
     }

@@ -43,13 +43,19 @@ pub const PLATFORM_AUDIENCE: &str = "platform";
 /// An API the sandbox checks tokens for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Service {
+    /// Hosted payment page.
     PaymentPage,
+    /// Pay later.
     PayLater,
+    /// Bank accounts.
     BankAccounts,
     /// Also the invoice correspondence retrieval.
     OrderStatus,
+    /// Transaction status (payment API 2.0).
     TransactionStatus,
+    /// Shop configuration.
     ShopConfig,
+    /// Storefront platform module.
     Storefront,
 }
 

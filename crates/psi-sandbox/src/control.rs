@@ -34,8 +34,10 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 
+/// Path prefix of the control API.
 pub const PREFIX: &str = "/__sandbox";
 
+/// The control API's routes.
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route(PREFIX, get(about))

@@ -8,9 +8,11 @@ use serde_json::{json, Value};
 /// A stored transaction as `GET /__sandbox/transactions/{id}` answers it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StoredTransaction {
+    /// The transaction the completed session created.
     pub transaction_id: String,
     /// The completed session's id.
     pub session_id: String,
+    /// When the record was created (sandbox clock).
     pub created: DateTime<FixedOffset>,
     /// What the buyer chose, e.g. `OPEN_INVOICE`.
     pub payment_option: String,
@@ -59,6 +61,7 @@ impl std::fmt::Display for ControlError {
 impl std::error::Error for ControlError {}
 
 impl Control {
+    /// A client of the sandbox at `url`.
     pub fn new(url: &str) -> Self {
         Self {
             url: url.trim_end_matches('/').to_owned(),
@@ -177,16 +180,19 @@ impl Control {
             .ok_or_else(|| ControlError(format!("no transaction_id in {answer}")))
     }
 
+    /// Cancels an open session as the buyer would.
     pub async fn cancel_session(&self, session_id: &str) -> Result<Value, ControlError> {
         self.post(&format!("sessions/{session_id}/cancel"), json!({}))
             .await
     }
 
+    /// Fails an open session.
     pub async fn fail_session(&self, session_id: &str) -> Result<Value, ControlError> {
         self.post(&format!("sessions/{session_id}/fail"), json!({}))
             .await
     }
 
+    /// Moves the sandbox clock forward by `seconds`.
     pub async fn advance_clock(&self, seconds: i64) -> Result<Value, ControlError> {
         self.post("clock/advance", json!({"seconds": seconds}))
             .await
@@ -220,6 +226,7 @@ impl Control {
         .await
     }
 
+    /// Withdraws the pay later offer of a transaction.
     pub async fn withdraw_pay_later(&self, transaction_id: &str) -> Result<Value, ControlError> {
         self.post(&format!("pay-later/{transaction_id}/withdraw"), json!({}))
             .await

@@ -25,7 +25,7 @@
 //! assert!(sandbox.control().sessions().await?.is_empty());
 //! # Ok(()) }
 //! ```
-
+#![warn(missing_docs)]
 // Handlers answer early with a ready axum `Response` as their error; boxing
 // it would only add noise to every handler.
 #![allow(clippy::result_large_err)]
@@ -58,9 +58,11 @@ use std::time::Duration;
 
 /// The demo merchant's credentials (printed by `cargo run -p psi-sandbox`).
 pub const DEMO_CLIENT_ID: &str = "sandbox-merchant";
+/// The client secret of the demo merchant (`DEMO_CLIENT_ID`).
 pub const DEMO_CLIENT_SECRET: &str = "sandbox-client-secret";
 /// The storefront platform's demo credentials.
 pub const DEMO_PLATFORM_CLIENT_ID: &str = "sandbox-platform";
+/// The client secret of the demo storefront platform client.
 pub const DEMO_PLATFORM_CLIENT_SECRET: &str = "sandbox-platform-secret";
 /// The secret webhooks are signed with.
 pub const DEMO_WEBHOOK_SECRET: &str = "sandbox-webhook-secret";
@@ -144,6 +146,7 @@ impl Sandbox {
         &self.state.url
     }
 
+    /// The socket address the sandbox listens on.
     pub fn address(&self) -> SocketAddr {
         self.address
     }

@@ -4,17 +4,26 @@ use psi_runtime::{Audience, Environment};
 
 /// One API of the interface.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum Api {
+    /// Hosted payment page sessions (`{base_url}`).
     PaymentPage,
+    /// Pay later status, offers and booking.
     PayLater,
+    /// A buyer's bank account.
     BankAccounts,
+    /// Order status (payment API 1.8) and invoice files.
     OrderStatus,
+    /// Transaction status (payment API 2.0).
     TransactionStatus,
+    /// Shop configuration (its own address and audience, as settings).
     ShopConfig,
+    /// The storefront platform's order-management module.
     Storefront,
 }
 
 impl Api {
+    /// Every API, in the order above.
     pub const ALL: [Api; 7] = [
         Api::PaymentPage,
         Api::PayLater,

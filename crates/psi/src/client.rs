@@ -42,11 +42,13 @@ pub struct ClientBuilder {
 }
 
 impl ClientBuilder {
+    /// Where the APIs are (required).
     pub fn environment(mut self, environment: Environment) -> Self {
         self.environment = Some(environment);
         self
     }
 
+    /// The merchant's OAuth client credentials (required).
     pub fn credentials(mut self, credentials: Credentials) -> Self {
         self.credentials = Some(credentials);
         self
@@ -89,6 +91,7 @@ impl ClientBuilder {
         self
     }
 
+    /// The client, or an error naming the missing or malformed setting.
     pub fn build(self) -> Result<Client, ConfigError> {
         let missing = |setting: &str| ConfigError::NotSet {
             setting: setting.to_owned(),
@@ -171,6 +174,7 @@ impl ClientBuilder {
 }
 
 impl Client {
+    /// Settings of a new client; [`Client::from_env`] reads them from the environment.
     pub fn builder() -> ClientBuilder {
         ClientBuilder::default()
     }
@@ -194,6 +198,7 @@ impl Client {
         builder.build()
     }
 
+    /// The addresses the client calls.
     pub fn environment(&self) -> &Environment {
         &self.shared.environment
     }

@@ -6,6 +6,7 @@ use std::fmt;
 
 /// One broken rule, at one field.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Finding {
     /// JSON path of the field, such as `$.legal.tax_number`.
     pub path: String,
@@ -14,6 +15,7 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding of `rule` at `path`.
     pub fn new(path: impl Into<String>, rule: impl Into<String>) -> Self {
         Self {
             path: path.into(),

@@ -12,6 +12,7 @@
 //! account storage, storefront operations, token requests) is sent again only
 //! after a connect error, when it cannot have reached the server.
 #![cfg_attr(feature = "pay-later", doc = include_str!("../README.md"))]
+#![warn(missing_docs)]
 
 pub mod advice;
 mod api;

@@ -111,10 +111,7 @@ fn fetched(
     let expires_in = expires_in
         .and_then(|seconds| u64::try_from(seconds).ok())
         .map_or(UNKNOWN_LIFETIME, Duration::from_secs);
-    Ok(FetchedToken {
-        access_token,
-        expires_in,
-    })
+    Ok(FetchedToken::new(access_token, expires_in))
 }
 
 /// The token request failed: which kind, the status where there was an

@@ -43,6 +43,7 @@ type HmacSha256 = Hmac<Sha256>;
 
 /// The source of "now" for the age check; inject a [`FixedClock`] in tests.
 pub trait Clock: Send + Sync {
+    /// The current time.
     fn now(&self) -> DateTime<Utc>;
 }
 
@@ -76,6 +77,7 @@ impl Clock for FixedClock {
 
 /// What is wrong with the shape of an `X-Signature` header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum HeaderProblem {
     /// A comma-separated part is not `key=value`.
     PartWithoutEquals,
@@ -90,7 +92,10 @@ pub enum HeaderProblem {
     /// A `v1` value is not standard Base64.
     BadBase64,
     /// A `v1` value decodes to a length an HMAC-SHA256 never has.
-    BadSignatureLength { bytes: usize },
+    BadSignatureLength {
+        /// The decoded length.
+        bytes: usize,
+    },
 }
 
 impl fmt::Display for HeaderProblem {
@@ -113,8 +118,10 @@ impl fmt::Display for HeaderProblem {
 /// Why a notification was rejected. No variant carries the secret, the
 /// signature or the body.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum WebhookError {
     #[error("malformed X-Signature header: {0}")]
+    /// The header does not have the expected form.
     MalformedHeader(HeaderProblem),
 
     /// The signature is authentic but `t` is older than the tolerance: a
@@ -124,7 +131,12 @@ pub enum WebhookError {
         age.as_secs(),
         tolerance.as_secs()
     )]
-    StaleTimestamp { age: Duration, tolerance: Duration },
+    StaleTimestamp {
+        /// How long ago the notification was signed.
+        age: Duration,
+        /// The tolerance.
+        tolerance: Duration,
+    },
 
     /// The signature is authentic but `t` lies further ahead than the
     /// tolerance: one of the two clocks is wrong.
@@ -134,7 +146,9 @@ pub enum WebhookError {
         tolerance.as_secs()
     )]
     FutureTimestamp {
+        /// How far ahead of this clock the timestamp is.
         ahead: Duration,
+        /// The tolerance.
         tolerance: Duration,
     },
 
@@ -151,7 +165,12 @@ pub enum WebhookError {
 
     /// The signature is valid but the body is not a session record.
     #[error("invalid notification payload at {path}: {rule}")]
-    InvalidPayload { path: String, rule: String },
+    InvalidPayload {
+        /// JSON path of the field.
+        path: String,
+        /// The rule it breaks.
+        rule: String,
+    },
 }
 
 /// Checks `X-Signature` headers with a shared secret.
@@ -188,6 +207,7 @@ impl WebhookVerifier {
         self
     }
 
+    /// Reads the time from `clock` (tests pin it).
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
         self

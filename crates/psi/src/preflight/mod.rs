@@ -114,6 +114,7 @@ impl Violations {
         }
     }
 
+    /// The violations, in the order found.
     pub fn iter(&self) -> std::slice::Iter<'_, Violation> {
         self.0.iter()
     }
