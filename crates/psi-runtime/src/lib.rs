@@ -17,6 +17,7 @@
 
 mod comma_separated;
 mod context;
+mod decimal;
 mod environment;
 mod field;
 pub mod hooks;
@@ -35,8 +36,7 @@ pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};
 pub use open_enum::open_enum_schema;
 pub use request::prepare as prepare_request;
 pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
-/// Money, quantities and rates: exact decimals, never floats.
-pub use rust_decimal::Decimal;
+pub use decimal::{Decimal, ParseDecimalError};
 pub use secret::Secret;
 pub use token::{Audience, FetchToken, FetchedToken, TokenCache, TokenError, TokenHandle};
 
@@ -45,6 +45,7 @@ pub use token::{Audience, FetchToken, FetchedToken, TokenCache, TokenError, Toke
 pub mod __private {
     pub use progenitor_client;
     pub use reqwest;
+    pub use rust_decimal;
     pub use schemars;
     pub use serde;
 }
