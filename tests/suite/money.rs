@@ -2,7 +2,7 @@
 
 use psi_payment_page::types::{SessionRequest, ShopBasket};
 use psi_transaction_status::types::TransactionItem;
-use rust_decimal::Decimal;
+use psi_runtime::Decimal;
 use std::str::FromStr;
 
 const WIRE_VALUES: &[&str] = &[

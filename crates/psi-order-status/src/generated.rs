@@ -369,7 +369,7 @@ pub mod types {
         pub current_items: ::std::vec::Vec<ShopOrderItems>,
         ///Current gross amount of the order (after cancellations, returns, added items).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub current_order_amount_gross: ::std::option::Option<::rust_decimal::Decimal>,
+        pub current_order_amount_gross: ::std::option::Option<::psi_runtime::Decimal>,
         ///Current special items (for example shipping). An object whose inner fields the specification does not show and the public documentation does not fill; kept free-form.
         #[serde(
             default,
@@ -382,7 +382,7 @@ pub mod types {
         >,
         ///Gross amount of the order when it was created.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub initial_order_amount_gross: ::std::option::Option<::rust_decimal::Decimal>,
+        pub initial_order_amount_gross: ::std::option::Option<::psi_runtime::Decimal>,
         ///When the basket was last changed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub last_updated: ::std::option::Option<
@@ -413,22 +413,22 @@ pub mod types {
         pub description: ::std::option::Option<::std::string::String>,
         ///Discount per unit, negative for a discount.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub discount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub discount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Identification number of the item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub identification_number: ::std::option::Option<::std::string::String>,
         ///Quantity.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub quantity: ::std::option::Option<::rust_decimal::Decimal>,
+        pub quantity: ::std::option::Option<::psi_runtime::Decimal>,
         ///Tax rate in percent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tax_rate: ::std::option::Option<::rust_decimal::Decimal>,
+        pub tax_rate: ::std::option::Option<::psi_runtime::Decimal>,
         ///Unique identification number of the item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unique_identification_number: ::std::option::Option<::std::string::String>,
         ///Gross price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub unit_price_gross: ::std::option::Option<::rust_decimal::Decimal>,
+        pub unit_price_gross: ::std::option::Option<::psi_runtime::Decimal>,
     }
     impl OrderItem {
         pub fn builder() -> builder::OrderItem {
@@ -459,7 +459,7 @@ pub mod types {
         ///Maximum processing offset, in hours.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub maximum_processing_offset_in_hours: ::std::option::Option<
-            ::rust_decimal::Decimal,
+            ::psi_runtime::Decimal,
         >,
         ///The payment method. Its inner fields are not shown by the specification nor documented publicly; kept free-form.
         #[serde(
@@ -1028,7 +1028,7 @@ pub mod types {
                 ::std::string::String,
             >,
             current_order_amount_gross: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             current_special_items: ::std::result::Result<
@@ -1036,7 +1036,7 @@ pub mod types {
                 ::std::string::String,
             >,
             initial_order_amount_gross: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             last_updated: ::std::result::Result<
@@ -1071,7 +1071,7 @@ pub mod types {
             pub fn current_order_amount_gross<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1103,7 +1103,7 @@ pub mod types {
             pub fn initial_order_amount_gross<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1167,7 +1167,7 @@ pub mod types {
                 ::std::string::String,
             >,
             discount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             identification_number: ::std::result::Result<
@@ -1175,11 +1175,11 @@ pub mod types {
                 ::std::string::String,
             >,
             quantity: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             tax_rate: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             unique_identification_number: ::std::result::Result<
@@ -1187,7 +1187,7 @@ pub mod types {
                 ::std::string::String,
             >,
             unit_price_gross: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
         }
@@ -1235,7 +1235,7 @@ pub mod types {
             pub fn discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1263,7 +1263,7 @@ pub mod types {
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1277,7 +1277,7 @@ pub mod types {
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1305,7 +1305,7 @@ pub mod types {
             pub fn unit_price_gross<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1357,7 +1357,7 @@ pub mod types {
                 ::std::string::String,
             >,
             maximum_processing_offset_in_hours: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             payment_method: ::std::result::Result<
@@ -1399,7 +1399,7 @@ pub mod types {
             pub fn maximum_processing_offset_in_hours<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {

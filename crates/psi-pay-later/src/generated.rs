@@ -179,7 +179,7 @@ pub mod types {
         pub delta_due_date: ::std::option::Option<i32>,
         ///Fee charged for the postponement, in `currency`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub fee: ::std::option::Option<::rust_decimal::Decimal>,
+        pub fee: ::std::option::Option<::psi_runtime::Decimal>,
         ///Due date before the booking (YYYY-MM-DD).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub original_due_date: ::std::option::Option<::chrono::naive::NaiveDate>,
@@ -267,7 +267,7 @@ pub mod types {
         pub delta_due_date: ::std::option::Option<i32>,
         ///Fee charged for the postponement, in `currency`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub fee: ::std::option::Option<::rust_decimal::Decimal>,
+        pub fee: ::std::option::Option<::psi_runtime::Decimal>,
         ///Due date after the booking: `original_due_date` plus `delta_due_date` days (YYYY-MM-DD).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub new_due_date: ::std::option::Option<::chrono::naive::NaiveDate>,
@@ -306,7 +306,7 @@ pub mod types {
         pub offer_id: ::std::option::Option<::std::string::String>,
         ///Price of the offer (the fee of the postponement), in `currency`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub price: ::std::option::Option<::psi_runtime::Decimal>,
     }
     impl PayLaterOfferDto {
         pub fn builder() -> builder::PayLaterOfferDto {
@@ -577,7 +577,7 @@ pub mod types {
                 ::std::string::String,
             >,
             fee: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             original_due_date: ::std::result::Result<
@@ -652,7 +652,7 @@ pub mod types {
             pub fn fee<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -801,7 +801,7 @@ pub mod types {
                 ::std::string::String,
             >,
             fee: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             new_due_date: ::std::result::Result<
@@ -871,7 +871,7 @@ pub mod types {
             pub fn fee<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -965,7 +965,7 @@ pub mod types {
                 ::std::string::String,
             >,
             price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
         }
@@ -1051,7 +1051,7 @@ pub mod types {
             pub fn price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {

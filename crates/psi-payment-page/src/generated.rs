@@ -65,31 +65,31 @@ pub mod types {
         pub description: ::std::option::Option<::std::string::String>,
         ///Gross total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross discount per unit, negative for a discount.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_unit_discount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_unit_discount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Name of the item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         ///Net total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Net discount per unit, negative for a discount.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_unit_discount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_unit_discount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Net price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Quantity.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub quantity: ::std::option::Option<::rust_decimal::Decimal>,
+        pub quantity: ::std::option::Option<::psi_runtime::Decimal>,
         ///Tax rate in percent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tax_rate: ::std::option::Option<::rust_decimal::Decimal>,
+        pub tax_rate: ::std::option::Option<::psi_runtime::Decimal>,
         ///Unit of the quantity. The full enumeration is not shown by the specification.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unit: ::std::option::Option<::std::string::String>,
@@ -985,7 +985,7 @@ pub mod types {
     pub struct ShopBasket {
         ///Basket gross total.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_amount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_amount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Goods.
         #[serde(
             default,
@@ -1041,25 +1041,25 @@ pub mod types {
         pub description: ::std::option::Option<::std::string::String>,
         ///Gross total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Name of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         ///Net total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Net price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Quantity.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub quantity: ::std::option::Option<::rust_decimal::Decimal>,
+        pub quantity: ::std::option::Option<::psi_runtime::Decimal>,
         ///Tax rate in percent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tax_rate: ::std::option::Option<::rust_decimal::Decimal>,
+        pub tax_rate: ::std::option::Option<::psi_runtime::Decimal>,
         ///Unit of the quantity. The full enumeration is not shown by the specification.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unit: ::std::option::Option<::std::string::String>,
@@ -1111,13 +1111,13 @@ pub mod types {
     pub struct Vat {
         ///Net amount taxed at this rate.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_amount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_amount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Tax amount at this rate.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tax_amount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub tax_amount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Tax rate in percent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tax_rate: ::std::option::Option<::rust_decimal::Decimal>,
+        pub tax_rate: ::std::option::Option<::psi_runtime::Decimal>,
     }
     impl Vat {
         pub fn builder() -> builder::Vat {
@@ -1283,15 +1283,15 @@ pub mod types {
                 ::std::string::String,
             >,
             gross_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             gross_unit_discount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             gross_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             name: ::std::result::Result<
@@ -1299,23 +1299,23 @@ pub mod types {
                 ::std::string::String,
             >,
             net_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             net_unit_discount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             net_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             quantity: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             tax_rate: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             unit: ::std::result::Result<
@@ -1384,7 +1384,7 @@ pub mod types {
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1400,7 +1400,7 @@ pub mod types {
             pub fn gross_unit_discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1416,7 +1416,7 @@ pub mod types {
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1444,7 +1444,7 @@ pub mod types {
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1460,7 +1460,7 @@ pub mod types {
             pub fn net_unit_discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1476,7 +1476,7 @@ pub mod types {
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1492,7 +1492,7 @@ pub mod types {
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1506,7 +1506,7 @@ pub mod types {
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3654,7 +3654,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct ShopBasket {
             gross_amount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             items: ::std::result::Result<
@@ -3694,7 +3694,7 @@ pub mod types {
             pub fn gross_amount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3812,11 +3812,11 @@ pub mod types {
                 ::std::string::String,
             >,
             gross_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             gross_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             name: ::std::result::Result<
@@ -3824,19 +3824,19 @@ pub mod types {
                 ::std::string::String,
             >,
             net_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             net_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             quantity: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             tax_rate: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             unit: ::std::result::Result<
@@ -3903,7 +3903,7 @@ pub mod types {
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3919,7 +3919,7 @@ pub mod types {
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3947,7 +3947,7 @@ pub mod types {
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3963,7 +3963,7 @@ pub mod types {
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3979,7 +3979,7 @@ pub mod types {
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3993,7 +3993,7 @@ pub mod types {
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -4159,15 +4159,15 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct Vat {
             net_amount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             tax_amount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             tax_rate: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
         }
@@ -4184,7 +4184,7 @@ pub mod types {
             pub fn net_amount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -4198,7 +4198,7 @@ pub mod types {
             pub fn tax_amount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -4212,7 +4212,7 @@ pub mod types {
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {

@@ -6,7 +6,6 @@
 //! `order_data.currency: doesn't match pattern "^[A-Z]{3}$"` before any
 //! request leaves the process.
 
-use crate::Decimal;
 use std::fmt;
 
 mod null_members;
@@ -56,9 +55,9 @@ where
 /// Parses a JSON document into a typed request or response; on failure the
 /// error names the path of the offending field.
 ///
-/// Every number a [`Decimal`] field takes must be one a decimal holds
+/// Every number a [`Decimal`](crate::Decimal) field takes must be one a decimal holds
 /// exactly (at most 28 significant digits and 28 decimal places, magnitude
-/// at most [`Decimal::MAX`]): money is refused rather than silently rounded.
+/// at most [`Decimal::MAX`](crate::Decimal::MAX)): money is refused rather than silently rounded.
 /// Numbers in fields the type does not declare are not its business.
 pub fn parse_json<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, FieldError> {
     typed(json)
@@ -77,7 +76,7 @@ pub fn parse_json_ignoring_nulls<T: serde::de::DeserializeOwned>(
     }
 }
 
-/// The text straight into `T`: the [`Decimal`] fields read their numbers'
+/// The text straight into `T`: the [`Decimal`](crate::Decimal) fields read their numbers'
 /// own text, so nothing passes through `f64`.
 fn typed<T: serde::de::DeserializeOwned>(json: &str) -> Result<T, FieldError> {
     let deserializer = &mut serde_json::Deserializer::from_str(json);
@@ -146,6 +145,7 @@ fn steps_to_path(steps: &[Step<'_>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Decimal;
 
     #[derive(Debug, serde::Deserialize)]
     #[allow(dead_code)]

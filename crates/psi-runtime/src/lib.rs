@@ -37,6 +37,8 @@ pub use open_enum::open_enum_schema;
 pub use request::prepare as prepare_request;
 pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 pub use decimal::{Decimal, ParseDecimalError};
+/// How [`Decimal::round_dp_with_strategy`] rounds.
+pub use rust_decimal::RoundingStrategy;
 pub use secret::Secret;
 pub use token::{Audience, FetchToken, FetchedToken, TokenCache, TokenError, TokenHandle};
 

@@ -22,7 +22,7 @@ pub mod types {
     pub struct BasketInformationDto {
         ///Basket gross total.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_amount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_amount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Goods.
         #[serde(
             default,
@@ -223,7 +223,7 @@ pub mod types {
         ///Maximum processing offset, in hours.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub maximum_processing_offset_in_hours: ::std::option::Option<
-            ::rust_decimal::Decimal,
+            ::psi_runtime::Decimal,
         >,
         ///The payment method. Its inner fields are not shown by the specification nor documented publicly; kept free-form.
         #[serde(
@@ -270,13 +270,13 @@ pub mod types {
         pub category: ::std::option::Option<::std::string::String>,
         ///Gross total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross discount per unit, negative for a discount.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_unit_discount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_unit_discount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Identification number of the item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub identification_number: ::std::option::Option<::std::string::String>,
@@ -285,19 +285,19 @@ pub mod types {
         pub name: ::std::option::Option<::std::string::String>,
         ///Net total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Net discount per unit, negative for a discount.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_unit_discount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_unit_discount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Net price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Quantity.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub quantity: ::std::option::Option<::rust_decimal::Decimal>,
+        pub quantity: ::std::option::Option<::psi_runtime::Decimal>,
         ///Tax rate in percent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tax_rate: ::std::option::Option<::rust_decimal::Decimal>,
+        pub tax_rate: ::std::option::Option<::psi_runtime::Decimal>,
         ///Unique identification number of the item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unique_identification_number: ::std::option::Option<::std::string::String>,
@@ -329,10 +329,10 @@ pub mod types {
         pub category: ::std::option::Option<::std::string::String>,
         ///Gross total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Identification number of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub identification_number: ::std::option::Option<::std::string::String>,
@@ -341,16 +341,16 @@ pub mod types {
         pub name: ::std::option::Option<::std::string::String>,
         ///Net total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Net price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Quantity.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub quantity: ::std::option::Option<::rust_decimal::Decimal>,
+        pub quantity: ::std::option::Option<::psi_runtime::Decimal>,
         ///Tax rate in percent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tax_rate: ::std::option::Option<::rust_decimal::Decimal>,
+        pub tax_rate: ::std::option::Option<::psi_runtime::Decimal>,
         ///Unique identification number of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unique_identification_number: ::std::option::Option<::std::string::String>,
@@ -408,7 +408,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct BasketInformationDto {
             gross_amount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             items: ::std::result::Result<
@@ -448,7 +448,7 @@ pub mod types {
             pub fn gross_amount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -755,7 +755,7 @@ pub mod types {
                 ::std::string::String,
             >,
             maximum_processing_offset_in_hours: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             payment_method: ::std::result::Result<
@@ -797,7 +797,7 @@ pub mod types {
             pub fn maximum_processing_offset_in_hours<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -882,15 +882,15 @@ pub mod types {
                 ::std::string::String,
             >,
             gross_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             gross_unit_discount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             gross_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             identification_number: ::std::result::Result<
@@ -902,23 +902,23 @@ pub mod types {
                 ::std::string::String,
             >,
             net_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             net_unit_discount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             net_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             quantity: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             tax_rate: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             unique_identification_number: ::std::result::Result<
@@ -980,7 +980,7 @@ pub mod types {
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -996,7 +996,7 @@ pub mod types {
             pub fn gross_unit_discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1012,7 +1012,7 @@ pub mod types {
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1054,7 +1054,7 @@ pub mod types {
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1070,7 +1070,7 @@ pub mod types {
             pub fn net_unit_discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1086,7 +1086,7 @@ pub mod types {
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1102,7 +1102,7 @@ pub mod types {
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1116,7 +1116,7 @@ pub mod types {
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1208,11 +1208,11 @@ pub mod types {
                 ::std::string::String,
             >,
             gross_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             gross_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             identification_number: ::std::result::Result<
@@ -1224,19 +1224,19 @@ pub mod types {
                 ::std::string::String,
             >,
             net_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             net_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             quantity: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             tax_rate: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             unique_identification_number: ::std::result::Result<
@@ -1296,7 +1296,7 @@ pub mod types {
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1312,7 +1312,7 @@ pub mod types {
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1354,7 +1354,7 @@ pub mod types {
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1370,7 +1370,7 @@ pub mod types {
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1386,7 +1386,7 @@ pub mod types {
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1400,7 +1400,7 @@ pub mod types {
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {

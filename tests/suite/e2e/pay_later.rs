@@ -10,7 +10,7 @@ use psi::pay_later::types::{
 };
 use psi::pay_later::{Error, ResponseValue};
 use psi_sandbox::Sandbox;
-use rust_decimal::Decimal;
+use psi_runtime::Decimal;
 use serde_json::json;
 
 const DAY: i64 = 24 * 60 * 60;

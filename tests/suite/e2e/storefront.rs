@@ -9,7 +9,7 @@ use psi::storefront::types::{
 };
 use psi::storefront::Error;
 use psi_sandbox::Sandbox;
-use rust_decimal::Decimal;
+use psi_runtime::Decimal;
 use serde_json::json;
 use std::collections::HashMap;
 

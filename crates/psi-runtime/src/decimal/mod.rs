@@ -8,7 +8,7 @@ pub(crate) use serde_impl::REFUSED;
 
 use std::fmt;
 use std::iter::{Product, Sum};
-use std::ops::{Add, AddAssign, Deref, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, SubAssign};
+use std::ops::{Add, AddAssign, Deref, DerefMut, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, SubAssign};
 use std::str::FromStr;
 
 /// Money, quantities and rates: an exact decimal, never a float.
@@ -43,8 +43,8 @@ use std::str::FromStr;
 /// described above for the whole application.
 ///
 /// Arithmetic, comparison and hashing are the decimal's: `43.80 == 43.8`.
-/// [`Deref`] gives every read-only method of [`rust_decimal::Decimal`]
-/// (`scale()`, `is_sign_negative()`, `to_string()`, ...); [`From`]/[`Into`]
+/// [`Deref`] and [`DerefMut`] give every method of [`rust_decimal::Decimal`]
+/// (`scale()`, `is_sign_negative()`, `rescale()`, ...); [`From`]/[`Into`]
 /// convert both ways.
 ///
 /// ```
@@ -135,6 +135,14 @@ impl Deref for Decimal {
 
     fn deref(&self) -> &rust_decimal::Decimal {
         &self.0
+    }
+}
+
+/// No invariant beyond the wrapped decimal's: its mutating methods
+/// (`rescale`, `set_sign_negative`, ...) are available too.
+impl DerefMut for Decimal {
+    fn deref_mut(&mut self) -> &mut rust_decimal::Decimal {
+        &mut self.0
     }
 }
 

@@ -10,7 +10,8 @@ use chrono::NaiveDate;
 use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 use psi_payment_page::types::{Address, BasketItem, Buyer, SpecialItem};
 use psi_shop_config::types::ShopConfiguration;
-use rust_decimal::{Decimal, RoundingStrategy};
+use psi_runtime::Decimal;
+use psi_runtime::RoundingStrategy;
 use std::collections::BTreeMap;
 
 /// Who issues the invoice.

@@ -62,7 +62,7 @@ use psi_storefront::types::{
     AddItemRequest, LoadData, LoadItem, LoadItemList, LoadItemMap, LoadItemPosition, LoadResponse,
     ModuleResult, OrderId, OrderItemQuantity, OrderItemsRequest, OrderItemsRequestV7,
 };
-use rust_decimal::Decimal;
+use psi_runtime::Decimal;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 

@@ -28,7 +28,7 @@ use psi_transaction_status::types::{
     BasketInformationDto, PaymentInformationDto, TransactionItem, TransactionSpecialItem,
     TransactionStatusResponse,
 };
-use rust_decimal::Decimal;
+use psi_runtime::Decimal;
 
 pub fn routes() -> Router<AppState> {
     Router::new().route(
