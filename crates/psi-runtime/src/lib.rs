@@ -30,13 +30,13 @@ mod token;
 
 pub use comma_separated::CommaSeparated;
 pub use context::{Context, Preflight};
+pub use decimal::{Decimal, ParseDecimalError};
 pub use environment::{ConfigError, Credentials, Environment};
 pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};
 #[doc(hidden)]
 pub use open_enum::open_enum_schema;
 pub use request::prepare as prepare_request;
 pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
-pub use decimal::{Decimal, ParseDecimalError};
 /// How [`Decimal::round_dp_with_strategy`] rounds.
 pub use rust_decimal::RoundingStrategy;
 pub use secret::Secret;

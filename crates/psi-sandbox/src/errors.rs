@@ -64,9 +64,7 @@ pub fn unsupported_media_type(expected: crate::media_type::Expected) -> Response
 
 /// Parses a JSON body into a generated request type; a failure is a 400
 /// decline naming the JSON path of the field.
-pub fn parse_body<T: serde::de::DeserializeOwned>(
-    body: &[u8],
-) -> Result<T, Response> {
+pub fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Response> {
     parse_body_redacting(body, &[])
 }
 

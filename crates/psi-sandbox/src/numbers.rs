@@ -31,10 +31,11 @@ pub fn normalize(json: &str) -> Option<String> {
         match bytes[at] {
             b'"' => at = after_string(bytes, at),
             b'-' | b'0'..=b'9' => {
-                let end = at + bytes[at..]
-                    .iter()
-                    .take_while(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
-                    .count();
+                let end = at
+                    + bytes[at..]
+                        .iter()
+                        .take_while(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                        .count();
                 let text = &json[at..end];
                 if let Ok(decimal) = exact(text) {
                     let plain = decimal.to_string();

@@ -105,8 +105,15 @@ mod tests {
         let refused = parse::<Basket>(r#"{"gross_amount": 1e-30}"#).unwrap_err();
         assert_eq!(refused.json_path, "$.gross_amount");
         assert!(!refused.rule.contains("serde_json"));
-        assert!(refused.rule.contains("28 digits after the decimal point"), "{}", refused.rule);
+        assert!(
+            refused.rule.contains("28 digits after the decimal point"),
+            "{}",
+            refused.rule
+        );
         let exact: Basket = parse(r#"{"gross_amount": 12345678901234567.89}"#).unwrap();
-        assert_eq!(exact.gross_amount.unwrap().to_string(), "12345678901234567.89");
+        assert_eq!(
+            exact.gross_amount.unwrap().to_string(),
+            "12345678901234567.89"
+        );
     }
 }

@@ -63,7 +63,8 @@ pub(crate) fn exact(text: &str) -> Result<rust_decimal::Decimal, ParseDecimalErr
         None => (mantissa_text, None),
     };
     let all_digits = |part: &str| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
-    let exponent_ok = exponent_text.is_none_or(|e| all_digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
+    let exponent_ok =
+        exponent_text.is_none_or(|e| all_digits(e.strip_prefix(['+', '-']).unwrap_or(e)));
     if !all_digits(whole) || !fraction.is_none_or(all_digits) || !exponent_ok {
         return Err(ParseDecimalError::Syntax);
     }

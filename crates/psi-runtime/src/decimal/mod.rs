@@ -8,7 +8,9 @@ pub(crate) use serde_impl::REFUSED;
 
 use std::fmt;
 use std::iter::{Product, Sum};
-use std::ops::{Add, AddAssign, Deref, DerefMut, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, SubAssign};
+use std::ops::{
+    Add, AddAssign, Deref, DerefMut, Div, DivAssign, Mul, MulAssign, Neg, Rem, Sub, SubAssign,
+};
 use std::str::FromStr;
 
 /// Money, quantities and rates: an exact decimal, never a float.
@@ -125,7 +127,11 @@ impl Decimal {
     }
 
     /// Rounded to `dp` places with `strategy`.
-    pub fn round_dp_with_strategy(self, dp: u32, strategy: rust_decimal::RoundingStrategy) -> Decimal {
+    pub fn round_dp_with_strategy(
+        self,
+        dp: u32,
+        strategy: rust_decimal::RoundingStrategy,
+    ) -> Decimal {
         Decimal(self.0.round_dp_with_strategy(dp, strategy))
     }
 }

@@ -55,7 +55,9 @@ struct DecimalVisitor;
 impl DecimalVisitor {
     fn number<E: de::Error>(text: &str) -> Result<Decimal, E> {
         exact(text).map(Decimal).map_err(|limit| match limit {
-            ParseDecimalError::Syntax => E::invalid_value(Unexpected::Str(text), &"a decimal number"),
+            ParseDecimalError::Syntax => {
+                E::invalid_value(Unexpected::Str(text), &"a decimal number")
+            }
             limit => E::custom(format_args!(
                 "{text} cannot be held exactly by a decimal ({limit}); {REFUSED}"
             )),
@@ -188,7 +190,11 @@ mod tests {
             assert!(error.contains(REFUSED), "{error}");
             assert!(error.contains(text), "{error}");
         }
-        for json in [r#"{"amount":"ten"}"#, r#"{"amount":true}"#, r#"{"amount":{}}"#] {
+        for json in [
+            r#"{"amount":"ten"}"#,
+            r#"{"amount":true}"#,
+            r#"{"amount":{}}"#,
+        ] {
             let error = serde_json::from_str::<Line>(json).unwrap_err().to_string();
             assert!(error.contains("expected a decimal number"), "{error}");
         }

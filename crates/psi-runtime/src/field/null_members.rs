@@ -24,7 +24,10 @@ fn write(raw: &RawValue, out: &mut String) -> Result<(), serde_json::Error> {
             let Members(members) = serde_json::from_str(text)?;
             out.push('{');
             let mut first = true;
-            for (key, value) in members.into_iter().filter(|(_, v)| v.get().trim() != "null") {
+            for (key, value) in members
+                .into_iter()
+                .filter(|(_, v)| v.get().trim() != "null")
+            {
                 if !first {
                     out.push(',');
                 }
