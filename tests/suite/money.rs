@@ -107,9 +107,11 @@ fn a_whole_session_request_keeps_every_amount() {
 fn the_feature_is_off_unless_asked_for() {
     // With arbitrary_precision a Value keeps the text; without, an f64.
     let value: serde_json::Value = serde_json::from_str("43.80").unwrap();
+    let text = value.to_string();
     assert_eq!(
-        value.to_string() == "43.80",
-        cfg!(feature = "arbitrary-precision")
+        text == "43.80",
+        cfg!(feature = "arbitrary-precision"),
+        "{text}"
     );
 }
 
