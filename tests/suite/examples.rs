@@ -102,9 +102,9 @@ fn snapshots_of_types_and_examples() {
                 (format!("{pointer} as {schema}"), back)
             })
             .collect();
-        // Rendered by serde_json itself: insta's serializer would show a
-        // number kept with `arbitrary_precision` as serde_json's private
-        // number struct instead of the number.
+        // Rendered by serde_json itself, so a number shows as the JSON text
+        // the types wrote (insta's own serializer would get a decimal as a
+        // string).
         let rendered =
             serde_json::to_string_pretty(&round_tripped).expect("a JSON value serialises");
         insta::assert_snapshot!(format!("{}__examples", api.name), rendered);

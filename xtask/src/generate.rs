@@ -91,10 +91,11 @@ fn base_settings() -> GenerationSettings {
         // Every client carries the runtime context (audience, token cache,
         // retry policy); its hooks are wired in each crate's lib.rs.
         .with_inner_type(quote::quote!(::psi_runtime::Context))
-        // Money, quantities and rates: exact decimals (see openapi/README.md rule 7).
+        // Money, quantities and rates: exact decimals with their own serde form,
+        // no global serde_json feature (see openapi/README.md rule 7).
         .with_conversion(
             typed_schema(InstanceType::Number, "decimal"),
-            "::rust_decimal::Decimal",
+            "::psi_runtime::Decimal",
             [TypeImpl::Display, TypeImpl::FromStr, TypeImpl::Default].into_iter(),
         )
         // Client secrets and tokens never print (openapi/README.md rule 17).

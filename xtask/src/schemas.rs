@@ -183,7 +183,8 @@ fn to_json(value: &Value) -> Result<String, String> {
 }
 
 /// YAML of a JSON value. Numbers are converted by hand: with serde_json's
-/// `arbitrary_precision` a `Number` serializes as a private map elsewhere.
+/// `arbitrary_precision` (psi's opt-in feature) a `Number` serializes as a
+/// private map elsewhere.
 fn to_yaml(value: &Value) -> Result<String, String> {
     serde_yaml::to_string(&yaml_value(value)?).map_err(|e| e.to_string())
 }

@@ -224,7 +224,7 @@ pub mod types {
         pub current_items: ::std::vec::Vec<ShopOrderItems>,
         ///Current gross amount of the order (after cancellations, returns, added items).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub current_order_amount_gross: ::std::option::Option<::rust_decimal::Decimal>,
+        pub current_order_amount_gross: ::std::option::Option<::psi_runtime::Decimal>,
         ///Current special items (for example shipping). An object whose inner fields the specification does not show and the public documentation does not fill; kept free-form.
         #[serde(
             default,
@@ -237,7 +237,7 @@ pub mod types {
         >,
         ///Gross amount of the order when it was created.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub initial_order_amount_gross: ::std::option::Option<::rust_decimal::Decimal>,
+        pub initial_order_amount_gross: ::std::option::Option<::psi_runtime::Decimal>,
         ///When the basket was last changed.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub last_updated: ::std::option::Option<
@@ -268,22 +268,22 @@ pub mod types {
         pub description: ::std::option::Option<::std::string::String>,
         ///Discount per unit, negative for a discount.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub discount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub discount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Identification number of the item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub identification_number: ::std::option::Option<::std::string::String>,
         ///Quantity.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub quantity: ::std::option::Option<::rust_decimal::Decimal>,
+        pub quantity: ::std::option::Option<::psi_runtime::Decimal>,
         ///Tax rate in percent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tax_rate: ::std::option::Option<::rust_decimal::Decimal>,
+        pub tax_rate: ::std::option::Option<::psi_runtime::Decimal>,
         ///Unique identification number of the item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unique_identification_number: ::std::option::Option<::std::string::String>,
         ///Gross price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub unit_price_gross: ::std::option::Option<::rust_decimal::Decimal>,
+        pub unit_price_gross: ::std::option::Option<::psi_runtime::Decimal>,
     }
     impl OrderItem {
         pub fn builder() -> builder::OrderItem {
@@ -314,7 +314,7 @@ pub mod types {
         ///Maximum processing offset, in hours.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub maximum_processing_offset_in_hours: ::std::option::Option<
-            ::rust_decimal::Decimal,
+            ::psi_runtime::Decimal,
         >,
         ///The payment method. Its inner fields are not shown by the specification nor documented publicly; kept free-form.
         #[serde(
@@ -693,7 +693,7 @@ pub mod types {
                 ::std::string::String,
             >,
             current_order_amount_gross: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             current_special_items: ::std::result::Result<
@@ -701,7 +701,7 @@ pub mod types {
                 ::std::string::String,
             >,
             initial_order_amount_gross: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             last_updated: ::std::result::Result<
@@ -736,7 +736,7 @@ pub mod types {
             pub fn current_order_amount_gross<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -768,7 +768,7 @@ pub mod types {
             pub fn initial_order_amount_gross<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -832,7 +832,7 @@ pub mod types {
                 ::std::string::String,
             >,
             discount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             identification_number: ::std::result::Result<
@@ -840,11 +840,11 @@ pub mod types {
                 ::std::string::String,
             >,
             quantity: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             tax_rate: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             unique_identification_number: ::std::result::Result<
@@ -852,7 +852,7 @@ pub mod types {
                 ::std::string::String,
             >,
             unit_price_gross: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
         }
@@ -900,7 +900,7 @@ pub mod types {
             pub fn discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -928,7 +928,7 @@ pub mod types {
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -942,7 +942,7 @@ pub mod types {
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -970,7 +970,7 @@ pub mod types {
             pub fn unit_price_gross<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1022,7 +1022,7 @@ pub mod types {
                 ::std::string::String,
             >,
             maximum_processing_offset_in_hours: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             payment_method: ::std::result::Result<
@@ -1064,7 +1064,7 @@ pub mod types {
             pub fn maximum_processing_offset_in_hours<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {

@@ -35,7 +35,7 @@ pub mod types {
         pub delta_due_date: ::std::option::Option<i32>,
         ///Fee charged for the postponement, in `currency`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub fee: ::std::option::Option<::rust_decimal::Decimal>,
+        pub fee: ::std::option::Option<::psi_runtime::Decimal>,
         ///Due date before the booking (YYYY-MM-DD).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub original_due_date: ::std::option::Option<::chrono::naive::NaiveDate>,
@@ -123,7 +123,7 @@ pub mod types {
         pub delta_due_date: ::std::option::Option<i32>,
         ///Fee charged for the postponement, in `currency`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub fee: ::std::option::Option<::rust_decimal::Decimal>,
+        pub fee: ::std::option::Option<::psi_runtime::Decimal>,
         ///Due date after the booking: `original_due_date` plus `delta_due_date` days (YYYY-MM-DD).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub new_due_date: ::std::option::Option<::chrono::naive::NaiveDate>,
@@ -162,7 +162,7 @@ pub mod types {
         pub offer_id: ::std::option::Option<::std::string::String>,
         ///Price of the offer (the fee of the postponement), in `currency`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub price: ::std::option::Option<::psi_runtime::Decimal>,
     }
     impl PayLaterOfferDto {
         pub fn builder() -> builder::PayLaterOfferDto {
@@ -241,7 +241,7 @@ pub mod types {
                 ::std::string::String,
             >,
             fee: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             original_due_date: ::std::result::Result<
@@ -318,7 +318,7 @@ pub mod types {
             pub fn fee<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -467,7 +467,7 @@ pub mod types {
                 ::std::string::String,
             >,
             fee: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             new_due_date: ::std::result::Result<
@@ -539,7 +539,7 @@ pub mod types {
             pub fn fee<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -633,7 +633,7 @@ pub mod types {
                 ::std::string::String,
             >,
             price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
         }
@@ -721,7 +721,7 @@ pub mod types {
             pub fn price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {

@@ -69,31 +69,31 @@ pub mod types {
         pub description: ::std::option::Option<::std::string::String>,
         ///Gross total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross discount per unit, negative for a discount.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_unit_discount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_unit_discount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Name of the item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         ///Net total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Net discount per unit, negative for a discount.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_unit_discount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_unit_discount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Net price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Quantity.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub quantity: ::std::option::Option<::rust_decimal::Decimal>,
+        pub quantity: ::std::option::Option<::psi_runtime::Decimal>,
         ///Tax rate in percent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tax_rate: ::std::option::Option<::rust_decimal::Decimal>,
+        pub tax_rate: ::std::option::Option<::psi_runtime::Decimal>,
         ///Unit of the quantity. The full enumeration is not shown by the specification.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unit: ::std::option::Option<::std::string::String>,
@@ -770,7 +770,7 @@ pub mod types {
     pub struct ShopBasket {
         ///Basket gross total.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_amount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_amount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Goods.
         #[serde(
             default,
@@ -826,25 +826,25 @@ pub mod types {
         pub description: ::std::option::Option<::std::string::String>,
         ///Gross total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Name of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
         ///Net total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Net price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Quantity.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub quantity: ::std::option::Option<::rust_decimal::Decimal>,
+        pub quantity: ::std::option::Option<::psi_runtime::Decimal>,
         ///Tax rate in percent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tax_rate: ::std::option::Option<::rust_decimal::Decimal>,
+        pub tax_rate: ::std::option::Option<::psi_runtime::Decimal>,
         ///Unit of the quantity. The full enumeration is not shown by the specification.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unit: ::std::option::Option<::std::string::String>,
@@ -896,13 +896,13 @@ pub mod types {
     pub struct Vat {
         ///Net amount taxed at this rate.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_amount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_amount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Tax amount at this rate.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tax_amount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub tax_amount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Tax rate in percent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tax_rate: ::std::option::Option<::rust_decimal::Decimal>,
+        pub tax_rate: ::std::option::Option<::psi_runtime::Decimal>,
     }
     impl Vat {
         pub fn builder() -> builder::Vat {
@@ -1070,15 +1070,15 @@ pub mod types {
                 ::std::string::String,
             >,
             gross_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             gross_unit_discount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             gross_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             name: ::std::result::Result<
@@ -1086,23 +1086,23 @@ pub mod types {
                 ::std::string::String,
             >,
             net_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             net_unit_discount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             net_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             quantity: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             tax_rate: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             unit: ::std::result::Result<
@@ -1171,7 +1171,7 @@ pub mod types {
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1187,7 +1187,7 @@ pub mod types {
             pub fn gross_unit_discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1203,7 +1203,7 @@ pub mod types {
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1231,7 +1231,7 @@ pub mod types {
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1247,7 +1247,7 @@ pub mod types {
             pub fn net_unit_discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1263,7 +1263,7 @@ pub mod types {
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1279,7 +1279,7 @@ pub mod types {
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1293,7 +1293,7 @@ pub mod types {
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3257,7 +3257,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct ShopBasket {
             gross_amount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             items: ::std::result::Result<
@@ -3297,7 +3297,7 @@ pub mod types {
             pub fn gross_amount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3415,11 +3415,11 @@ pub mod types {
                 ::std::string::String,
             >,
             gross_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             gross_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             name: ::std::result::Result<
@@ -3427,19 +3427,19 @@ pub mod types {
                 ::std::string::String,
             >,
             net_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             net_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             quantity: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             tax_rate: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             unit: ::std::result::Result<
@@ -3506,7 +3506,7 @@ pub mod types {
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3522,7 +3522,7 @@ pub mod types {
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3550,7 +3550,7 @@ pub mod types {
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3566,7 +3566,7 @@ pub mod types {
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3582,7 +3582,7 @@ pub mod types {
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3596,7 +3596,7 @@ pub mod types {
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3762,15 +3762,15 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct Vat {
             net_amount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             tax_amount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             tax_rate: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
         }
@@ -3787,7 +3787,7 @@ pub mod types {
             pub fn net_amount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3801,7 +3801,7 @@ pub mod types {
             pub fn tax_amount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -3815,7 +3815,7 @@ pub mod types {
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {

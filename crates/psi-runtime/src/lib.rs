@@ -18,6 +18,7 @@
 
 mod comma_separated;
 mod context;
+mod decimal;
 mod environment;
 #[doc(hidden)]
 pub mod failure;
@@ -33,6 +34,7 @@ mod token;
 
 pub use comma_separated::CommaSeparated;
 pub use context::{Context, Preflight};
+pub use decimal::{Decimal, ParseDecimalError};
 pub use environment::{ConfigError, Credentials, Environment};
 pub use failure::PreflightError;
 pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};
@@ -41,8 +43,8 @@ pub use open_enum::open_enum_schema;
 #[doc(hidden)]
 pub use request::prepare as prepare_request;
 pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
-/// Money, quantities and rates: exact decimals, never floats.
-pub use rust_decimal::Decimal;
+/// How [`Decimal::round_dp_with_strategy`] rounds.
+pub use rust_decimal::RoundingStrategy;
 pub use secret::Secret;
 pub use token::{
     Audience, FetchToken, FetchedToken, TokenCache, TokenError, TokenErrorKind, TokenHandle,
@@ -53,6 +55,7 @@ pub use token::{
 pub mod __private {
     pub use progenitor_client;
     pub use reqwest;
+    pub use rust_decimal;
     pub use schemars;
     pub use serde;
 }

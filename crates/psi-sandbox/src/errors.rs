@@ -64,16 +64,14 @@ pub fn unsupported_media_type(expected: crate::media_type::Expected) -> Response
 
 /// Parses a JSON body into a generated request type; a failure is a 400
 /// decline naming the JSON path of the field.
-pub fn parse_body<T: serde::de::DeserializeOwned + serde::Serialize>(
-    body: &[u8],
-) -> Result<T, Response> {
+pub fn parse_body<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, Response> {
     parse_body_redacting(body, &[])
 }
 
 /// [`parse_body`], with a fixed message for the fields in `redacted`
 /// (`(json path, message)`): serde's messages may quote the value, and some
 /// values (an IBAN) must never be echoed.
-pub fn parse_body_redacting<T: serde::de::DeserializeOwned + serde::Serialize>(
+pub fn parse_body_redacting<T: serde::de::DeserializeOwned>(
     body: &[u8],
     redacted: &[(&str, &str)],
 ) -> Result<T, Response> {
@@ -98,10 +96,12 @@ pub fn parse_body_redacting<T: serde::de::DeserializeOwned + serde::Serialize>(
     })
 }
 
-/// The key serde_json's `arbitrary_precision` numbers travel under.
-pub(crate) const SERDE_JSON_NUMBER_KEY: &str = "$serde_json::private::Number";
+/// The start of the keys serde_json hands a number's text under (its raw
+/// value, or with `arbitrary_precision` its number): never shown to a caller.
+pub(crate) const SERDE_JSON_PRIVATE_KEY: &str = "$serde_json::private::";
 
-/// A parser's message with serde_json's private number key taken out.
+/// A parser's message with serde_json's private number key taken out (seen
+/// only when a build turns `arbitrary_precision` on).
 pub fn public_rule(rule: &str) -> String {
-    rule.replace(SERDE_JSON_NUMBER_KEY, "number")
+    rule.replace("$serde_json::private::Number", "number")
 }

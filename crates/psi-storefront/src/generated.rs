@@ -20,7 +20,7 @@ pub mod types {
     pub struct AddItemRequest {
         ///Gross amount of the line item; negative for a credit.
         #[serde(rename = "grossAmount")]
-        pub gross_amount: ::rust_decimal::Decimal,
+        pub gross_amount: ::psi_runtime::Decimal,
         ///Description of the line item.
         pub name: ::std::string::String,
         #[serde(rename = "taxId")]
@@ -74,7 +74,7 @@ pub mod types {
         pub name: ::std::option::Option<::std::string::String>,
         ///Ordered quantity.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub ordered: ::std::option::Option<::rust_decimal::Decimal>,
+        pub ordered: ::std::option::Option<::psi_runtime::Decimal>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub position: ::std::option::Option<LoadItemPosition>,
         ///Gross total price.
@@ -82,13 +82,13 @@ pub mod types {
             rename = "totalPrice",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross unit price.
         #[serde(
             rename = "unitPrice",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub unit_price: ::std::option::Option<::psi_runtime::Decimal>,
     }
     impl LoadItem {
         pub fn builder() -> builder::LoadItem {
@@ -171,10 +171,10 @@ pub mod types {
     pub struct LoadItemPosition {
         ///Quantity canceled.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub canceled: ::std::option::Option<::rust_decimal::Decimal>,
+        pub canceled: ::std::option::Option<::psi_runtime::Decimal>,
         ///Quantity delivered.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub delivered: ::std::option::Option<::rust_decimal::Decimal>,
+        pub delivered: ::std::option::Option<::psi_runtime::Decimal>,
         ///Id of the position record.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
@@ -183,22 +183,22 @@ pub mod types {
             rename = "maxCancel",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub max_cancel: ::std::option::Option<::rust_decimal::Decimal>,
+        pub max_cancel: ::std::option::Option<::psi_runtime::Decimal>,
         ///Quantity that can still be delivered.
         #[serde(
             rename = "maxDelivery",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub max_delivery: ::std::option::Option<::rust_decimal::Decimal>,
+        pub max_delivery: ::std::option::Option<::psi_runtime::Decimal>,
         ///Quantity that can still be returned.
         #[serde(
             rename = "maxReturn",
             skip_serializing_if = "::std::option::Option::is_none"
         )]
-        pub max_return: ::std::option::Option<::rust_decimal::Decimal>,
+        pub max_return: ::std::option::Option<::psi_runtime::Decimal>,
         ///Quantity returned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub returned: ::std::option::Option<::rust_decimal::Decimal>,
+        pub returned: ::std::option::Option<::psi_runtime::Decimal>,
     }
     impl LoadItemPosition {
         pub fn builder() -> builder::LoadItemPosition {
@@ -373,7 +373,7 @@ pub mod types {
         pub id: ::std::string::String,
         ///Quantity concerned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub quantity: ::std::option::Option<::rust_decimal::Decimal>,
+        pub quantity: ::std::option::Option<::psi_runtime::Decimal>,
         ///Whether to update the stock for this item.
         #[serde(
             rename = "updateStock",
@@ -596,7 +596,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct AddItemRequest {
             gross_amount: ::std::result::Result<
-                ::rust_decimal::Decimal,
+                ::psi_runtime::Decimal,
                 ::std::string::String,
             >,
             name: ::std::result::Result<::std::string::String, ::std::string::String>,
@@ -614,7 +614,7 @@ pub mod types {
         impl AddItemRequest {
             pub fn gross_amount<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::rust_decimal::Decimal>,
+                T: ::std::convert::TryInto<::psi_runtime::Decimal>,
                 T::Error: ::std::fmt::Display,
             {
                 self.gross_amount = value
@@ -681,7 +681,7 @@ pub mod types {
                 ::std::string::String,
             >,
             ordered: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             position: ::std::result::Result<
@@ -689,11 +689,11 @@ pub mod types {
                 ::std::string::String,
             >,
             total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
         }
@@ -735,7 +735,7 @@ pub mod types {
             pub fn ordered<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -763,7 +763,7 @@ pub mod types {
             pub fn total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -777,7 +777,7 @@ pub mod types {
             pub fn unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -819,11 +819,11 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct LoadItemPosition {
             canceled: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             delivered: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             id: ::std::result::Result<
@@ -831,19 +831,19 @@ pub mod types {
                 ::std::string::String,
             >,
             max_cancel: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             max_delivery: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             max_return: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             returned: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
         }
@@ -864,7 +864,7 @@ pub mod types {
             pub fn canceled<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -878,7 +878,7 @@ pub mod types {
             pub fn delivered<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -902,7 +902,7 @@ pub mod types {
             pub fn max_cancel<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -916,7 +916,7 @@ pub mod types {
             pub fn max_delivery<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -930,7 +930,7 @@ pub mod types {
             pub fn max_return<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -944,7 +944,7 @@ pub mod types {
             pub fn returned<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1114,7 +1114,7 @@ pub mod types {
         pub struct OrderItemQuantity {
             id: ::std::result::Result<::std::string::String, ::std::string::String>,
             quantity: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             update_stock: ::std::result::Result<
@@ -1145,7 +1145,7 @@ pub mod types {
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {

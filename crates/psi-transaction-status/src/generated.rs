@@ -24,7 +24,7 @@ pub mod types {
     pub struct BasketInformationDto {
         ///Basket gross total.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_amount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_amount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Goods.
         #[serde(
             default,
@@ -78,7 +78,7 @@ pub mod types {
         ///Maximum processing offset, in hours.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub maximum_processing_offset_in_hours: ::std::option::Option<
-            ::rust_decimal::Decimal,
+            ::psi_runtime::Decimal,
         >,
         ///The payment method. Its inner fields are not shown by the specification nor documented publicly; kept free-form.
         #[serde(
@@ -125,13 +125,13 @@ pub mod types {
         pub category: ::std::option::Option<::std::string::String>,
         ///Gross total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross discount per unit, negative for a discount.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_unit_discount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_unit_discount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Identification number of the item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub identification_number: ::std::option::Option<::std::string::String>,
@@ -140,19 +140,19 @@ pub mod types {
         pub name: ::std::option::Option<::std::string::String>,
         ///Net total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Net discount per unit, negative for a discount.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_unit_discount: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_unit_discount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Net price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Quantity.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub quantity: ::std::option::Option<::rust_decimal::Decimal>,
+        pub quantity: ::std::option::Option<::psi_runtime::Decimal>,
         ///Tax rate in percent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tax_rate: ::std::option::Option<::rust_decimal::Decimal>,
+        pub tax_rate: ::std::option::Option<::psi_runtime::Decimal>,
         ///Unique identification number of the item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unique_identification_number: ::std::option::Option<::std::string::String>,
@@ -184,10 +184,10 @@ pub mod types {
         pub category: ::std::option::Option<::std::string::String>,
         ///Gross total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub gross_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub gross_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Identification number of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub identification_number: ::std::option::Option<::std::string::String>,
@@ -196,16 +196,16 @@ pub mod types {
         pub name: ::std::option::Option<::std::string::String>,
         ///Net total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_total_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_total_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Net price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub net_unit_price: ::std::option::Option<::rust_decimal::Decimal>,
+        pub net_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
         ///Quantity.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub quantity: ::std::option::Option<::rust_decimal::Decimal>,
+        pub quantity: ::std::option::Option<::psi_runtime::Decimal>,
         ///Tax rate in percent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub tax_rate: ::std::option::Option<::rust_decimal::Decimal>,
+        pub tax_rate: ::std::option::Option<::psi_runtime::Decimal>,
         ///Unique identification number of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unique_identification_number: ::std::option::Option<::std::string::String>,
@@ -263,7 +263,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct BasketInformationDto {
             gross_amount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             items: ::std::result::Result<
@@ -303,7 +303,7 @@ pub mod types {
             pub fn gross_amount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -418,7 +418,7 @@ pub mod types {
                 ::std::string::String,
             >,
             maximum_processing_offset_in_hours: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             payment_method: ::std::result::Result<
@@ -460,7 +460,7 @@ pub mod types {
             pub fn maximum_processing_offset_in_hours<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -545,15 +545,15 @@ pub mod types {
                 ::std::string::String,
             >,
             gross_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             gross_unit_discount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             gross_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             identification_number: ::std::result::Result<
@@ -565,23 +565,23 @@ pub mod types {
                 ::std::string::String,
             >,
             net_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             net_unit_discount: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             net_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             quantity: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             tax_rate: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             unique_identification_number: ::std::result::Result<
@@ -643,7 +643,7 @@ pub mod types {
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -659,7 +659,7 @@ pub mod types {
             pub fn gross_unit_discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -675,7 +675,7 @@ pub mod types {
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -717,7 +717,7 @@ pub mod types {
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -733,7 +733,7 @@ pub mod types {
             pub fn net_unit_discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -749,7 +749,7 @@ pub mod types {
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -765,7 +765,7 @@ pub mod types {
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -779,7 +779,7 @@ pub mod types {
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -871,11 +871,11 @@ pub mod types {
                 ::std::string::String,
             >,
             gross_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             gross_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             identification_number: ::std::result::Result<
@@ -887,19 +887,19 @@ pub mod types {
                 ::std::string::String,
             >,
             net_total_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             net_unit_price: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             quantity: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             tax_rate: ::std::result::Result<
-                ::std::option::Option<::rust_decimal::Decimal>,
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             unique_identification_number: ::std::result::Result<
@@ -959,7 +959,7 @@ pub mod types {
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -975,7 +975,7 @@ pub mod types {
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1017,7 +1017,7 @@ pub mod types {
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1033,7 +1033,7 @@ pub mod types {
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1049,7 +1049,7 @@ pub mod types {
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {
@@ -1063,7 +1063,7 @@ pub mod types {
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
-                    ::std::option::Option<::rust_decimal::Decimal>,
+                    ::std::option::Option<::psi_runtime::Decimal>,
                 >,
                 T::Error: ::std::fmt::Display,
             {

@@ -8,8 +8,8 @@ use psi::order_status::types::{
 };
 use psi::order_status::{ByteStream, Error, ResponseValue};
 use psi::Api;
+use psi_runtime::Decimal;
 use psi_sandbox::{Sandbox, StoredTransaction};
-use rust_decimal::Decimal;
 use serde_json::json;
 
 const DAY: i64 = 24 * 60 * 60;

@@ -9,8 +9,8 @@ use psi::pay_later::types::{
     PayLaterOfferAvailability, PayLaterStatus,
 };
 use psi::pay_later::{Error, ResponseValue};
+use psi_runtime::Decimal;
 use psi_sandbox::Sandbox;
-use rust_decimal::Decimal;
 use serde_json::json;
 
 const DAY: i64 = 24 * 60 * 60;

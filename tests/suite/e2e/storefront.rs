@@ -8,8 +8,8 @@ use psi::storefront::types::{
     OrderItemsRequest, OrderItemsRequestV7,
 };
 use psi::storefront::Error;
+use psi_runtime::Decimal;
 use psi_sandbox::Sandbox;
-use rust_decimal::Decimal;
 use serde_json::json;
 use std::collections::HashMap;
 

@@ -9,8 +9,9 @@ use crate::Transaction;
 use chrono::NaiveDate;
 use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 use psi_payment_page::types::{Address, BasketItem, Buyer, SpecialItem};
+use psi_runtime::Decimal;
+use psi_runtime::RoundingStrategy;
 use psi_shop_config::types::ShopConfiguration;
-use rust_decimal::{Decimal, RoundingStrategy};
 use std::collections::BTreeMap;
 
 /// Who issues the invoice.

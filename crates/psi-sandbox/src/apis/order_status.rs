@@ -29,7 +29,7 @@ use psi_order_status::types::{
 };
 use psi_payment_page::types::{BasketItem, SpecialItem};
 use psi_runtime::CommaSeparated;
-use rust_decimal::Decimal;
+use psi_runtime::Decimal;
 use serde_json::{json, Map, Value};
 
 /// How long the provider may take to process a change, as the documents'

@@ -40,7 +40,8 @@ use psi_pay_later::types::{
     PayLaterOfferAvailability, PayLaterOfferDto, PayLaterOffersResponse, PayLaterStatus,
     PayLaterStatusResponse,
 };
-use rust_decimal::{Decimal, RoundingStrategy};
+use psi_runtime::Decimal;
+use psi_runtime::RoundingStrategy;
 use serde_json::json;
 use std::collections::HashMap;
 

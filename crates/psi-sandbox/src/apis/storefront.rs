@@ -58,11 +58,11 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use psi_runtime::Decimal;
 use psi_storefront::types::{
     AddItemRequest, LoadData, LoadItem, LoadItemList, LoadItemMap, LoadItemPosition, LoadResponse,
     ModuleResult, OrderId, OrderItemQuantity, OrderItemsRequest, OrderItemsRequestV7,
 };
-use rust_decimal::Decimal;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 

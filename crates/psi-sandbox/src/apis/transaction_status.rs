@@ -24,11 +24,11 @@ use axum::routing::get;
 use axum::{Json, Router};
 use chrono::NaiveDate;
 use psi_payment_page::types::{BasketItem, ShopBasket, SpecialItem};
+use psi_runtime::Decimal;
 use psi_transaction_status::types::{
     BasketInformationDto, PaymentInformationDto, TransactionItem, TransactionSpecialItem,
     TransactionStatusResponse,
 };
-use rust_decimal::Decimal;
 
 pub fn routes() -> Router<AppState> {
     Router::new().route(

@@ -11,7 +11,8 @@
 //! when all its inputs are present; an absent discount counts as none.
 
 use psi_payment_page::types::{BasketItem, SessionRequest, ShopBasket, SpecialItem, Vat};
-use rust_decimal::{Decimal, RoundingStrategy};
+use psi_runtime::Decimal;
+use psi_runtime::RoundingStrategy;
 
 use crate::preflight::basket::{
     basket_tolerance, baskets, checked_sum, line_totals, TOLERANCE_PER_UNIT,

@@ -15,7 +15,7 @@
 //! their sum are [`crate::advice::session_request`].
 
 use psi_payment_page::types::{SessionRequest, ShopBasket};
-use rust_decimal::Decimal;
+use psi_runtime::Decimal;
 
 use super::{Rule, Violation, Violations};
 

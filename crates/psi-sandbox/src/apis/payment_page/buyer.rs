@@ -11,7 +11,7 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::Json;
 use chrono::{DateTime, Days, FixedOffset};
 use psi_payment_page::types::{Decline, DeclineCategory, SessionStatus};
-use rust_decimal::Decimal;
+use psi_runtime::Decimal;
 use serde::Deserialize;
 use serde_json::{json, Value};
 

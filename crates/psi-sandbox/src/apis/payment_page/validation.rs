@@ -11,7 +11,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::NaiveDate;
 use psi_payment_page::types::{Buyer, OrderData, ShopBasket, UrlData};
-use rust_decimal::Decimal;
+use psi_runtime::Decimal;
 
 const PAYMENT_ATTRIBUTE: &str = "PAYMENT_ATTRIBUTE";
 const BUYER_DATA: &str = "BUYER_DATA";
