@@ -29,7 +29,8 @@ pub use client::{Client, ClientBuilder};
 pub use error::{Answer, Declined, DecodeError, Error, PreflightRefusal, UnexpectedStatus};
 pub use finding::Finding;
 pub use psi_runtime::{
-    ConfigError, Credentials, Environment, RetryPolicy, Secret, TokenError, TokenErrorKind,
+    ConfigError, Credentials, Decimal, Environment, ParseDecimalError, RetryPolicy, Secret,
+    TokenError, TokenErrorKind,
 };
 
 /// The types every API shares (declines, currency and country codes),
