@@ -1,7 +1,7 @@
 //! The client's webhook verifier against signatures computed outside Rust
 //! (`tests/known-answers/webhook_signatures.py`, Python's standard library):
 //! every known answer verifies, and a changed body, timestamp or secret
-//! does not.
+//! does not. The sandbox's signer, written separately, gives every known answer.
 
 use psi::webhook::{FixedClock, WebhookVerifier};
 use std::sync::Arc;
@@ -35,6 +35,18 @@ fn cases() -> Vec<Case> {
 fn verifier(secret: &str, t: i64) -> WebhookVerifier {
     let clock = FixedClock::at_unix(t).expect("a representable instant");
     WebhookVerifier::new(secret).with_clock(Arc::new(clock))
+}
+
+#[test]
+fn the_sandbox_signer_gives_every_known_answer() {
+    for case in cases() {
+        assert_eq!(
+            psi_sandbox::signature::sign(case.secret.as_bytes(), case.t, case.body.as_bytes()),
+            case.expected_header,
+            "{}",
+            case.description
+        );
+    }
 }
 
 #[test]

@@ -7,7 +7,10 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, RwLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+// tokio's clock, not std's: tests pause it and move it forward instead of
+// sleeping until a token expires.
+use tokio::time::Instant;
 
 /// What a token is for: the address of a provider API (the `audience` of
 /// the client-credentials grant) or a storefront platform installation.
@@ -281,7 +284,11 @@ impl TokenHandle {
         let fetched =
             tracing::Instrument::instrument(self.0.cache.fetcher.fetch(&self.0.audience), span)
                 .await?;
-        let refresh_at = Instant::now() + fetched.expires_in - refresh_margin(fetched.expires_in);
+        let lifetime = fetched.expires_in - refresh_margin(fetched.expires_in);
+        // A lifetime beyond what the clock can represent means "does not expire".
+        let refresh_at = Instant::now()
+            .checked_add(lifetime)
+            .unwrap_or_else(|| Instant::now() + Duration::from_secs(100 * 365 * 24 * 3600));
         let token = CachedToken::new(fetched.access_token, refresh_at);
         self.0.slot.store(Some(token.clone()));
         Ok(token)
@@ -360,19 +367,26 @@ mod tests {
         assert_eq!(calls.load(Ordering::SeqCst), 2, "one fetch per audience");
     }
 
-    #[tokio::test]
+    // A paused clock moves only when told (or when the runtime idles), so
+    // the boundaries are exact and nothing really sleeps.
+    #[tokio::test(start_paused = true)]
     async fn an_expiring_token_is_replaced_and_a_rejected_one_dropped() {
-        let (cache, calls) = cache(Duration::from_millis(300));
+        // 300 s: refreshed a tenth (30 s) before it runs out, at 270 s.
+        let (cache, calls) = cache(Duration::from_secs(300));
         let audience = Audience::Service("https://api.example.com/paylater".into());
         let first = cache.token(&audience).await.unwrap();
+        let fetched_at = Instant::now();
+        tokio::time::advance(Duration::from_secs(270) - Duration::from_millis(1)).await;
         assert_eq!(
             cache.token(&audience).await.unwrap(),
             first,
             "reused while valid"
         );
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        tokio::time::advance(fetched_at + Duration::from_secs(270) - Instant::now()).await;
         let second = cache.token(&audience).await.unwrap();
-        assert_ne!(second, first, "refreshed after expiry");
+        assert_ne!(second, first, "refreshed at the margin");
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
         let handle = cache.handle(&audience);
         let bearer =
             |token: &Secret| HeaderValue::from_str(&format!("Bearer {}", token.expose())).unwrap();
@@ -385,5 +399,15 @@ mod tests {
         handle.invalidate(&bearer(&second)).await;
         assert_ne!(cache.token(&audience).await.unwrap(), second);
         assert_eq!(calls.load(Ordering::SeqCst), 3);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_lifetime_beyond_the_clock_does_not_panic() {
+        let (cache, calls) = cache(Duration::MAX);
+        let audience = Audience::Service("https://api.example.com/paylater".into());
+        let first = cache.token(&audience).await.unwrap();
+        tokio::time::advance(Duration::from_secs(10 * 365 * 24 * 3600)).await;
+        assert_eq!(cache.token(&audience).await.unwrap(), first);
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
     }
 }

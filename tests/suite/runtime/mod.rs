@@ -70,3 +70,73 @@ pub async fn requests_to(server: &MockServer, wanted: &str) -> Vec<wiremock::Req
 pub fn status_body() -> serde_json::Value {
     serde_json::json!({"transaction_id": TRANSACTION, "pay_later_status": "AVAILABLE"})
 }
+
+/// Moves tokio's clock forward by `by` at once, for a test on a running
+/// (not paused) current-thread runtime whose calls use real sockets. The
+/// clock stays paused only for the jump: a clock left paused advances by
+/// itself whenever the runtime idles, which would fire the request timeout
+/// while a mock server (on its own thread) is still answering.
+pub async fn jump_clock(by: Duration) {
+    tokio::time::pause();
+    tokio::time::advance(by).await;
+    tokio::time::resume();
+}
+
+/// Polls `ready` until it holds, yielding between polls. On a paused clock
+/// this is how a test waits for real sockets: a runtime that always has
+/// the test to run never idles, so its clock never moves by itself.
+pub async fn spin_until(mut ready: impl FnMut() -> bool) {
+    while !ready() {
+        tokio::task::yield_now().await;
+    }
+}
+
+/// The retries the client schedules, as it announces them (the `delay_ms`
+/// of its `retrying` event), read by a layer on this thread's subscriber.
+#[derive(Clone, Default)]
+pub struct ScheduledRetries(std::sync::Arc<std::sync::Mutex<Vec<Duration>>>);
+
+impl ScheduledRetries {
+    /// Starts recording on the current thread (tests using it run on a
+    /// current-thread runtime so every task reports here).
+    pub fn record() -> (Self, tracing::subscriber::DefaultGuard) {
+        use tracing_subscriber::layer::SubscriberExt;
+        // tracing caches per call site whether anyone listens; a global
+        // subscriber that listens to everything keeps the retry call site
+        // live for the scoped one (see logs.rs).
+        static GLOBAL: std::sync::Once = std::sync::Once::new();
+        GLOBAL.call_once(|| {
+            let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
+        });
+        let retries = Self::default();
+        let subscriber = tracing_subscriber::registry().with(retries.clone());
+        (retries, tracing::subscriber::set_default(subscriber))
+    }
+
+    pub fn delays(&self) -> Vec<Duration> {
+        self.0.lock().unwrap().clone()
+    }
+
+    pub fn count(&self) -> usize {
+        self.0.lock().unwrap().len()
+    }
+}
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ScheduledRetries {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        struct DelayMs(Option<u64>);
+        impl tracing::field::Visit for DelayMs {
+            fn record_u64(&mut self, field: &tracing::field::Field, value: u64) {
+                if field.name() == "delay_ms" {
+                    self.0 = Some(value);
+                }
+            }
+            fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+        }
+        let mut delay = DelayMs(None);
+        event.record(&mut delay);
+        if let Some(ms) = delay.0 {
+            self.0.lock().unwrap().push(Duration::from_millis(ms));
+        }
+    }
+}

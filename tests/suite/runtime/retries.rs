@@ -120,38 +120,53 @@ async fn other_posts_are_not_sent_again_after_a_5xx() {
     );
 }
 
-#[tokio::test]
+// The clock is paused for the whole test and moves only by `advance`: the
+// test waits for sockets by spinning (`spin_until`), so the runtime never
+// idles and never moves the clock by itself.
+#[tokio::test(start_paused = true)]
 async fn gets_honour_retry_after_and_give_up_after_max_attempts() {
+    let (retries, _recording) = ScheduledRetries::record();
     let server = MockServer::start().await;
     mount_token_endpoint(&server, 1800).await;
     Mock::given(method("GET"))
         .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "1"))
         .mount(&server)
         .await;
-    let started = std::time::Instant::now();
-    let error = client(&server)
-        .pay_later()
-        .get_pay_later_status()
-        .transaction_id(TRANSACTION)
-        .send()
-        .await
-        .unwrap_err();
-    assert_eq!(error.status().map(|s| s.as_u16()), Some(429));
-    assert_eq!(
-        requests_to(&server, &format!("/order/paylater/v1/{TRANSACTION}/status"))
+    let status_path = format!("/order/paylater/v1/{TRANSACTION}/status");
+    let client = client(&server);
+    let call = tokio::spawn(async move {
+        client
+            .pay_later()
+            .get_pay_later_status()
+            .transaction_id(TRANSACTION)
+            .send()
             .await
-            .len(),
-        3
-    );
-    assert!(
-        started.elapsed() >= Duration::from_secs(2),
-        "waited {:?}",
-        started.elapsed()
-    );
+    });
+    for sent in 1..=2 {
+        // The client has its answer and is waiting out the Retry-After.
+        spin_until(|| retries.count() == sent).await;
+        assert_eq!(requests_to(&server, &status_path).await.len(), sent);
+        tokio::time::advance(Duration::from_millis(999)).await;
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+        }
+        assert_eq!(
+            requests_to(&server, &status_path).await.len(),
+            sent,
+            "sent again before Retry-After ran out"
+        );
+        tokio::time::advance(Duration::from_millis(1)).await;
+    }
+    spin_until(|| call.is_finished()).await;
+    let error = call.await.unwrap().unwrap_err();
+    assert_eq!(error.status().map(|s| s.as_u16()), Some(429));
+    assert_eq!(requests_to(&server, &status_path).await.len(), 3);
+    assert_eq!(retries.delays(), [Duration::from_secs(1); 2]);
 }
 
 #[tokio::test]
 async fn a_connect_error_is_retried_even_for_a_post() {
+    let (retries, _recording) = ScheduledRetries::record();
     // Nothing listens on this port once the listener is dropped (a dropped
     // MockServer would go back to wiremock's pool and keep answering).
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -166,7 +181,6 @@ async fn a_connect_error_is_retried_even_for_a_post() {
         .retry(RetryPolicy::default().with_initial_backoff(Duration::from_millis(5)))
         .build()
         .unwrap();
-    let started = std::time::Instant::now();
     let error = client
         .payment_page()
         .create_session()
@@ -178,12 +192,8 @@ async fn a_connect_error_is_retried_even_for_a_post() {
         matches!(error, progenitor_client::Error::CommunicationError(ref e) if e.is_connect()),
         "{error:?}"
     );
-    // Three attempts means two backoffs; a single attempt would not wait at all.
-    assert!(
-        started.elapsed() >= Duration::from_millis(2),
-        "{:?}",
-        started.elapsed()
-    );
+    // Three attempts in all: two retries scheduled, then the budget is spent.
+    assert_eq!(retries.count(), 2, "{:?}", retries.delays());
 }
 
 #[tokio::test]

@@ -57,7 +57,8 @@ async fn the_token_request_carries_the_audience_of_the_api() {
 #[tokio::test]
 async fn an_expired_token_is_refreshed() {
     let server = MockServer::start().await;
-    mount_token_endpoint(&server, 1).await;
+    // 1800 s: replaced 60 s before it runs out, at 1740 s on tokio's clock.
+    mount_token_endpoint(&server, 1800).await;
     Mock::given(method("GET"))
         .respond_with(ResponseTemplate::new(200).set_body_json(status_body()))
         .mount(&server)
@@ -70,13 +71,15 @@ async fn an_expired_token_is_refreshed() {
             .send()
     };
     call().await.unwrap();
+    // The calls themselves take real time (well under the 10 s left here).
+    jump_clock(Duration::from_secs(1730)).await;
     call().await.unwrap();
     assert_eq!(
         requests_to(&server, "/oauth/token").await.len(),
         1,
         "reused while valid"
     );
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    jump_clock(Duration::from_secs(10)).await;
     call().await.unwrap();
     let api_calls = requests_to(&server, &format!("/order/paylater/v1/{TRANSACTION}/status")).await;
     assert_eq!(requests_to(&server, "/oauth/token").await.len(), 2);
