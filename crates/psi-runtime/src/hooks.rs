@@ -145,12 +145,13 @@ pub async fn exec(
         let status = response.status();
         if status.is_success() {
             // Only an empty body is ever replaced: a body of known, non-zero
-            // length (nearly every answer) passes at once.
-            if operations.optional_bodies.contains(&operation)
-                && response.content_length().is_none_or(|length| length == 0)
+            // length (nearly every answer) passes at once, before the
+            // per-operation lookup.
+            if response.content_length().is_none_or(|length| length == 0)
+                && operations.optional_bodies.contains(&operation)
             {
                 // The success type of these operations is an `Option`: no body is `None`.
-                return replace_empty_body(response, b"null", None).await;
+                return with_read_body(response, b"null", None).await;
             }
             return Ok(response);
         }
@@ -162,7 +163,7 @@ pub async fn exec(
             operation_id: operation,
             attempts,
         };
-        replace_empty_body(response, b"{}", Some(annotation)).await
+        with_read_body(response, b"{}", Some(annotation)).await
     }
     .instrument(span)
     .await
@@ -204,7 +205,7 @@ struct Annotation {
 /// [`Annotation`] as headers and the body as an extension.
 /// Only small bodies go through here: errors and the confirmations of
 /// optional-body operations.
-async fn replace_empty_body(
+async fn with_read_body(
     response: Response,
     empty: &'static [u8],
     annotation: Option<Annotation>,

@@ -109,11 +109,34 @@ impl std::error::Error for PreflightRefusal {}
 /// A declared error answer.
 #[derive(Debug)]
 pub struct Declined {
+    origin: Origin,
+    status: u16,
+    answer: Answer,
+}
+
+/// Which call an answer belongs to, as the runtime wrote it onto the answer
+/// (`psi_runtime::failure`); absent on answers that did not pass through it.
+#[derive(Debug)]
+struct Origin {
     api: Option<String>,
     operation_id: Option<String>,
-    status: u16,
     attempts: Option<u32>,
-    answer: Answer,
+}
+
+impl Origin {
+    fn of(headers: &reqwest::header::HeaderMap) -> Self {
+        let header = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .map(str::to_owned)
+        };
+        Self {
+            api: header(API_HEADER),
+            operation_id: header(OPERATION_HEADER),
+            attempts: header(ATTEMPTS_HEADER).and_then(|n| n.parse().ok()),
+        }
+    }
 }
 
 /// The body of a declared error answer, typed as its document declares it.
@@ -135,11 +158,11 @@ pub enum Answer {
 impl Declined {
     /// The API that answered, as psi names it (`pay-later`).
     pub fn api(&self) -> &str {
-        self.api.as_deref().unwrap_or("unknown")
+        self.origin.api.as_deref().unwrap_or("unknown")
     }
     /// The operationId of the call.
     pub fn operation_id(&self) -> &str {
-        self.operation_id.as_deref().unwrap_or("unknown")
+        self.origin.operation_id.as_deref().unwrap_or("unknown")
     }
     /// The HTTP status.
     pub fn status(&self) -> u16 {
@@ -148,7 +171,7 @@ impl Declined {
     /// How many times the call was sent (retries and the resend with a fresh
     /// token included), when known.
     pub fn attempts(&self) -> Option<u32> {
-        self.attempts
+        self.origin.attempts
     }
     /// The typed body.
     pub fn answer(&self) -> &Answer {
@@ -198,21 +221,19 @@ impl std::error::Error for Declined {}
 /// An answer whose status the document does not declare.
 #[derive(Debug)]
 pub struct UnexpectedStatus {
-    api: Option<String>,
-    operation_id: Option<String>,
+    origin: Origin,
     status: u16,
-    attempts: Option<u32>,
     excerpt: String,
 }
 
 impl UnexpectedStatus {
     /// The API that answered, when known.
     pub fn api(&self) -> Option<&str> {
-        self.api.as_deref()
+        self.origin.api.as_deref()
     }
     /// The operationId of the call, when known.
     pub fn operation_id(&self) -> Option<&str> {
-        self.operation_id.as_deref()
+        self.origin.operation_id.as_deref()
     }
     /// The HTTP status.
     pub fn status(&self) -> u16 {
@@ -220,7 +241,7 @@ impl UnexpectedStatus {
     }
     /// How many times the call was sent, when known.
     pub fn attempts(&self) -> Option<u32> {
-        self.attempts
+        self.origin.attempts
     }
     /// The beginning of the body (at most 512 bytes).
     pub fn body_excerpt(&self) -> &str {
@@ -287,25 +308,11 @@ impl<E: IntoAnswer + serde::de::DeserializeOwned> From<progenitor_client::Error<
     fn from(error: progenitor_client::Error<E>) -> Self {
         use progenitor_client::Error as Generated;
         match error {
-            Generated::ErrorResponse(answer) => {
-                let headers = answer.headers();
-                let header = |name: &str| {
-                    headers
-                        .get(name)
-                        .and_then(|value| value.to_str().ok())
-                        .map(str::to_owned)
-                };
-                let (api, operation_id) = (header(API_HEADER), header(OPERATION_HEADER));
-                let attempts = header(ATTEMPTS_HEADER).and_then(|n| n.parse().ok());
-                let status = answer.status().as_u16();
-                Error::Declined(Box::new(Declined {
-                    api,
-                    operation_id,
-                    status,
-                    attempts,
-                    answer: answer.into_inner().into_answer(),
-                }))
-            }
+            Generated::ErrorResponse(answer) => Error::Declined(Box::new(Declined {
+                origin: Origin::of(answer.headers()),
+                status: answer.status().as_u16(),
+                answer: answer.into_inner().into_answer(),
+            })),
             Generated::UnexpectedResponse(response) => from_unexpected::<E>(response),
             Generated::CommunicationError(error) | Generated::ResponseBodyError(error) => {
                 from_transport(error)
@@ -345,32 +352,20 @@ fn from_unexpected<E: IntoAnswer + serde::de::DeserializeOwned>(
             return from_refusal(refusal.clone());
         }
     }
-    let header = |name: &str| {
-        response
-            .headers()
-            .get(name)
-            .and_then(|value| value.to_str().ok())
-            .map(str::to_owned)
-    };
-    let (api, operation_id) = (header(API_HEADER), header(OPERATION_HEADER));
-    let attempts = header(ATTEMPTS_HEADER).and_then(|n| n.parse().ok());
+    let origin = Origin::of(response.headers());
     let body = response.extensions().get::<AnswerBody>();
     if (400..500).contains(&status) {
         if let Some(answer) = body.and_then(|body| serde_json::from_slice::<E>(&body.0).ok()) {
             return Error::Declined(Box::new(Declined {
-                api,
-                operation_id,
+                origin,
                 status,
-                attempts,
                 answer: answer.into_answer(),
             }));
         }
     }
     Error::UnexpectedStatus(Box::new(UnexpectedStatus {
-        api,
-        operation_id,
+        origin,
         status,
-        attempts,
         excerpt: body.map(AnswerBody::excerpt).unwrap_or_default(),
     }))
 }
@@ -433,12 +428,5 @@ impl IntoAnswer for psi_storefront::types::PlatformTokenError {
 impl IntoAnswer for psi_token::types::TokenError {
     fn into_answer(self) -> Answer {
         Answer::Token(self.0)
-    }
-}
-
-/// `ResponseValue<()>`: an error answer declared without a body.
-impl IntoAnswer for () {
-    fn into_answer(self) -> Answer {
-        Answer::Token(serde_json::Map::new())
     }
 }
