@@ -54,7 +54,7 @@ async fn about(State(state): State<AppState>) -> impl IntoResponse {
         "client_secret": crate::DEMO_CLIENT_SECRET,
         "platform_client_id": crate::DEMO_PLATFORM_CLIENT_ID,
         "platform_client_secret": crate::DEMO_PLATFORM_CLIENT_SECRET,
-        "webhook_secret": crate::DEMO_WEBHOOK_SECRET,
+        "webhook_secret": state.webhook_secret,
         "now": state.clock.now_local(),
     }))
 }

@@ -54,6 +54,7 @@ pub use control_client::{Control, ControlError, StoredTransaction};
 use state::{AppState, Shared, Transaction};
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The demo merchant's credentials (printed by `cargo run -p psi-sandbox`).
@@ -110,14 +111,127 @@ pub struct Sandbox {
     stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
+/// How a sandbox starts: what the command line's flags set (`psi-sandbox
+/// --help`). The defaults are those of [`Sandbox::start`] except the
+/// address: a random loopback port.
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct Settings {
+    /// Where to listen; port 0 picks a free one.
+    pub address: SocketAddr,
+    /// How long an issued access token lives (`expires_in`).
+    pub token_lifetime: Duration,
+    /// The secret session and invoice webhooks are signed with.
+    pub webhook_secret: String,
+    /// The SQLite file everything is kept in; `None` keeps it in memory.
+    pub state: Option<PathBuf>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            address: "127.0.0.1:0".parse().expect("a socket address"),
+            token_lifetime: Duration::from_secs(1800),
+            webhook_secret: DEMO_WEBHOOK_SECRET.to_owned(),
+            state: None,
+        }
+    }
+}
+
+impl Settings {
+    /// Listen on `address`.
+    pub fn address(mut self, address: SocketAddr) -> Self {
+        self.address = address;
+        self
+    }
+
+    /// Issue tokens living `lifetime`.
+    pub fn token_lifetime(mut self, lifetime: Duration) -> Self {
+        self.token_lifetime = lifetime;
+        self
+    }
+
+    /// Sign webhooks with `secret`.
+    pub fn webhook_secret(mut self, secret: impl Into<String>) -> Self {
+        self.webhook_secret = secret.into();
+        self
+    }
+
+    /// Keep the state in the SQLite file at `path` (created when missing).
+    pub fn state(mut self, path: impl Into<PathBuf>) -> Self {
+        self.state = Some(path.into());
+        self
+    }
+}
+
+// The webhook secret is a secret: Debug names the rest and hides it.
+impl std::fmt::Debug for Settings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Settings")
+            .field("address", &self.address)
+            .field("token_lifetime", &self.token_lifetime)
+            .field("webhook_secret", &"<redacted>")
+            .field("state", &self.state)
+            .finish()
+    }
+}
+
+/// Why a sandbox did not start.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum StartError {
+    /// The address could not be bound.
+    Bind {
+        /// The address asked for.
+        address: SocketAddr,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The state file cannot be used (not SQLite, not writable, written by
+    /// an incompatible sandbox, ...).
+    State {
+        /// The file given with `--state`.
+        path: PathBuf,
+        /// Why, in words.
+        reason: String,
+    },
+}
+
+impl std::fmt::Display for StartError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StartError::Bind { address, source } => {
+                write!(f, "--host/--port: cannot listen on {address}: {source}")
+            }
+            StartError::State { path, reason } => {
+                write!(f, "--state: {} cannot be used: {reason}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for StartError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StartError::Bind { source, .. } => Some(source),
+            StartError::State { .. } => None,
+        }
+    }
+}
+
+impl From<StartError> for std::io::Error {
+    fn from(error: StartError) -> Self {
+        match error {
+            StartError::Bind { source, .. } => source,
+            other => std::io::Error::other(other.to_string()),
+        }
+    }
+}
+
 impl Sandbox {
     /// Starts on a random loopback port, in this process (for tests).
     pub async fn start() -> std::io::Result<Sandbox> {
-        Self::start_on(
-            "127.0.0.1:0".parse().expect("a socket address"),
-            Duration::from_secs(1800),
-        )
-        .await
+        Ok(Self::start_with(Settings::default()).await?)
     }
 
     /// Starts on `address` with tokens living `token_lifetime`.
@@ -125,10 +239,24 @@ impl Sandbox {
         address: SocketAddr,
         token_lifetime: Duration,
     ) -> std::io::Result<Sandbox> {
-        let listener = tokio::net::TcpListener::bind(address).await?;
-        let address = listener.local_addr()?;
+        let settings = Settings::default()
+            .address(address)
+            .token_lifetime(token_lifetime);
+        Ok(Self::start_with(settings).await?)
+    }
+
+    /// Starts with `settings`.
+    pub async fn start_with(settings: Settings) -> Result<Sandbox, StartError> {
+        let bind_error = |source| StartError::Bind {
+            address: settings.address,
+            source,
+        };
+        let listener = tokio::net::TcpListener::bind(settings.address)
+            .await
+            .map_err(bind_error)?;
+        let address = listener.local_addr().map_err(bind_error)?;
         let state: AppState =
-            std::sync::Arc::new(Shared::new(format!("http://{address}"), token_lifetime));
+            std::sync::Arc::new(Shared::new(format!("http://{address}"), &settings)?);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = router(state.clone());
         tokio::spawn(serve::serve(listener, app, async {

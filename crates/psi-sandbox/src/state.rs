@@ -17,6 +17,8 @@ pub struct Shared {
     pub clock: Clock,
     pub keys: Keys,
     pub token_lifetime: Duration,
+    /// Signs session and invoice webhooks (`--webhook-secret`).
+    pub webhook_secret: String,
     pub faults: Mutex<Vec<Fault>>,
     pub data: Mutex<Data>,
     /// For webhook deliveries.
@@ -24,16 +26,19 @@ pub struct Shared {
 }
 
 impl Shared {
-    pub fn new(url: String, token_lifetime: Duration) -> Self {
-        Self {
+    /// The state `settings` ask for. Fails only when `settings.state`
+    /// names a file that cannot be used.
+    pub fn new(url: String, settings: &crate::Settings) -> Result<Self, crate::StartError> {
+        Ok(Self {
             url,
             clock: Clock::default(),
             keys: Keys::random(),
-            token_lifetime,
+            token_lifetime: settings.token_lifetime,
+            webhook_secret: settings.webhook_secret.clone(),
             faults: Mutex::new(Vec::new()),
             data: Mutex::new(Data::default()),
             http: reqwest::Client::new(),
-        }
+        })
     }
 
     /// The data, locked. Handlers hold it briefly and never across an await.

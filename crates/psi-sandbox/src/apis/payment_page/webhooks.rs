@@ -153,7 +153,7 @@ async fn deliver(state: AppState, index: usize) {
 /// One signed POST; signed anew so the timestamp is that of the attempt.
 async fn send_once(state: &AppState, url: &str, body: &str) -> Attempt {
     let at = state.clock.now_local();
-    let secret = crate::DEMO_WEBHOOK_SECRET.as_bytes();
+    let secret = state.webhook_secret.as_bytes();
     let signature = crate::signature::sign(secret, at.timestamp(), body.as_bytes());
     let sent = state
         .http
