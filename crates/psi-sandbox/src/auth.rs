@@ -29,8 +29,9 @@ pub struct Claims {
     pub scope: Option<String>,
 }
 
-/// The key tokens are signed with: random per sandbox, so a token of one
-/// sandbox run is worthless in the next.
+/// The key tokens are signed with: random per sandbox in memory, so a
+/// token of one sandbox run is worthless in the next; kept in the state
+/// file with `--state`, so tokens survive a restart on the same file.
 pub struct Keys {
     encoding: EncodingKey,
     decoding: DecodingKey,
@@ -38,10 +39,13 @@ pub struct Keys {
 
 impl Keys {
     pub fn random() -> Self {
-        let secret: [u8; 32] = rand::random();
+        Self::from_secret(&rand::random::<[u8; 32]>())
+    }
+
+    pub fn from_secret(secret: &[u8; 32]) -> Self {
         Self {
-            encoding: EncodingKey::from_secret(&secret),
-            decoding: DecodingKey::from_secret(&secret),
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
         }
     }
 }

@@ -8,9 +8,13 @@
 //! ahead, a token expiry, a session lifetime) stays far from chrono's own
 //! limits (year 262143), so none of them can overflow; [`Clock::now`] still
 //! uses checked arithmetic, saturating at the bounds.
+//!
+//! With a state file, [`Clock::advance`] writes the new offset before it
+//! answers, so a restarted sandbox shows the same time.
 
+use crate::state::store::Store;
 use chrono::{DateTime, Duration, FixedOffset, Utc};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// The earliest time the clock can show: the Unix epoch.
 pub const EARLIEST: DateTime<Utc> = DateTime::UNIX_EPOCH;
@@ -53,12 +57,31 @@ impl std::fmt::Display for OutOfRange {
 
 impl std::error::Error for OutOfRange {}
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Clock {
     offset: Mutex<Duration>,
+    /// Where the offset is kept, with `--state`.
+    store: Option<Arc<Store>>,
+}
+
+impl std::fmt::Debug for Clock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Clock")
+            .field("offset", &self.offset())
+            .field("saved", &self.store.is_some())
+            .finish()
+    }
 }
 
 impl Clock {
+    /// The clock of a state file: its saved `offset`, each advance saved.
+    pub fn saved(offset: Duration, store: Arc<Store>) -> Self {
+        Self {
+            offset: Mutex::new(offset),
+            store: Some(store),
+        }
+    }
+
     /// Real time plus the offset, clamped to [`EARLIEST`, `LATEST`] (real
     /// time keeps running after an advance to the very end).
     pub fn now(&self) -> DateTime<Utc> {
@@ -83,6 +106,13 @@ impl Clock {
             .checked_add_signed(moved)
             .filter(|then| (EARLIEST..=LATEST).contains(then))
             .ok_or(refused)?;
+        // Saved under the offset's lock: two advances are written in the
+        // order they are applied. Advances are whole seconds, so is the offset.
+        if let Some(store) = &self.store {
+            if let Err(error) = store.save_clock_offset(moved.num_seconds()) {
+                store.fail(&error);
+            }
+        }
         *offset = moved;
         Ok(then)
     }

@@ -23,6 +23,7 @@ use crate::auth::require_or_decline;
 use crate::errors::{decline, decline_with, unsupported_media_type};
 use crate::faults::inject;
 use crate::media_type::{self, Expected};
+use crate::state::{tables, Batch, Loader, Persisted, Table};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, State as Shared};
@@ -34,7 +35,7 @@ use psi_bank_accounts::types::{
     BankAccount, BankAccountList, BankAccountReadResponse, BankAccountStoreRequest,
     BankAccountStoreResponse,
 };
-use std::collections::HashMap;
+use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
 /// Partner profiles starting with this do not belong to the caller (401).
@@ -43,7 +44,23 @@ const FOREIGN_PARTNER_PREFIX: &str = "unknown-";
 /// The stored accounts, one per buyer, each with its reference set.
 #[derive(Default)]
 pub struct State {
-    accounts: HashMap<Buyer, BankAccount>,
+    accounts: Table<Buyer, BankAccount>,
+}
+
+impl Persisted for State {
+    fn has_changes(&self) -> bool {
+        self.accounts.has_changes()
+    }
+
+    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()> {
+        batch.table(tables::BANK_ACCOUNTS, &mut self.accounts)
+    }
+
+    fn load(loader: &Loader) -> Result<Self, String> {
+        Ok(Self {
+            accounts: loader.table(tables::BANK_ACCOUNTS)?,
+        })
+    }
 }
 
 /// Never shows the accounts: they hold IBANs.
@@ -56,7 +73,7 @@ impl std::fmt::Debug for State {
 }
 
 /// (`partner_profile_id`, `shop_buyer_id`).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 struct Buyer {
     partner_profile_id: String,
     shop_buyer_id: String,

@@ -26,7 +26,7 @@ use crate::auth::require_or_decline;
 use crate::errors::{decline, parse_body, unsupported_media_type};
 use crate::faults::inject;
 use crate::media_type::{self, Expected};
-use crate::state::{Data, Transaction};
+use crate::state::{tables, Batch, Data, Loader, Persisted, Table, Transaction};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, State as Shared};
@@ -42,8 +42,8 @@ use psi_pay_later::types::{
 };
 use psi_runtime::Decimal;
 use psi_runtime::RoundingStrategy;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
-use std::collections::HashMap;
 
 /// The postponements offered, in days and in offer order: `payl-1` is the
 /// first (14 days), `payl-5` the last (150 days, the longest allowed).
@@ -59,10 +59,26 @@ const BOOKABLE_PAYMENT_OPTION: &str = "OPEN_INVOICE";
 /// after a withdrawal (a withdrawn booking cannot be booked again).
 #[derive(Debug, Default)]
 pub struct State {
-    bookings: HashMap<String, Booking>,
+    bookings: Table<String, Booking>,
 }
 
-#[derive(Debug, Clone)]
+impl Persisted for State {
+    fn has_changes(&self) -> bool {
+        self.bookings.has_changes()
+    }
+
+    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()> {
+        batch.table(tables::PAY_LATER_BOOKINGS, &mut self.bookings)
+    }
+
+    fn load(loader: &Loader) -> Result<Self, String> {
+        Ok(Self {
+            bookings: loader.table(tables::PAY_LATER_BOOKINGS)?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Booking {
     offer: Offer,
     currency: Option<CurrencyCode>,
@@ -72,7 +88,7 @@ struct Booking {
     withdrawal_date: Option<NaiveDate>,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Offer {
     /// 1-based position in [`OFFER_DELTAS`]; the offer id is `payl-<number>`.
     number: usize,

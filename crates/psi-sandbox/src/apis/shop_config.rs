@@ -21,6 +21,7 @@ use crate::audiences::{Service, SHOP_CONFIG_PREFIX};
 use crate::auth;
 use crate::faults::inject;
 use crate::media_type::{self, Expected};
+use crate::state::{tables, Batch, Loader, Persisted, Table};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, State as AxumState};
@@ -40,7 +41,23 @@ pub const UNKNOWN_PARTNER_PREFIX: &str = "unknown-";
 /// The stored configurations, by partner profile and shop.
 #[derive(Debug, Default)]
 pub struct State {
-    configurations: BTreeMap<(String, String), ShopConfiguration>,
+    configurations: Table<(String, String), ShopConfiguration>,
+}
+
+impl Persisted for State {
+    fn has_changes(&self) -> bool {
+        self.configurations.has_changes()
+    }
+
+    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()> {
+        batch.table(tables::SHOP_CONFIGURATIONS, &mut self.configurations)
+    }
+
+    fn load(loader: &Loader) -> Result<Self, String> {
+        Ok(Self {
+            configurations: loader.table(tables::SHOP_CONFIGURATIONS)?,
+        })
+    }
 }
 
 impl State {
@@ -50,11 +67,13 @@ impl State {
     }
 
     /// The configuration of a shop under whichever partner registered it
-    /// (a transaction's basket names the shop, not the partner).
+    /// (a transaction's basket names the shop, not the partner); of two
+    /// partners, the first in order, whatever the table's order.
     pub fn of_shop(&self, shop_id: &str) -> Option<&ShopConfiguration> {
         self.configurations
             .iter()
-            .find(|((_, shop), _)| shop == shop_id)
+            .filter(|((_, shop), _)| shop == shop_id)
+            .min_by(|((a, _), _), ((b, _), _)| a.cmp(b))
             .map(|(_, configuration)| configuration)
     }
 }

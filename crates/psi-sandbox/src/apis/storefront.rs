@@ -51,6 +51,7 @@ use crate::audiences::Service;
 use crate::auth;
 use crate::faults::inject;
 use crate::media_type::{self, Expected};
+use crate::state::{tables, Batch, Loader, Persisted, Table};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, State as Extract};
@@ -63,8 +64,8 @@ use psi_storefront::types::{
     AddItemRequest, LoadData, LoadItem, LoadItemList, LoadItemMap, LoadItemPosition, LoadResponse,
     ModuleResult, OrderId, OrderItemQuantity, OrderItemsRequest, OrderItemsRequestV7,
 };
-use serde::Deserialize;
-use std::collections::{BTreeMap, HashMap};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The id of the shipping line, as the module names it.
 const SHIPPING: &str = "shipping";
@@ -72,17 +73,33 @@ const SHIPPING: &str = "shipping";
 /// The seeded orders, by order id.
 #[derive(Debug, Default)]
 pub struct State {
-    orders: HashMap<String, Order>,
+    orders: Table<String, Order>,
 }
 
-#[derive(Debug, Clone)]
+impl Persisted for State {
+    fn has_changes(&self) -> bool {
+        self.orders.has_changes()
+    }
+
+    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()> {
+        batch.table(tables::STOREFRONT_ORDERS, &mut self.orders)
+    }
+
+    fn load(loader: &Loader) -> Result<Self, String> {
+        Ok(Self {
+            orders: loader.table(tables::STOREFRONT_ORDERS)?,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Order {
     id: String,
     transaction_id: Option<String>,
     lines: Vec<Line>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Line {
     id: String,
     position_id: String,

@@ -13,6 +13,7 @@
 //! Every subscription receives every invoice notification, signed like the
 //! session notification (see `payment_page::webhooks`).
 
+use crate::state::{tables, Batch, Loader, Log, Persisted};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::State as Extract;
@@ -25,7 +26,23 @@ use serde::{Deserialize, Serialize};
 /// The registered receivers of invoice notifications.
 #[derive(Debug, Default)]
 pub struct State {
-    subscriptions: Vec<Subscription>,
+    subscriptions: Log<Subscription>,
+}
+
+impl Persisted for State {
+    fn has_changes(&self) -> bool {
+        self.subscriptions.has_changes()
+    }
+
+    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()> {
+        batch.log(tables::WEBHOOK_SUBSCRIPTIONS, &mut self.subscriptions)
+    }
+
+    fn load(loader: &Loader) -> Result<Self, String> {
+        Ok(Self {
+            subscriptions: loader.log(tables::WEBHOOK_SUBSCRIPTIONS)?,
+        })
+    }
 }
 
 impl State {
@@ -67,7 +84,7 @@ async fn subscribe(Extract(state): Extract<AppState>, body: Bytes) -> Response {
 }
 
 async fn list(Extract(state): Extract<AppState>) -> Response {
-    let subscriptions = state.data().webhook_subscriptions.subscriptions.clone();
+    let subscriptions = state.data().webhook_subscriptions.subscriptions.to_vec();
     Json(subscriptions).into_response()
 }
 

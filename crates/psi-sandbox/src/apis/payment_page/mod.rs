@@ -25,12 +25,13 @@ mod webhooks;
 
 pub use webhooks::WebhookDelivery;
 
+use crate::state::{tables, Batch, Loader, Log, Persisted, Table};
 use crate::AppState;
 use axum::routing::{get, post};
 use axum::Router;
 use chrono::{DateTime, Duration, FixedOffset};
 use psi_payment_page::types::{Decline, SessionRecord, SessionRequest, SessionStatus};
-use std::collections::HashMap;
+use serde::{Deserialize, Serialize};
 
 /// No buyer action within this time expires a session (docs/service-notes.md).
 const SESSION_LIFETIME: Duration = Duration::minutes(30);
@@ -39,15 +40,37 @@ const SESSION_LIFETIME: Duration = Duration::minutes(30);
 #[derive(Debug, Default)]
 pub struct State {
     /// By session id.
-    pub sessions: HashMap<String, Session>,
-    /// Session notifications in the order they were queued.
-    pub webhooks: Vec<WebhookDelivery>,
+    pub sessions: Table<String, Session>,
+    /// Session and invoice notifications in the order they were queued.
+    pub webhooks: Log<WebhookDelivery>,
     /// By (token subject, Idempotency-Key): a key belongs to one merchant.
-    idempotency_keys: HashMap<(String, String), RememberedCall>,
+    idempotency_keys: Table<(String, String), RememberedCall>,
+}
+
+impl Persisted for State {
+    fn has_changes(&self) -> bool {
+        self.sessions.has_changes()
+            || self.webhooks.has_changes()
+            || self.idempotency_keys.has_changes()
+    }
+
+    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()> {
+        batch.table(tables::SESSIONS, &mut self.sessions)?;
+        batch.log(tables::WEBHOOK_DELIVERIES, &mut self.webhooks)?;
+        batch.table(tables::IDEMPOTENCY_KEYS, &mut self.idempotency_keys)
+    }
+
+    fn load(loader: &Loader) -> Result<Self, String> {
+        Ok(Self {
+            sessions: loader.table(tables::SESSIONS)?,
+            webhooks: loader.log(tables::WEBHOOK_DELIVERIES)?,
+            idempotency_keys: loader.table(tables::IDEMPOTENCY_KEYS)?,
+        })
+    }
 }
 
 /// A session creation made with an Idempotency-Key.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct RememberedCall {
     /// The request body as JSON: a repeat is the same call when the values
     /// are equal, whatever the whitespace or key order.
@@ -57,7 +80,7 @@ struct RememberedCall {
 }
 
 /// One payment session.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Session {
     pub id: String,
     pub status: SessionStatus,

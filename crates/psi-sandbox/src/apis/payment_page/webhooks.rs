@@ -16,7 +16,7 @@ use axum::response::IntoResponse;
 use axum::Json;
 use chrono::{DateTime, FixedOffset};
 use psi_payment_page::types::SessionRecord;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
 /// Attempts per notification, including the first.
@@ -28,10 +28,9 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// One notification of one session state, or of one invoice.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct WebhookDelivery {
-    /// `session` or `invoice`.
-    pub kind: &'static str,
+    pub kind: DeliveryKind,
     pub session_id: String,
     /// The session's status, or `INVOICE`.
     pub session_status: String,
@@ -43,8 +42,16 @@ pub struct WebhookDelivery {
     pub attempts: Vec<Attempt>,
 }
 
+/// What a notification is about: `session` or `invoice` in JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeliveryKind {
+    Session,
+    Invoice,
+}
+
 /// One POST of a notification.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Attempt {
     /// Sandbox time of the attempt.
     pub at: DateTime<FixedOffset>,
@@ -66,7 +73,7 @@ pub(super) fn notify(state: &AppState, record: &SessionRecord, url: &str) {
         .unwrap_or_default();
     let body = serde_json::to_string(record).expect("a session record serialises");
     let delivery = WebhookDelivery {
-        kind: "session",
+        kind: DeliveryKind::Session,
         session_id: record.session_id.clone().unwrap_or_default(),
         session_status: status,
         url: url.to_owned(),
@@ -106,7 +113,7 @@ pub(super) fn notify_invoice(state: &AppState, session_id: &str, transaction_id:
     let body = notification.to_string();
     for url in subscribers {
         let delivery = WebhookDelivery {
-            kind: "invoice",
+            kind: DeliveryKind::Invoice,
             session_id: session_id.to_owned(),
             session_status: "INVOICE".to_owned(),
             url,
@@ -124,8 +131,7 @@ fn send_in_background(state: &AppState, delivery: WebhookDelivery) {
 }
 
 fn queue(pages: &mut Pages, delivery: WebhookDelivery) -> usize {
-    pages.webhooks.push(delivery);
-    pages.webhooks.len() - 1
+    pages.webhooks.push(delivery)
 }
 
 /// Sends until a 2xx answer or the attempts are used up.
@@ -185,6 +191,6 @@ fn record(state: &AppState, index: usize, attempt: Attempt, delivered: bool) {
 
 /// `GET /__sandbox/webhooks`: every notification so far, oldest first.
 pub(super) async fn list(State(state): State<AppState>) -> impl IntoResponse {
-    let deliveries = state.data().payment_page.webhooks.clone();
+    let deliveries = state.data().payment_page.webhooks.to_vec();
     Json(deliveries)
 }

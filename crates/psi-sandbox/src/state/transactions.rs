@@ -1,67 +1,13 @@
-//! Everything the sandbox remembers, in memory.
+//! Transactions in their compact in-memory form: 100,000 of them stay
+//! under 100 MB (BENCHMARKS.md), also when a state file keeps them.
 
-use crate::apis;
-use crate::auth::Keys;
-use crate::clock::Clock;
-use crate::faults::Fault;
+use super::{tables, Batch, Loader, Persisted, Table};
 use chrono::{DateTime, FixedOffset};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
-
-/// The handlers' shared state.
-pub type AppState = Arc<Shared>;
-
-pub struct Shared {
-    /// `http://127.0.0.1:<port>`: base, api, auth and platform address at once.
-    pub url: String,
-    pub clock: Clock,
-    pub keys: Keys,
-    pub token_lifetime: Duration,
-    /// Signs session and invoice webhooks (`--webhook-secret`).
-    pub webhook_secret: String,
-    pub faults: Mutex<Vec<Fault>>,
-    pub data: Mutex<Data>,
-    /// For webhook deliveries.
-    pub http: reqwest::Client,
-}
-
-impl Shared {
-    /// The state `settings` ask for. Fails only when `settings.state`
-    /// names a file that cannot be used.
-    pub fn new(url: String, settings: &crate::Settings) -> Result<Self, crate::StartError> {
-        Ok(Self {
-            url,
-            clock: Clock::default(),
-            keys: Keys::random(),
-            token_lifetime: settings.token_lifetime,
-            webhook_secret: settings.webhook_secret.clone(),
-            faults: Mutex::new(Vec::new()),
-            data: Mutex::new(Data::default()),
-            http: reqwest::Client::new(),
-        })
-    }
-
-    /// The data, locked. Handlers hold it briefly and never across an await.
-    pub fn data(&self) -> MutexGuard<'_, Data> {
-        self.data.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-/// State of every API; each module owns its part.
-#[derive(Default)]
-pub struct Data {
-    pub transactions: Transactions,
-    pub payment_page: apis::payment_page::State,
-    pub pay_later: apis::pay_later::State,
-    pub bank_accounts: apis::bank_accounts::State,
-    pub shop_config: apis::shop_config::State,
-    pub storefront: apis::storefront::State,
-    pub webhook_subscriptions: apis::webhook_subscriptions::State,
-}
+use serde::{Deserialize, Serialize};
 
 /// A transaction, created when a buyer completes a session. The pay later,
 /// order status, transaction status and invoice emulations read it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Transaction {
     /// Shaped like `12-34567890123456789`.
     pub id: TransactionId,
@@ -71,8 +17,10 @@ pub struct Transaction {
     /// The session request the buyer completed (order data and URLs).
     pub request: StoredRequest,
     /// What the buyer chose on the hosted page, e.g. `OPEN_INVOICE`.
+    #[serde(deserialize_with = "known_label")]
     pub payment_option: Label,
     /// E.g. `BANK_TRANSFER`, `DIRECT_DEBIT`.
+    #[serde(deserialize_with = "known_label")]
     pub transfer_type: Label,
     /// The invoice's correspondence id (for the correspondence retrieval).
     /// A UUID, kept inline: 16 bytes instead of a 36-character string.
@@ -140,6 +88,30 @@ impl StoredRequest {
     }
 }
 
+/// In the state file: the deflated bytes in base64, as they are in memory.
+impl Serialize for StoredRequest {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use base64::Engine;
+        serializer.serialize_str(&base64::engine::general_purpose::STANDARD.encode(&self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for StoredRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use base64::Engine;
+        let text = String::deserialize(deserializer)?;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .map_err(serde::de::Error::custom)?;
+        // Checked once here, so `get` can keep trusting its bytes.
+        let json = miniz_oxide::inflate::decompress_to_vec(&bytes)
+            .map_err(|e| serde::de::Error::custom(format!("request: not deflated data: {e}")))?;
+        serde_json::from_slice::<psi_payment_page::types::SessionRequest>(&json)
+            .map_err(|e| serde::de::Error::custom(format!("request: {e}")))?;
+        Ok(Self(bytes.into_boxed_slice()))
+    }
+}
+
 impl std::fmt::Debug for StoredRequest {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "StoredRequest({} bytes deflated)", self.0.len())
@@ -186,16 +158,25 @@ impl serde::Serialize for TransactionId {
     }
 }
 
+impl<'de> Deserialize<'de> for TransactionId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Self::parse(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not 12- and 17 digits")))
+    }
+}
+
 /// The stored transactions, by id; boxed so the table holds 16 bytes per
 /// transaction rather than the whole record.
 #[derive(Default)]
-pub struct Transactions(std::collections::HashMap<TransactionId, Box<Transaction>>);
+pub struct Transactions(Table<TransactionId, Box<Transaction>>);
 
 impl Transactions {
     pub fn get(&self, id: &str) -> Option<&Transaction> {
         self.0.get(&TransactionId::parse(id)?).map(|t| &**t)
     }
 
+    /// The transaction, marked changed.
     pub fn get_mut(&mut self, id: &str) -> Option<&mut Transaction> {
         self.0.get_mut(&TransactionId::parse(id)?).map(|t| &mut **t)
     }
@@ -231,6 +212,20 @@ impl std::ops::Index<&String> for Transactions {
     }
 }
 
+impl Persisted for Transactions {
+    fn has_changes(&self) -> bool {
+        self.0.has_changes()
+    }
+
+    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()> {
+        batch.table(tables::TRANSACTIONS, &mut self.0)
+    }
+
+    fn load(loader: &Loader) -> Result<Self, String> {
+        loader.table(tables::TRANSACTIONS).map(Self)
+    }
+}
+
 /// A short label such as a payment option: the documented values cost no
 /// allocation, anything else the buyer sends is kept as given.
 pub type Label = std::borrow::Cow<'static, str>;
@@ -251,6 +246,11 @@ pub fn label(value: String) -> Label {
         Some(known) => Label::Borrowed(known),
         None => Label::Owned(value),
     }
+}
+
+/// A label read back from the state file, allocation-free when documented.
+fn known_label<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Label, D::Error> {
+    String::deserialize(deserializer).map(label)
 }
 
 /// A completed transaction of `template` numbered `index`, its order with

@@ -1,0 +1,179 @@
+//! Everything the sandbox remembers: in memory, and with `--state PATH` also
+//! in a SQLite file ([`store`]) that a restarted sandbox loads back.
+//!
+//! # How every change reaches the file before its answer
+//!
+//! The collections of [`Data`] are [`Table`]s and [`Log`]s, which note the
+//! rows a handler changes. [`Shared::data`] hands out the data locked in a
+//! [`DataGuard`]; when the guard is dropped and something changed, it
+//! writes the changed rows in one SQLite transaction while the lock is
+//! still held, then releases the lock. Handlers drop the guard before they
+//! answer (it cannot be held across an await: it is not `Send`), so every
+//! acknowledged change is committed before its answer leaves, and no
+//! handler needs to know about the file. A failed write stops the sandbox
+//! ([`store::Store::fail`]) instead of answering.
+//!
+//! Reads write nothing and lookups never touch SQLite: the in-memory form
+//! stays the one served. Without a state file nothing is tracked at all.
+//!
+//! The clock's offset is written by [`Clock::advance`] itself and the
+//! token-signing key once per file. Armed faults are not kept.
+
+pub mod store;
+mod table;
+mod transactions;
+
+pub use store::{tables, Batch, Loader};
+pub use table::{Log, Table};
+pub use transactions::*;
+
+use crate::apis;
+use crate::auth::Keys;
+use crate::clock::Clock;
+use crate::faults::Fault;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+/// The handlers' shared state.
+pub type AppState = Arc<Shared>;
+
+pub struct Shared {
+    /// `http://127.0.0.1:<port>`: base, api, auth and platform address at once.
+    pub url: String,
+    pub clock: Clock,
+    pub keys: Keys,
+    pub token_lifetime: Duration,
+    /// Signs session and invoice webhooks (`--webhook-secret`).
+    pub webhook_secret: String,
+    pub faults: Mutex<Vec<Fault>>,
+    data: Mutex<Data>,
+    /// The state file, when there is one.
+    store: Option<Arc<store::Store>>,
+    /// For webhook deliveries.
+    pub http: reqwest::Client,
+}
+
+impl Shared {
+    /// The state `settings` ask for: empty, or loaded from the state file.
+    /// Fails only when `settings.state` names a file that cannot be used.
+    pub fn new(url: String, settings: &crate::Settings) -> Result<Self, crate::StartError> {
+        let (data, clock, keys, store) = match &settings.state {
+            None => (Data::default(), Clock::default(), Keys::random(), None),
+            Some(path) => {
+                let opened = store::open(path)?;
+                let store = Arc::new(opened.store);
+                let offset = chrono::Duration::seconds(opened.clock_offset_seconds);
+                let clock = Clock::saved(offset, store.clone());
+                let keys = Keys::from_secret(&opened.signing_key);
+                (opened.data, clock, keys, Some(store))
+            }
+        };
+        Ok(Self {
+            url,
+            clock,
+            keys,
+            token_lifetime: settings.token_lifetime,
+            webhook_secret: settings.webhook_secret.clone(),
+            faults: Mutex::new(Vec::new()),
+            data: Mutex::new(data),
+            store,
+            http: reqwest::Client::new(),
+        })
+    }
+
+    /// The data, locked. Handlers hold it briefly and never across an
+    /// await; dropping the guard saves what changed (see the module docs).
+    pub fn data(&self) -> DataGuard<'_> {
+        DataGuard {
+            data: self.data.lock().unwrap_or_else(|p| p.into_inner()),
+            store: self.store.as_deref(),
+        }
+    }
+}
+
+/// The locked data; saves its changes to the state file when dropped.
+pub struct DataGuard<'a> {
+    data: MutexGuard<'a, Data>,
+    store: Option<&'a store::Store>,
+}
+
+impl std::ops::Deref for DataGuard<'_> {
+    type Target = Data;
+    fn deref(&self) -> &Data {
+        &self.data
+    }
+}
+
+impl std::ops::DerefMut for DataGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Data {
+        &mut self.data
+    }
+}
+
+impl Drop for DataGuard<'_> {
+    fn drop(&mut self) {
+        // Runs before the MutexGuard field is dropped: the lock is held
+        // until the rows are committed.
+        if let Some(store) = self.store {
+            if self.data.has_changes() {
+                if let Err(error) = store.save(&mut self.data) {
+                    store.fail(&error);
+                }
+            }
+        }
+    }
+}
+
+/// A part of [`Data`] kept in the state file: it says whether it changed,
+/// writes its changed rows and reads itself back.
+pub trait Persisted: Sized {
+    fn has_changes(&self) -> bool;
+    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()>;
+    fn load(loader: &Loader) -> Result<Self, String>;
+}
+
+/// State of every API; each module owns its part.
+#[derive(Default)]
+pub struct Data {
+    pub transactions: Transactions,
+    pub payment_page: apis::payment_page::State,
+    pub pay_later: apis::pay_later::State,
+    pub bank_accounts: apis::bank_accounts::State,
+    pub shop_config: apis::shop_config::State,
+    pub storefront: apis::storefront::State,
+    pub webhook_subscriptions: apis::webhook_subscriptions::State,
+}
+
+impl Persisted for Data {
+    fn has_changes(&self) -> bool {
+        self.transactions.has_changes()
+            || self.payment_page.has_changes()
+            || self.pay_later.has_changes()
+            || self.bank_accounts.has_changes()
+            || self.shop_config.has_changes()
+            || self.storefront.has_changes()
+            || self.webhook_subscriptions.has_changes()
+    }
+
+    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()> {
+        self.transactions.save(batch)?;
+        self.payment_page.save(batch)?;
+        self.pay_later.save(batch)?;
+        self.bank_accounts.save(batch)?;
+        self.shop_config.save(batch)?;
+        self.storefront.save(batch)?;
+        self.webhook_subscriptions.save(batch)
+    }
+
+    fn load(loader: &Loader) -> Result<Self, String> {
+        Ok(Self {
+            transactions: Transactions::load(loader)?,
+            payment_page: apis::payment_page::State::load(loader)?,
+            pay_later: apis::pay_later::State::load(loader)?,
+            bank_accounts: apis::bank_accounts::State::load(loader)?,
+            shop_config: apis::shop_config::State::load(loader)?,
+            storefront: apis::storefront::State::load(loader)?,
+            webhook_subscriptions: apis::webhook_subscriptions::State::load(loader)?,
+        })
+    }
+}

@@ -1,0 +1,453 @@
+//! The state file (`--state PATH`): an embedded SQLite database.
+//!
+//! # Schema (version [`SCHEMA_VERSION`])
+//!
+//! The file says what it is in its header: `PRAGMA application_id` is
+//! [`APPLICATION_ID`] (`psix`) and `PRAGMA user_version` the schema version.
+//!
+//! | table | key | value (JSON text) |
+//! |---|---|---|
+//! | `meta` | `name`: `signing_key` (base64), `clock_offset_seconds` | `value` |
+//! | `sessions` | session id | a payment page session |
+//! | `idempotency_keys` | `[token subject, Idempotency-Key]` | the remembered creation |
+//! | `transactions` | `12-...` id | a transaction (its request deflated, base64) |
+//! | `pay_later_bookings` | transaction id | a booking |
+//! | `bank_accounts` | `{partner_profile_id, shop_buyer_id}` | the account |
+//! | `shop_configurations` | `[partner_profile_id, shop_id]` | the configuration |
+//! | `storefront_orders` | order id | the order and its lines |
+//! | `webhook_subscriptions` | `position` (integer) | `{url}` |
+//! | `webhook_deliveries` | `position` (integer) | a notification and its attempts |
+//!
+//! Keyed tables hold `key TEXT PRIMARY KEY` (the key as JSON) and
+//! `value TEXT`; logs hold `position INTEGER PRIMARY KEY` and `value TEXT`.
+//! Armed faults are not kept: they are test misbehaviour of one run.
+//!
+//! # Durability
+//!
+//! WAL journal with `synchronous=NORMAL`: a commit survives the sandbox
+//! process being killed (the requirement), since the WAL is in the
+//! operating system's hands once written. It may not survive a power loss
+//! or an operating system crash (the last commits before it can be lost):
+//! a sandbox does not need to pay an fsync per request for that.
+//!
+//! The file is opened with `locking_mode=EXCLUSIVE`: a second sandbox on
+//! the same file is refused at start-up instead of both writing their own
+//! view of it. The lock goes with the process, also when it is killed.
+
+use super::table::{Log, Table};
+use super::Persisted;
+use crate::StartError;
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The version of the schema above; a file of another version is refused.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// `psix` in the file header, so a foreign SQLite file is refused.
+pub const APPLICATION_ID: i64 = 0x7073_6978;
+
+/// Names of the tables.
+pub mod tables {
+    pub const SESSIONS: &str = "sessions";
+    pub const IDEMPOTENCY_KEYS: &str = "idempotency_keys";
+    pub const TRANSACTIONS: &str = "transactions";
+    pub const PAY_LATER_BOOKINGS: &str = "pay_later_bookings";
+    pub const BANK_ACCOUNTS: &str = "bank_accounts";
+    pub const SHOP_CONFIGURATIONS: &str = "shop_configurations";
+    pub const STOREFRONT_ORDERS: &str = "storefront_orders";
+    /// Keyed tables: `key TEXT PRIMARY KEY, value TEXT`.
+    pub const KEYED: [&str; 7] = [
+        SESSIONS,
+        IDEMPOTENCY_KEYS,
+        TRANSACTIONS,
+        PAY_LATER_BOOKINGS,
+        BANK_ACCOUNTS,
+        SHOP_CONFIGURATIONS,
+        STOREFRONT_ORDERS,
+    ];
+
+    pub const WEBHOOK_SUBSCRIPTIONS: &str = "webhook_subscriptions";
+    pub const WEBHOOK_DELIVERIES: &str = "webhook_deliveries";
+    /// Logs: `position INTEGER PRIMARY KEY, value TEXT`.
+    pub const LOGS: [&str; 2] = [WEBHOOK_SUBSCRIPTIONS, WEBHOOK_DELIVERIES];
+}
+
+const SIGNING_KEY: &str = "signing_key";
+const CLOCK_OFFSET: &str = "clock_offset_seconds";
+
+/// An open state file.
+pub struct Store {
+    path: PathBuf,
+    connection: Mutex<Connection>,
+}
+
+/// What a state file held at start-up.
+pub struct Opened {
+    pub store: Store,
+    pub data: super::Data,
+    pub clock_offset_seconds: i64,
+    pub signing_key: [u8; 32],
+}
+
+/// Opens (or creates) the state file at `path` and loads everything in it.
+///
+/// The file is created when missing, its directory is not: a mistyped
+/// directory should be an error, not a new tree of folders.
+pub fn open(path: &Path) -> Result<Opened, StartError> {
+    let refuse = |reason: String| StartError::State {
+        path: path.to_owned(),
+        reason,
+    };
+    check_location(path).map_err(refuse)?;
+    let connection = connect(path).map_err(refuse)?;
+    let fresh = prepare_schema(&connection).map_err(refuse)?;
+    let signing_key = signing_key(&connection, fresh).map_err(refuse)?;
+    let clock_offset_seconds = meta(&connection, CLOCK_OFFSET)
+        .map_err(refuse)?
+        .map(|text| {
+            text.parse::<i64>()
+                .map_err(|_| format!("meta {CLOCK_OFFSET} is not a whole number: {text:?}"))
+        })
+        .transpose()
+        .map_err(refuse)?
+        .unwrap_or(0);
+    let data = super::Data::load(&Loader {
+        connection: &connection,
+    })
+    .map_err(refuse)?;
+    Ok(Opened {
+        store: Store {
+            path: path.to_owned(),
+            connection: Mutex::new(connection),
+        },
+        data,
+        clock_offset_seconds,
+        signing_key,
+    })
+}
+
+fn check_location(path: &Path) -> Result<(), String> {
+    if path.is_dir() {
+        return Err("it is a directory; give a file".to_owned());
+    }
+    let parent = path.parent().filter(|p| !p.as_os_str().is_empty());
+    match parent {
+        Some(directory) if !directory.is_dir() => Err(format!(
+            "the directory {} does not exist (the sandbox creates the file, not its directory)",
+            directory.display()
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The connection, in WAL mode, holding the file's lock.
+fn connect(path: &Path) -> Result<Connection, String> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let connection =
+        Connection::open_with_flags(path, flags).map_err(|e| format!("cannot open it: {e}"))?;
+    if connection
+        .is_readonly(rusqlite::MAIN_DB)
+        .map_err(|e| e.to_string())?
+    {
+        return Err("the file is not writable".to_owned());
+    }
+    // A locked file is another process's: answer at once, do not wait.
+    connection
+        .busy_timeout(std::time::Duration::ZERO)
+        .map_err(|e| e.to_string())?;
+    let explain = |error: rusqlite::Error| explain(&error);
+    connection
+        .pragma_update(None, "locking_mode", "EXCLUSIVE")
+        .map_err(explain)?;
+    let mode: String = connection
+        .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
+        .map_err(explain)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(format!(
+            "SQLite cannot keep a write-ahead log for it (journal mode {mode})"
+        ));
+    }
+    connection
+        .pragma_update(None, "synchronous", "NORMAL")
+        .map_err(explain)?;
+    Ok(connection)
+}
+
+/// SQLite's error, in the words a user of `--state` needs.
+fn explain(error: &rusqlite::Error) -> String {
+    use rusqlite::ErrorCode;
+    match error.sqlite_error_code() {
+        Some(ErrorCode::NotADatabase) => format!("it is not a SQLite database ({error})"),
+        Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => {
+            format!("another process (another sandbox?) has it open ({error})")
+        }
+        Some(ErrorCode::ReadOnly | ErrorCode::CannotOpen | ErrorCode::PermissionDenied) => {
+            format!("it cannot be written ({error})")
+        }
+        _ => error.to_string(),
+    }
+}
+
+/// Checks the header of an existing file or writes the schema into a new
+/// (empty) one; answers whether it was new. Takes the exclusive lock.
+fn prepare_schema(connection: &Connection) -> Result<bool, String> {
+    let explain = |error: rusqlite::Error| explain(&error);
+    // Takes the write lock now (kept: locking_mode=EXCLUSIVE), so a second
+    // sandbox fails here rather than at its first write.
+    connection
+        .execute_batch("BEGIN EXCLUSIVE")
+        .map_err(explain)?;
+    let checked = check_or_create(connection);
+    let end = if checked.is_ok() {
+        "COMMIT"
+    } else {
+        "ROLLBACK"
+    };
+    connection.execute_batch(end).map_err(explain)?;
+    checked
+}
+
+fn check_or_create(connection: &Connection) -> Result<bool, String> {
+    let explain = |error: rusqlite::Error| explain(&error);
+    let pragma = |name: &str| -> Result<i64, String> {
+        connection
+            .pragma_query_value(None, name, |row| row.get(0))
+            .map_err(explain)
+    };
+    let application_id = pragma("application_id")?;
+    let version = pragma("user_version")?;
+    let objects: i64 = connection
+        .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
+        .map_err(explain)?;
+    if application_id == 0 && version == 0 && objects == 0 {
+        create_schema(connection).map_err(explain)?;
+        return Ok(true);
+    }
+    if application_id != APPLICATION_ID {
+        return Err(format!(
+            "it is a SQLite database, but not a psi-sandbox state file (application_id {application_id}, expected {APPLICATION_ID})"
+        ));
+    }
+    if version != SCHEMA_VERSION {
+        return Err(format!(
+            "its schema version is {version}; this psi-sandbox reads version {SCHEMA_VERSION} only"
+        ));
+    }
+    Ok(false)
+}
+
+fn create_schema(connection: &Connection) -> rusqlite::Result<()> {
+    let mut sql = String::from("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);\n");
+    for table in tables::KEYED {
+        sql += &format!(
+            "CREATE TABLE {table} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;\n"
+        );
+    }
+    for table in tables::LOGS {
+        sql +=
+            &format!("CREATE TABLE {table} (position INTEGER PRIMARY KEY, value TEXT NOT NULL);\n");
+    }
+    sql += &format!(
+        "PRAGMA application_id = {APPLICATION_ID};\nPRAGMA user_version = {SCHEMA_VERSION};\n"
+    );
+    connection.execute_batch(&sql)
+}
+
+fn meta(connection: &Connection, name: &str) -> Result<Option<String>, String> {
+    connection
+        .query_row("SELECT value FROM meta WHERE name = ?1", [name], |row| {
+            row.get(0)
+        })
+        .optional()
+        .map_err(|e| format!("table meta: {}", explain(&e)))
+}
+
+fn set_meta(connection: &Connection, name: &str, value: &str) -> rusqlite::Result<()> {
+    connection
+        .prepare_cached("INSERT OR REPLACE INTO meta (name, value) VALUES (?1, ?2)")?
+        .execute(params![name, value])?;
+    Ok(())
+}
+
+/// The key tokens are signed with: made once per state file, so tokens
+/// issued before a restart stay valid after it.
+fn signing_key(connection: &Connection, fresh: bool) -> Result<[u8; 32], String> {
+    use base64::Engine;
+    let engine = base64::engine::general_purpose::STANDARD;
+    if let Some(text) = meta(connection, SIGNING_KEY)? {
+        let bytes = engine
+            .decode(text.trim())
+            .map_err(|e| format!("meta {SIGNING_KEY} is not base64: {e}"))?;
+        return bytes
+            .try_into()
+            .map_err(|_| format!("meta {SIGNING_KEY} is not 32 bytes"));
+    }
+    if !fresh {
+        return Err(format!("meta {SIGNING_KEY} is missing"));
+    }
+    let key: [u8; 32] = rand::random();
+    set_meta(connection, SIGNING_KEY, &engine.encode(key)).map_err(|e| explain(&e))?;
+    Ok(key)
+}
+
+impl Store {
+    /// The file given with `--state`.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Writes what changed in `data`, in one SQLite transaction.
+    pub fn save(&self, data: &mut super::Data) -> rusqlite::Result<()> {
+        let mut connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
+        let transaction = connection.transaction()?;
+        data.save(&Batch {
+            connection: &transaction,
+        })?;
+        transaction.commit()
+    }
+
+    /// Writes the clock's offset.
+    pub fn save_clock_offset(&self, seconds: i64) -> rusqlite::Result<()> {
+        let connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
+        set_meta(&connection, CLOCK_OFFSET, &seconds.to_string())
+    }
+
+    /// Stops the sandbox after a failed write. A change that is not in the
+    /// file must not be acknowledged: the handler has not answered yet, and
+    /// never will.
+    pub fn fail(&self, error: &rusqlite::Error) -> ! {
+        let message = format!(
+            "psi-sandbox: --state {}: cannot write ({}); stopping, so that no change is acknowledged that is not saved",
+            self.path.display(),
+            explain(error)
+        );
+        tracing::error!("{message}");
+        eprintln!("{message}");
+        std::process::exit(1)
+    }
+}
+
+/// Writes rows inside one SQLite transaction ([`Store::save`]).
+pub struct Batch<'a> {
+    connection: &'a Connection,
+}
+
+fn to_json(value: &impl Serialize) -> rusqlite::Result<String> {
+    serde_json::to_string(value).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+}
+
+impl Batch<'_> {
+    /// The changed rows of `table`: written, or deleted when gone.
+    pub fn table<K, V>(&self, name: &str, table: &mut Table<K, V>) -> rusqlite::Result<()>
+    where
+        K: Serialize + Hash + Eq + Clone,
+        V: Serialize,
+    {
+        if !table.has_changes() {
+            return Ok(());
+        }
+        let mut write = self.connection.prepare_cached(&format!(
+            "INSERT OR REPLACE INTO {name} (key, value) VALUES (?1, ?2)"
+        ))?;
+        let mut delete = self
+            .connection
+            .prepare_cached(&format!("DELETE FROM {name} WHERE key = ?1"))?;
+        for (key, value) in table.take_changes() {
+            let key = to_json(&key)?;
+            match value {
+                Some(value) => write.execute(params![key, to_json(value)?])?,
+                None => delete.execute([key])?,
+            };
+        }
+        Ok(())
+    }
+
+    /// The appended or changed rows of `log`, after deleting every row when
+    /// it was cleared.
+    pub fn log<V: Serialize>(&self, name: &str, log: &mut Log<V>) -> rusqlite::Result<()> {
+        if !log.has_changes() {
+            return Ok(());
+        }
+        let changes = log.take_changes();
+        if changes.cleared {
+            self.connection
+                .execute(&format!("DELETE FROM {name}"), [])?;
+        }
+        let mut write = self.connection.prepare_cached(&format!(
+            "INSERT OR REPLACE INTO {name} (position, value) VALUES (?1, ?2)"
+        ))?;
+        for (position, value) in changes.rows {
+            write.execute(params![position as i64, to_json(value)?])?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads the tables back at start-up.
+pub struct Loader<'a> {
+    connection: &'a Connection,
+}
+
+impl Loader<'_> {
+    /// Every row of `name`; a row that does not parse is an error naming
+    /// the table and the key.
+    pub fn table<K, V>(&self, name: &str) -> Result<Table<K, V>, String>
+    where
+        K: DeserializeOwned + Hash + Eq + Clone,
+        V: DeserializeOwned,
+    {
+        let failed = |error: rusqlite::Error| format!("table {name}: {}", explain(&error));
+        let mut statement = self
+            .connection
+            .prepare(&format!("SELECT key, value FROM {name}"))
+            .map_err(failed)?;
+        let mut rows = statement.query([]).map_err(failed)?;
+        let mut table = HashMap::new();
+        while let Some(row) = rows.next().map_err(failed)? {
+            let key: String = row.get(0).map_err(failed)?;
+            let value: String = row.get(1).map_err(failed)?;
+            let parsed_key = serde_json::from_str(&key)
+                .map_err(|e| format!("table {name}: the key {key} cannot be read: {e}"))?;
+            let parsed_value = serde_json::from_str(&value)
+                .map_err(|e| format!("table {name}, key {key}: the row cannot be read: {e}"))?;
+            table.insert(parsed_key, parsed_value);
+        }
+        Ok(Table::tracked(table))
+    }
+
+    /// Every row of the log `name`, in position order; the positions must
+    /// run 0, 1, 2, ... as the sandbox writes them.
+    pub fn log<V: DeserializeOwned>(&self, name: &str) -> Result<Log<V>, String> {
+        let failed = |error: rusqlite::Error| format!("table {name}: {}", explain(&error));
+        let mut statement = self
+            .connection
+            .prepare(&format!(
+                "SELECT position, value FROM {name} ORDER BY position"
+            ))
+            .map_err(failed)?;
+        let mut rows = statement.query([]).map_err(failed)?;
+        let mut log = Vec::new();
+        while let Some(row) = rows.next().map_err(failed)? {
+            let position: i64 = row.get(0).map_err(failed)?;
+            if position != log.len() as i64 {
+                return Err(format!(
+                    "table {name}: position {position} follows {} (the positions must run 0, 1, 2, ...)",
+                    log.len() as i64 - 1
+                ));
+            }
+            let value: String = row.get(1).map_err(failed)?;
+            let parsed = serde_json::from_str(&value).map_err(|e| {
+                format!("table {name}, position {position}: the row cannot be read: {e}")
+            })?;
+            log.push(parsed);
+        }
+        Ok(Log::tracked(log))
+    }
+}
