@@ -177,3 +177,6 @@ impl Persisted for Data {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -451,3 +451,143 @@ impl Loader<'_> {
         Ok(Log::tracked(log))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temporary(name: &str) -> PathBuf {
+        let directory = std::env::temp_dir().join(format!(
+            "psi-sandbox-store-{name}-{}-{}",
+            std::process::id(),
+            uuid::Uuid::new_v4()
+        ));
+        std::fs::create_dir_all(&directory).expect("a temporary directory");
+        directory.join("state.db")
+    }
+
+    /// The reason `open` refuses `path` with; panics when it opens.
+    fn refusal(path: &Path) -> String {
+        match open(path) {
+            Err(StartError::State {
+                path: named,
+                reason,
+            }) => {
+                assert_eq!(named, path, "the error names the file");
+                reason
+            }
+            Err(other) => panic!("not a state error: {other}"),
+            Ok(_) => panic!("{} was accepted", path.display()),
+        }
+    }
+
+    #[test]
+    fn a_new_file_gets_the_schema_and_keeps_its_signing_key() {
+        let path = temporary("new");
+        let first = open(&path).expect("a new file opens");
+        assert_eq!(first.clock_offset_seconds, 0);
+        first.store.save_clock_offset(-42).expect("saved");
+        let key = first.signing_key;
+        drop(first);
+        let again = open(&path).expect("the file opens again");
+        assert_eq!(again.signing_key, key, "tokens stay valid across restarts");
+        assert_eq!(again.clock_offset_seconds, -42);
+        let connection = again.store.connection.lock().expect("the connection");
+        let version: i64 = connection
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .expect("a version");
+        assert_eq!(version, SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn a_file_that_is_not_sqlite_is_refused() {
+        let path = temporary("garbage");
+        std::fs::write(
+            &path,
+            b"this is not a database, just some text\n".repeat(200),
+        )
+        .expect("written");
+        let reason = refusal(&path);
+        assert!(reason.contains("not a SQLite database"), "{reason}");
+    }
+
+    #[test]
+    fn a_foreign_database_and_an_unknown_schema_version_are_refused() {
+        let path = temporary("foreign");
+        let other = Connection::open(&path).expect("a database");
+        other
+            .execute_batch("CREATE TABLE notes (text TEXT)")
+            .expect("a table");
+        drop(other);
+        let reason = refusal(&path);
+        assert!(reason.contains("not a psi-sandbox state file"), "{reason}");
+
+        let path = temporary("future");
+        drop(open(&path).expect("a new file"));
+        let connection = Connection::open(&path).expect("the file");
+        connection
+            .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .expect("set");
+        drop(connection);
+        let reason = refusal(&path);
+        assert!(
+            reason.contains(&format!("schema version is {}", SCHEMA_VERSION + 1)),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn a_row_that_does_not_parse_is_refused_naming_table_and_key() {
+        let path = temporary("bad-row");
+        drop(open(&path).expect("a new file"));
+        let connection = Connection::open(&path).expect("the file");
+        connection
+            .execute(
+                "INSERT INTO sessions (key, value) VALUES (?1, ?2)",
+                ["\"s-1\"", "{\"id\": 7}"],
+            )
+            .expect("a row");
+        drop(connection);
+        let reason = refusal(&path);
+        assert!(reason.contains("table sessions, key \"s-1\""), "{reason}");
+    }
+
+    #[test]
+    fn a_missing_directory_or_a_directory_is_refused() {
+        let missing = std::env::temp_dir()
+            .join(format!("psi-sandbox-missing-{}", uuid::Uuid::new_v4()))
+            .join("state.db");
+        let reason = refusal(&missing);
+        let directory = missing.parent().expect("a parent").display().to_string();
+        assert!(reason.contains(&directory), "{reason}");
+        assert!(!missing.parent().expect("a parent").exists(), "not created");
+
+        let path = temporary("directory");
+        let directory = path.parent().expect("a parent");
+        assert!(refusal(directory).contains("is a directory"));
+    }
+
+    #[test]
+    fn a_second_sandbox_on_the_same_file_is_refused() {
+        let path = temporary("locked");
+        let first = open(&path).expect("the first opens");
+        let reason = refusal(&path);
+        assert!(reason.contains("another process"), "{reason}");
+        drop(first);
+        open(&path).expect("free again once the first is closed");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_read_only_file_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let path = temporary("read-only");
+        drop(open(&path).expect("a new file"));
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).expect("chmod");
+        if std::fs::OpenOptions::new().write(true).open(&path).is_ok() {
+            return; // running as root: nothing is read-only
+        }
+        let reason = refusal(&path);
+        assert!(reason.contains("not writable"), "{reason}");
+    }
+}

@@ -1,0 +1,304 @@
+//! Every kind of record survives a save and a load: one sandbox writes each
+//! through its handlers, a second one loads the same file and must serve
+//! the same answers. Runs the router in this process, so the first sandbox
+//! can be dropped (its file closed) before the second opens the file.
+
+use super::{AppState, Shared};
+use crate::audiences::{audience_of, Service};
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use tower::ServiceExt;
+
+const KEY: [(&str, &str); 1] = [("idempotency-key", "key-1")];
+const URL: &str = "http://sandbox.test";
+/// Nothing listens here: notifications fail at once and are retried.
+const UNREACHABLE: &str = "http://127.0.0.1:9";
+
+fn state_file(name: &str) -> std::path::PathBuf {
+    let directory = std::env::temp_dir().join(format!(
+        "psi-sandbox-state-{name}-{}-{}",
+        std::process::id(),
+        uuid::Uuid::new_v4()
+    ));
+    std::fs::create_dir_all(&directory).expect("a temporary directory");
+    directory.join("state.db")
+}
+
+fn start(path: &std::path::Path) -> AppState {
+    let settings = crate::Settings::default().state(path);
+    Arc::new(Shared::new(URL.to_owned(), &settings).expect("the state file opens"))
+}
+
+/// One call through the whole router; answers the status and the JSON body
+/// (`null` when there is none).
+async fn call(
+    state: &AppState,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<Value>,
+    headers: &[(&str, &str)],
+) -> (StatusCode, Value) {
+    let mut request = Request::builder().method(method).uri(path);
+    if let Some(token) = token {
+        request = request.header("authorization", format!("Bearer {token}"));
+    }
+    if body.is_some() {
+        request = request.header("content-type", "application/json;charset=UTF-8");
+    }
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let body = body.map_or_else(Body::empty, |body| Body::from(body.to_string()));
+    let response = crate::router(state.clone())
+        .oneshot(request.body(body).expect("a request"))
+        .await
+        .expect("the router answers");
+    let status = response.status();
+    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+        .await
+        .expect("a body");
+    let json = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    (status, json)
+}
+
+async fn token(state: &AppState, service: Service) -> String {
+    let (status, answer) = if service == Service::Storefront {
+        let body = json!({"client_id": crate::DEMO_PLATFORM_CLIENT_ID, "client_secret": crate::DEMO_PLATFORM_CLIENT_SECRET, "grant_type": "client_credentials", "scope": "write"});
+        call(state, "POST", "/api/oauth/token", None, Some(body), &[]).await
+    } else {
+        let body = json!({"client_id": crate::DEMO_CLIENT_ID, "client_secret": crate::DEMO_CLIENT_SECRET, "audience": audience_of(URL, service), "grant_type": "client_credentials"});
+        call(state, "POST", "/oauth/token", None, Some(body), &[]).await
+    };
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    answer["access_token"].as_str().expect("a token").to_owned()
+}
+
+struct Tokens {
+    payment_page: String,
+    pay_later: String,
+    bank_accounts: String,
+    shop_config: String,
+    storefront: String,
+}
+
+/// What the sandbox serves about every record, read through its own API.
+async fn snapshot(state: &AppState, tokens: &Tokens, transaction: &str, order: &str) -> Value {
+    let get = |path: String, token: Option<String>| async move {
+        let (status, body) = call(state, "GET", &path, token.as_deref(), None, &[]).await;
+        assert!(status.is_success(), "GET {path}: {status} {body}");
+        body
+    };
+    json!({
+        "sessions": get("/__sandbox/sessions".into(), None).await,
+        "webhooks": get("/__sandbox/webhooks".into(), None).await,
+        "subscriptions": get("/__sandbox/webhook-subscriptions".into(), None).await,
+        "transaction": get(format!("/__sandbox/transactions/{transaction}"), None).await,
+        "transaction_status": get(format!("/transaction/status/v2/transactions/{transaction}"), Some(token(state, Service::TransactionStatus).await)).await,
+        "pay_later": get(format!("/order/paylater/v1/{transaction}/status"), Some(tokens.pay_later.clone())).await,
+        "bank_account": get("/shop/consumer/v1/partners/p-1/consumer/b-1/bank-accounts".into(), Some(tokens.bank_accounts.clone())).await,
+        "shop_config": get("/__sandbox/shop-config/p-1/shop-1".into(), None).await,
+        "order": get(format!("/api/gateway/order-management/load/{order}"), Some(tokens.storefront.clone())).await,
+    })
+}
+
+/// Waits (counting polls, not timing) until every notification has used
+/// its attempts and no background task holds the state any more.
+async fn settle(state: &AppState) {
+    for _ in 0..600 {
+        let (_, webhooks) = call(state, "GET", "/__sandbox/webhooks", None, None, &[]).await;
+        let done = webhooks
+            .as_array()
+            .expect("a list")
+            .iter()
+            .all(|delivery| delivery["attempts"].as_array().map_or(0, Vec::len) == 5);
+        if done && Arc::strong_count(state) == 1 {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    panic!("the notifications did not finish");
+}
+
+#[tokio::test]
+async fn every_kind_of_record_is_served_again_after_a_restart() {
+    let path = state_file("round-trip");
+    let state = start(&path);
+    let tokens = Tokens {
+        payment_page: token(&state, Service::PaymentPage).await,
+        pay_later: token(&state, Service::PayLater).await,
+        bank_accounts: token(&state, Service::BankAccounts).await,
+        shop_config: token(&state, Service::ShopConfig).await,
+        storefront: token(&state, Service::Storefront).await,
+    };
+    let subscription = json!({"url": format!("{UNREACHABLE}/invoices")});
+    let (status, _) = call(
+        &state,
+        "POST",
+        "/__sandbox/webhook-subscriptions",
+        None,
+        Some(subscription),
+        &[],
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+
+    let request =
+        serde_json::to_value(crate::demo::session_request(&format!("{UNREACHABLE}/hook")))
+            .expect("a request");
+    let create = |state: AppState, headers: &'static [(&'static str, &'static str)]| {
+        let token = tokens.payment_page.clone();
+        let request = request.clone();
+        async move {
+            call(
+                &state,
+                "POST",
+                "/pps/api/v1/session",
+                Some(&token),
+                Some(request),
+                headers,
+            )
+            .await
+        }
+    };
+    let (status, created) = create(state.clone(), &KEY).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let completed_id = created["session_id"].as_str().expect("an id").to_owned();
+    let (_, other) = create(state.clone(), &[]).await;
+    let canceled_id = other["session_id"].as_str().expect("an id").to_owned();
+    let (status, _) = call(
+        &state,
+        "GET",
+        &format!("/pps/landing/{canceled_id}"),
+        None,
+        None,
+        &[],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let (_, third) = create(state.clone(), &[]).await;
+    let open_id = third["session_id"].as_str().expect("an id").to_owned();
+
+    let (status, completed) = call(
+        &state,
+        "POST",
+        &format!("/__sandbox/sessions/{completed_id}/complete"),
+        None,
+        None,
+        &[],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{completed}");
+    let transaction = completed["transaction_id"]
+        .as_str()
+        .expect("a transaction")
+        .to_owned();
+    let (status, _) = call(
+        &state,
+        "POST",
+        &format!("/__sandbox/sessions/{canceled_id}/cancel"),
+        None,
+        None,
+        &[],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+
+    let (status, booked) = call(
+        &state,
+        "POST",
+        &format!("/order/paylater/v1/{transaction}"),
+        Some(&tokens.pay_later),
+        Some(json!({"offer_id": "payl-2"})),
+        &[],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{booked}");
+    let account = json!({"owner": "Erika Mustermann", "iban": "DE89370400440532013000"});
+    let (status, stored) = call(
+        &state,
+        "POST",
+        "/shop/consumer/v1/partners/p-1/consumer/b-1/bank-accounts",
+        Some(&tokens.bank_accounts),
+        Some(account),
+        &[],
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{stored}");
+    let configuration =
+        serde_json::to_value(crate::demo::shop_configuration()).expect("a configuration");
+    let (status, put) = call(
+        &state,
+        "PUT",
+        "/shop-config/v2/partners/p-1/shops/shop-1",
+        Some(&tokens.shop_config),
+        Some(configuration),
+        &[],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{put}");
+    let (status, seeded) = call(
+        &state,
+        "POST",
+        "/__sandbox/storefront/orders",
+        None,
+        Some(json!({"transaction_id": transaction})),
+        &[],
+    )
+    .await;
+    assert!(status.is_success(), "{seeded}");
+    let order = seeded["order_id"].as_str().expect("an order").to_owned();
+    let (status, advanced) = call(
+        &state,
+        "POST",
+        "/__sandbox/clock/advance",
+        None,
+        Some(json!({"seconds": 600})),
+        &[],
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    let now_before: chrono::DateTime<chrono::FixedOffset> =
+        serde_json::from_value(advanced["now"].clone()).expect("a time");
+
+    settle(&state).await;
+    let before = snapshot(&state, &tokens, &transaction, &order).await;
+    assert_eq!(
+        before["webhooks"].as_array().map(Vec::len),
+        Some(3),
+        "session (2) and invoice (1) notifications"
+    );
+    let open = |snapshot: &Value| {
+        snapshot["sessions"]
+            .as_array()
+            .expect("sessions")
+            .iter()
+            .any(|s| s["session_id"] == open_id.as_str())
+    };
+    assert!(open(&before));
+    drop(state);
+
+    let state = start(&path);
+    let after = snapshot(&state, &tokens, &transaction, &order).await;
+    assert_eq!(after, before, "the same answers after the restart");
+
+    // The idempotency key is remembered: the same call gets the same session.
+    let (status, replay) = create(state.clone(), &KEY).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(replay["session_id"], completed_id.as_str());
+    // The clock kept its ten minutes ahead (tokens live 30).
+    let (_, about) = call(&state, "GET", "/__sandbox", None, None, &[]).await;
+    let now_after: chrono::DateTime<chrono::FixedOffset> =
+        serde_json::from_value(about["now"].clone()).expect("a time");
+    let moved = (now_after - now_before).num_seconds();
+    let real = (chrono::Utc::now() - now_after.with_timezone(&chrono::Utc)).num_seconds();
+    assert!(real <= -590, "the offset is kept: {real} s from real time");
+    assert!(
+        (0..600).contains(&moved),
+        "the clock moved {moved} s across the restart"
+    );
+    drop(state);
+    let _ = std::fs::remove_dir_all(path.parent().expect("a directory"));
+}
