@@ -1,0 +1,477 @@
+//! The sandbox binary with `--state`: what it acknowledged survives a
+//! SIGKILL in the middle of a load, and an unusable state file stops it
+//! with exit code 2 and a message naming `--state`.
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_psi-sandbox");
+/// Concurrent clients of the load.
+const TASKS: usize = 4;
+/// The load is killed once this many sessions were completed (counted, not
+/// timed), while the tasks are still sending.
+const COMPLETED_BEFORE_KILL: usize = 40;
+/// Nothing listens here: notifications fail and are retried, so background
+/// writes run during the load too.
+const UNREACHABLE: &str = "http://127.0.0.1:9";
+
+fn temporary_directory(name: &str) -> PathBuf {
+    let directory = std::env::temp_dir().join(format!(
+        "psi-sandbox-it-{name}-{}-{}",
+        std::process::id(),
+        uuid::Uuid::new_v4()
+    ));
+    std::fs::create_dir_all(&directory).expect("a temporary directory");
+    directory
+}
+
+/// A running sandbox process.
+struct Process {
+    child: Child,
+    url: String,
+    port: u16,
+    /// Kept open: the sandbox may still print.
+    _stdout: BufReader<std::process::ChildStdout>,
+}
+
+/// Starts the binary on `port` (0: any) with `--state state`; answers the
+/// process once it printed its address.
+fn start(port: u16, state: &Path) -> Process {
+    let mut child = Command::new(BINARY)
+        .args(["--port", &port.to_string(), "--state"])
+        .arg(state)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the sandbox binary runs");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("a first line");
+    let Some(url) = line
+        .trim()
+        .strip_prefix("psi sandbox listening on ")
+        .map(str::to_owned)
+    else {
+        let output = child.wait_with_output().expect("the sandbox ended");
+        panic!(
+            "the sandbox did not start: {line:?} {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    let port = url
+        .rsplit(':')
+        .next()
+        .and_then(|port| port.parse().ok())
+        .expect("a port");
+    Process {
+        child,
+        url,
+        port,
+        _stdout: stdout,
+    }
+}
+
+/// What the sandbox acknowledged (answered 2xx) during the load.
+#[derive(Default)]
+struct Acknowledged {
+    sessions: Vec<String>,
+    /// (session, transaction)
+    completed: Vec<(String, String)>,
+    booked: Vec<String>,
+    /// (buyer, bank account reference)
+    accounts: Vec<(String, String)>,
+    shops: Vec<String>,
+    orders: Vec<String>,
+    clock_seconds: i64,
+}
+
+#[derive(Clone)]
+struct Tokens {
+    payment_page: String,
+    pay_later: String,
+    bank_accounts: String,
+    shop_config: String,
+    platform: String,
+}
+
+async fn token(http: &reqwest::Client, url: &str, audience: &str) -> String {
+    let answer: Value = http
+        .post(format!("{url}/oauth/token"))
+        .json(&json!({"client_id": psi_sandbox::DEMO_CLIENT_ID, "client_secret": psi_sandbox::DEMO_CLIENT_SECRET, "audience": audience, "grant_type": "client_credentials"}))
+        .send()
+        .await
+        .expect("the token server answers")
+        .json()
+        .await
+        .expect("a token");
+    answer["access_token"].as_str().expect("a token").to_owned()
+}
+
+async fn tokens(http: &reqwest::Client, url: &str) -> Tokens {
+    let platform: Value = http
+        .post(format!("{url}/api/oauth/token"))
+        .json(&json!({"client_id": psi_sandbox::DEMO_PLATFORM_CLIENT_ID, "client_secret": psi_sandbox::DEMO_PLATFORM_CLIENT_SECRET, "grant_type": "client_credentials", "scope": "write"}))
+        .send()
+        .await
+        .expect("the platform token endpoint answers")
+        .json()
+        .await
+        .expect("a token");
+    Tokens {
+        payment_page: token(http, url, url).await,
+        pay_later: token(http, url, &format!("{url}/paylater")).await,
+        bank_accounts: token(http, url, &format!("{url}/shop/consumer/v1")).await,
+        shop_config: token(http, url, &format!("{url}/shop-config")).await,
+        platform: platform["access_token"]
+            .as_str()
+            .expect("a token")
+            .to_owned(),
+    }
+}
+
+/// One JSON call; `None` when the sandbox did not answer (killed).
+async fn send(
+    http: &reqwest::Client,
+    method: reqwest::Method,
+    address: String,
+    token: Option<&str>,
+    body: Option<Value>,
+) -> Option<(StatusCode, Value)> {
+    let mut request = http.request(method, address);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    if let Some(body) = body {
+        request = request
+            .header("content-type", "application/json;charset=UTF-8")
+            .body(body.to_string());
+    }
+    let response = request.send().await.ok()?;
+    let status = response.status();
+    let bytes = response.bytes().await.ok()?;
+    Some((
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    ))
+}
+
+/// One client of the load: session, completion, booking, bank account,
+/// shop configuration, storefront order and a clock second per round,
+/// recording each acknowledged write, until the sandbox stops answering.
+async fn client(task: usize, url: String, tokens: Tokens, acknowledged: Arc<Mutex<Acknowledged>>) {
+    use reqwest::Method;
+    let http = reqwest::Client::new();
+    let request = serde_json::to_value(psi_sandbox::demo::session_request(&format!(
+        "{UNREACHABLE}/hook"
+    )))
+    .expect("a session request");
+    let configuration =
+        serde_json::to_value(psi_sandbox::demo::shop_configuration()).expect("a configuration");
+    let record = |change: &dyn Fn(&mut Acknowledged)| {
+        change(&mut acknowledged.lock().expect("the records"));
+    };
+    for round in 0.. {
+        let Some((status, created)) = send(
+            &http,
+            Method::POST,
+            format!("{url}/pps/api/v1/session"),
+            Some(&tokens.payment_page),
+            Some(request.clone()),
+        )
+        .await
+        else {
+            return;
+        };
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        let session = created["session_id"].as_str().expect("an id").to_owned();
+        record(&|a| a.sessions.push(session.clone()));
+
+        let Some((status, completed)) = send(
+            &http,
+            Method::POST,
+            format!("{url}/__sandbox/sessions/{session}/complete"),
+            None,
+            None,
+        )
+        .await
+        else {
+            return;
+        };
+        assert_eq!(status, StatusCode::OK, "{completed}");
+        let transaction = completed["transaction_id"]
+            .as_str()
+            .expect("an id")
+            .to_owned();
+        record(&|a| a.completed.push((session.clone(), transaction.clone())));
+
+        let Some((status, booked)) = send(
+            &http,
+            Method::POST,
+            format!("{url}/order/paylater/v1/{transaction}"),
+            Some(&tokens.pay_later),
+            Some(json!({"offer_id": "payl-1"})),
+        )
+        .await
+        else {
+            return;
+        };
+        assert_eq!(status, StatusCode::OK, "{booked}");
+        record(&|a| a.booked.push(transaction.clone()));
+
+        let buyer = format!("b-{task}-{round}");
+        let account = json!({"owner": "Erika Mustermann", "iban": "DE89370400440532013000"});
+        let Some((status, stored)) = send(
+            &http,
+            Method::POST,
+            format!("{url}/shop/consumer/v1/partners/p-1/consumer/{buyer}/bank-accounts"),
+            Some(&tokens.bank_accounts),
+            Some(account),
+        )
+        .await
+        else {
+            return;
+        };
+        assert_eq!(status, StatusCode::CREATED, "{stored}");
+        let reference = stored["bank_account_reference"]
+            .as_str()
+            .expect("a reference")
+            .to_owned();
+        record(&|a| a.accounts.push((buyer.clone(), reference.clone())));
+
+        let shop = format!("shop-{task}-{round}");
+        let Some((status, put)) = send(
+            &http,
+            Method::PUT,
+            format!("{url}/shop-config/v2/partners/p-1/shops/{shop}"),
+            Some(&tokens.shop_config),
+            Some(configuration.clone()),
+        )
+        .await
+        else {
+            return;
+        };
+        assert_eq!(status, StatusCode::OK, "{put}");
+        record(&|a| a.shops.push(shop.clone()));
+
+        let Some((status, seeded)) = send(
+            &http,
+            Method::POST,
+            format!("{url}/__sandbox/storefront/orders"),
+            None,
+            Some(json!({"transaction_id": transaction})),
+        )
+        .await
+        else {
+            return;
+        };
+        assert!(status.is_success(), "{seeded}");
+        let order = seeded["order_id"].as_str().expect("an order").to_owned();
+        record(&|a| a.orders.push(order.clone()));
+
+        let Some((status, advanced)) = send(
+            &http,
+            Method::POST,
+            format!("{url}/__sandbox/clock/advance"),
+            None,
+            Some(json!({"seconds": 1})),
+        )
+        .await
+        else {
+            return;
+        };
+        assert_eq!(status, StatusCode::OK, "{advanced}");
+        record(&|a| a.clock_seconds += 1);
+    }
+}
+
+/// The sandbox's clock ahead of real time, in seconds.
+async fn clock_offset(http: &reqwest::Client, url: &str) -> i64 {
+    let about: Value = http
+        .get(format!("{url}/__sandbox"))
+        .send()
+        .await
+        .expect("the control API answers")
+        .json()
+        .await
+        .expect("JSON");
+    let now: chrono::DateTime<chrono::FixedOffset> =
+        serde_json::from_value(about["now"].clone()).expect("a time");
+    (now.with_timezone(&chrono::Utc) - chrono::Utc::now()).num_seconds()
+}
+
+async fn get(http: &reqwest::Client, address: String, token: Option<&str>) -> (StatusCode, Value) {
+    send(http, reqwest::Method::GET, address, token, None)
+        .await
+        .expect("the restarted sandbox answers")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn acknowledged_writes_survive_a_sigkill_during_a_load() {
+    let directory = temporary_directory("kill");
+    let state = directory.join("state.db");
+    let mut first = start(0, &state);
+    let http = reqwest::Client::new();
+    let tokens = tokens(&http, &first.url).await;
+
+    let acknowledged = Arc::new(Mutex::new(Acknowledged::default()));
+    let load: Vec<_> = (0..TASKS)
+        .map(|task| {
+            tokio::spawn(client(
+                task,
+                first.url.clone(),
+                tokens.clone(),
+                acknowledged.clone(),
+            ))
+        })
+        .collect();
+    let mut polls = 0;
+    while acknowledged.lock().expect("records").completed.len() < COMPLETED_BEFORE_KILL {
+        polls += 1;
+        assert!(polls < 6000, "the load makes no progress");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    // SIGKILL, with the clients still sending.
+    first.child.kill().expect("the sandbox is killed");
+    first.child.wait().expect("the sandbox ended");
+    for task in load {
+        task.await.expect("a client ends without failing");
+    }
+    let acknowledged = Arc::try_unwrap(acknowledged)
+        .ok()
+        .expect("the clients ended")
+        .into_inner()
+        .expect("the records");
+    assert!(acknowledged.completed.len() >= COMPLETED_BEFORE_KILL);
+    eprintln!(
+        "acknowledged before the kill: {} sessions, {} transactions, {} bookings, {} accounts, {} configurations, {} orders, {} clock seconds",
+        acknowledged.sessions.len(),
+        acknowledged.completed.len(),
+        acknowledged.booked.len(),
+        acknowledged.accounts.len(),
+        acknowledged.shops.len(),
+        acknowledged.orders.len(),
+        acknowledged.clock_seconds
+    );
+
+    // The same port: the tokens' audiences name the address.
+    let second = start(first.port, &state);
+    assert_eq!(second.url, first.url);
+    let url = &second.url;
+
+    for session in &acknowledged.sessions {
+        let (status, record) = get(
+            &http,
+            format!("{url}/pps/api/v1/session-record/{session}"),
+            Some(&tokens.payment_page),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "session {session}: {record}");
+    }
+    for (session, transaction) in &acknowledged.completed {
+        let (status, record) = get(
+            &http,
+            format!("{url}/pps/api/v1/session-record/{session}"),
+            Some(&tokens.payment_page),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{record}");
+        assert_eq!(record["session_status"], "COMPLETED");
+        assert_eq!(record["transaction_id"], transaction.as_str());
+        let (status, stored) = get(
+            &http,
+            format!("{url}/__sandbox/transactions/{transaction}"),
+            None,
+        )
+        .await;
+        assert_eq!(
+            status,
+            StatusCode::OK,
+            "transaction {transaction}: {stored}"
+        );
+    }
+    for transaction in &acknowledged.booked {
+        let (status, booking) = get(
+            &http,
+            format!("{url}/order/paylater/v1/{transaction}/status"),
+            Some(&tokens.pay_later),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{booking}");
+        assert_eq!(booking["pay_later_status"], "ALREADY_BOOKED", "{booking}");
+    }
+    for (buyer, reference) in &acknowledged.accounts {
+        let (status, account) = get(
+            &http,
+            format!("{url}/shop/consumer/v1/partners/p-1/consumer/{buyer}/bank-accounts"),
+            Some(&tokens.bank_accounts),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{account}");
+        assert!(
+            account.to_string().contains(reference.as_str()),
+            "{buyer}: {account}"
+        );
+    }
+    for shop in &acknowledged.shops {
+        let (status, configuration) = get(
+            &http,
+            format!("{url}/__sandbox/shop-config/p-1/{shop}"),
+            None,
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{shop}: {configuration}");
+    }
+    for order in &acknowledged.orders {
+        let (status, loaded) = get(
+            &http,
+            format!("{url}/api/gateway/order-management/load/{order}"),
+            Some(&tokens.platform),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{order}: {loaded}");
+    }
+    // Every acknowledged second is kept; at most one unanswered advance per
+    // client may have been applied too. A second of slack for the reading.
+    let offset = clock_offset(&http, url).await;
+    let acked = acknowledged.clock_seconds;
+    assert!(
+        (acked - 1..=acked + TASKS as i64 + 1).contains(&offset),
+        "clock offset {offset} s after {acked} acknowledged seconds"
+    );
+
+    let mut second = second;
+    second.child.kill().expect("stopped");
+    second.child.wait().expect("ended");
+    let _ = std::fs::remove_dir_all(directory);
+}
+
+#[test]
+fn an_unusable_state_file_stops_the_sandbox_with_exit_code_2() {
+    let directory = temporary_directory("garbage");
+    let garbage = directory.join("state.db");
+    std::fs::write(&garbage, "not a database\n".repeat(300)).expect("written");
+    let missing_directory = directory.join("missing").join("state.db");
+    for (state, expected) in [
+        (&garbage, "not a SQLite database"),
+        (&missing_directory, "does not exist"),
+    ] {
+        let output = Command::new(BINARY)
+            .args(["--port", "0", "--state"])
+            .arg(state)
+            .output()
+            .expect("the sandbox binary runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("--state"), "{stderr}");
+        assert!(stderr.contains(expected), "{stderr}");
+        assert!(
+            !String::from_utf8_lossy(&output.stdout).contains("listening"),
+            "it did not start"
+        );
+    }
+    let _ = std::fs::remove_dir_all(directory);
+}
