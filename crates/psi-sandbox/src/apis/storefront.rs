@@ -471,6 +471,19 @@ fn with_order<R>(
     order.map(change).ok_or_else(|| unknown_order(id, version))
 }
 
+/// Reads the order under the lock (nothing is marked changed); an unknown
+/// order fails.
+fn read_order<R>(
+    state: &AppState,
+    id: &OrderId,
+    version: Version,
+    read: impl FnOnce(&Order) -> R,
+) -> Result<R, Failure> {
+    let data = state.data();
+    let order = data.storefront.orders.get(id.as_str());
+    order.map(read).ok_or_else(|| unknown_order(id, version))
+}
+
 fn answer(result: Result<Response, Failure>) -> Response {
     result.unwrap_or_else(IntoResponse::into_response)
 }
@@ -502,7 +515,7 @@ fn load(
         Version::V7 => StatusCode::NOT_FOUND,
     };
     let id = order_id(raw, bad_id_status)?;
-    let items = with_order(state, &id, version, |order| order.load_items())?;
+    let items = read_order(state, &id, version, Order::load_items)?;
     let data = Some(load_data(items, version));
     Ok(Json(LoadResponse {
         success: true,

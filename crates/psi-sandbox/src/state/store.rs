@@ -244,11 +244,11 @@ fn check_or_create(connection: &Connection) -> Result<bool, String> {
 }
 
 fn create_schema(connection: &Connection) -> rusqlite::Result<()> {
+    // Rowid tables, not WITHOUT ROWID: the values (a session is about
+    // 2.5 KB of JSON) are far larger than what WITHOUT ROWID suits.
     let mut sql = String::from("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);\n");
     for table in tables::KEYED {
-        sql += &format!(
-            "CREATE TABLE {table} (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;\n"
-        );
+        sql += &format!("CREATE TABLE {table} (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n");
     }
     for table in tables::LOGS {
         sql +=
@@ -311,6 +311,13 @@ impl Store {
             connection: &transaction,
         })?;
         transaction.commit()
+    }
+
+    /// Rows written since the file was opened (for the tests: reads write none).
+    #[cfg(test)]
+    pub fn total_changes(&self) -> u64 {
+        let connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
+        connection.total_changes()
     }
 
     /// Writes the clock's offset.

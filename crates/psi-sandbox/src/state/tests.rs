@@ -281,8 +281,11 @@ async fn every_kind_of_record_is_served_again_after_a_restart() {
     drop(state);
 
     let state = start(&path);
+    let store = state.store.clone().expect("a state file");
+    let written = store.total_changes();
     let after = snapshot(&state, &tokens, &transaction, &order).await;
     assert_eq!(after, before, "the same answers after the restart");
+    assert_eq!(store.total_changes(), written, "reading writes nothing");
 
     // The idempotency key is remembered: the same call gets the same session.
     let (status, replay) = create(state.clone(), &KEY).await;

@@ -240,13 +240,11 @@ pub(super) async fn list_sessions(State(state): State<AppState>) -> Response {
     let now = state.clock.now_local();
     let mut records: Vec<_> = {
         let mut data = state.data();
+        data.payment_page.expire_due(now, |_| true);
         data.payment_page
             .sessions
-            .values_mut()
-            .map(|session| {
-                session.expire_if_due(now);
-                session.record()
-            })
+            .values()
+            .map(Session::record)
             .collect()
     };
     records.sort_by_key(|record| record.created_date);

@@ -144,13 +144,36 @@ impl Session {
         )
     }
 
+    /// Still open more than 30 minutes after its creation.
+    fn is_due(&self, now: DateTime<FixedOffset>) -> bool {
+        self.is_open() && now > self.created + SESSION_LIFETIME
+    }
+
     /// A session still open more than 30 minutes after its creation has
     /// expired; it is updated at the moment it expired, not when noticed.
     fn expire_if_due(&mut self, now: DateTime<FixedOffset>) {
-        let expires_at = self.created + SESSION_LIFETIME;
-        if self.is_open() && now > expires_at {
+        if self.is_due(now) {
             self.status = SessionStatus::Expired;
-            self.updated = expires_at;
+            self.updated = self.created + SESSION_LIFETIME;
+        }
+    }
+}
+
+impl State {
+    /// Expires the due sessions among those `among` selects. Only those
+    /// are touched, so reading sessions writes nothing to a state file
+    /// unless one of them expired.
+    fn expire_due(&mut self, now: DateTime<FixedOffset>, among: impl Fn(&Session) -> bool) {
+        let due: Vec<String> = self
+            .sessions
+            .iter()
+            .filter(|(_, session)| among(session) && session.is_due(now))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in due {
+            if let Some(session) = self.sessions.get_mut(&id) {
+                session.expire_if_due(now);
+            }
         }
     }
 }

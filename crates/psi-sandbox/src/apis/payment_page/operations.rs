@@ -174,9 +174,10 @@ fn read_record(
     session_id: &str,
     now: DateTime<FixedOffset>,
 ) -> Option<SessionRecord> {
-    let session = pages.sessions.get_mut(session_id)?;
-    session.expire_if_due(now);
-    Some(session.record())
+    if pages.sessions.get(session_id)?.is_due(now) {
+        pages.sessions.get_mut(session_id)?.expire_if_due(now);
+    }
+    pages.sessions.get(session_id).map(Session::record)
 }
 
 pub(super) async fn list_session_records(
@@ -216,17 +217,9 @@ fn records_of_day(
     day: NaiveDate,
     now: DateTime<FixedOffset>,
 ) -> Vec<SessionRecord> {
-    let mut sessions: Vec<&mut Session> = pages
-        .sessions
-        .values_mut()
-        .filter(|session| session.created.date_naive() == day)
-        .collect();
+    let of_day = |session: &Session| session.created.date_naive() == day;
+    pages.expire_due(now, of_day);
+    let mut sessions: Vec<&Session> = pages.sessions.values().filter(|s| of_day(s)).collect();
     sessions.sort_by_key(|session| session.created);
-    sessions
-        .into_iter()
-        .map(|session| {
-            session.expire_if_due(now);
-            session.record()
-        })
-        .collect()
+    sessions.into_iter().map(Session::record).collect()
 }
