@@ -25,6 +25,7 @@ AUDIENCE_PATHS = {
 
 @dataclass(frozen=True)
 class Sandbox:
+    url: str  # the sandbox itself, where its control API lives
     base_url: str
     api_url: str
     auth_url: str
@@ -40,6 +41,7 @@ class Sandbox:
         about = loads(response.content)
         addresses = about["addresses"]
         return cls(
+            url=about["url"],
             base_url=addresses["base_url"],
             api_url=addresses["api_url"],
             auth_url=addresses["auth_url"],

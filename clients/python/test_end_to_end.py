@@ -53,7 +53,7 @@ def parse(model, response: httpx.Response):
 @pytest.fixture(scope="module")
 def paid(http: httpx.Client, sandbox: Sandbox, receiver: Receiver) -> Paid:
     # Invoice notifications go to every subscription; this one is ours.
-    subscribed = http.post(f"{sandbox.base_url}/__sandbox/webhook-subscriptions", json={"url": receiver.url("/invoice")})
+    subscribed = http.post(f"{sandbox.url}/__sandbox/webhook-subscriptions", json={"url": receiver.url("/invoice")})
     assert subscribed.status_code == 201, subscribed.text
 
     order_id = f"py-{uuid.uuid4().hex[:12]}"
@@ -73,7 +73,7 @@ def paid(http: httpx.Client, sandbox: Sandbox, receiver: Receiver) -> Paid:
 
     # ... and pays by invoice (the control API stands in for the buyer's click).
     completed = http.post(
-        f"{sandbox.base_url}/__sandbox/sessions/{session.session_id}/complete",
+        f"{sandbox.url}/__sandbox/sessions/{session.session_id}/complete",
         json={"payment_option": "OPEN_INVOICE", "transfer_type": "BANK_TRANSFER"},
     )
     assert completed.status_code == 200, completed.text
