@@ -13,6 +13,7 @@
 //! | POST | /__sandbox/sessions/{id}/cancel | the buyer cancels |
 //! | POST | /__sandbox/sessions/{id}/fail | the payment fails |
 //! | GET | /__sandbox/transactions/{id} | the stored transaction (`StoredTransaction`) |
+//! | POST | /__sandbox/transactions | stores a transaction as the back office has it (`--seed`); 201 `StoredTransaction`, 409 for an existing id |
 //! | POST | /__sandbox/pay-later/{transaction_id}/withdraw | withdraws a booking |
 //! | POST | /__sandbox/storefront/orders | seeds a storefront order |
 //! | POST | /__sandbox/webhook-subscriptions | `{"url"}` subscribes a receiver to invoice notifications |
@@ -43,6 +44,7 @@ pub fn routes() -> Router<AppState> {
         .route(PREFIX, get(about))
         .route("/__sandbox/clock/advance", post(advance_clock))
         .route("/__sandbox/faults", post(arm_fault).delete(disarm_faults))
+        .route("/__sandbox/transactions", post(store_transaction))
         .route("/__sandbox/transactions/{transaction_id}", get(transaction))
 }
 
@@ -139,6 +141,84 @@ async fn transaction(
             format!("no transaction {transaction_id}"),
         ),
     }
+}
+
+/// A transaction as `POST /__sandbox/transactions` (and `--seed`) takes
+/// it: what a completed session would have stored.
+#[derive(Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+struct NewTransaction {
+    /// `12-` and 17 digits; absent: a fresh one.
+    transaction_id: Option<String>,
+    /// As in a session request.
+    order_data: psi_payment_page::types::OrderData,
+    /// Default `OPEN_INVOICE`.
+    payment_option: Option<String>,
+    /// Default `BANK_TRANSFER`.
+    transfer_type: Option<String>,
+    /// Default: now on the sandbox clock.
+    created: Option<chrono::DateTime<chrono::FixedOffset>>,
+    /// Default: 14 days after `created`.
+    due_date: Option<chrono::NaiveDate>,
+}
+
+/// Days from a transaction to its invoice's due date.
+const PAYMENT_TERM_DAYS: u64 = 14;
+
+/// `POST /__sandbox/transactions`: stores a transaction directly, as if
+/// its session had been completed (no session, no webhook). 201 with the
+/// stored transaction; 400 naming the field; 409 when the id is taken.
+async fn store_transaction(State(state): State<AppState>, body: Bytes) -> Response {
+    let new: NewTransaction = match control_body(&body) {
+        Ok(new) => new,
+        Err(response) => return response,
+    };
+    let id = match new.transaction_id.as_deref() {
+        None => crate::state::TransactionId::random(),
+        Some(text) => match crate::state::TransactionId::parse(text) {
+            Some(id) => id,
+            None => {
+                return control_error(
+                    StatusCode::BAD_REQUEST,
+                    "$.transaction_id: must be 12- followed by 17 digits",
+                )
+            }
+        },
+    };
+    let created = new.created.unwrap_or_else(|| state.clock.now_local());
+    let transaction = crate::Transaction {
+        id,
+        session_id: uuid::Uuid::new_v4(),
+        created,
+        request: crate::state::StoredRequest::new(&psi_payment_page::types::SessionRequest {
+            order_data: Some(new.order_data),
+            url_data: None,
+        }),
+        payment_option: crate::state::label(
+            new.payment_option
+                .unwrap_or_else(|| "OPEN_INVOICE".to_owned()),
+        ),
+        transfer_type: crate::state::label(
+            new.transfer_type
+                .unwrap_or_else(|| "BANK_TRANSFER".to_owned()),
+        ),
+        correspondence_id: uuid::Uuid::new_v4(),
+        due_date: new
+            .due_date
+            .unwrap_or_else(|| created.date_naive() + chrono::Days::new(PAYMENT_TERM_DAYS)),
+    };
+    let stored = StoredTransaction::of(&transaction);
+    {
+        let mut data = state.data();
+        if data.transactions.get(&stored.transaction_id).is_some() {
+            return control_error(
+                StatusCode::CONFLICT,
+                format!("transaction {} exists", stored.transaction_id),
+            );
+        }
+        data.transactions.insert(transaction);
+    }
+    (StatusCode::CREATED, Json(stored)).into_response()
 }
 
 async fn disarm_faults(State(state): State<AppState>) -> impl IntoResponse {

@@ -87,11 +87,13 @@ tokio::task_local! {
     static REPLACE: RefCell<Option<Fault>>;
 }
 
-/// Called first by every handler: applies an armed fault of `operation`.
+/// Called first by every handler: names the call's operation for the
+/// request log and applies an armed fault of `operation`.
 /// `Some(response)` replaces the handler's answer at once; an
 /// after-processing fault is left for [`after_processing`] and answers
 /// `None`.
-pub async fn inject(state: &AppState, operation: &str) -> Option<Response> {
+pub async fn inject(state: &AppState, operation: &'static str) -> Option<Response> {
+    crate::request_log::name_operation(operation);
     let fault = take(state, operation)?;
     if fault.delay_ms > 0 {
         tokio::time::sleep(Duration::from_millis(fault.delay_ms)).await;

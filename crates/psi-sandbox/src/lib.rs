@@ -44,6 +44,8 @@ mod ids;
 mod limits;
 pub mod media_type;
 mod numbers;
+mod request_log;
+pub mod seed;
 mod serve;
 pub mod signature;
 mod state;
@@ -72,8 +74,9 @@ pub const DEFAULT_PORT: u16 = 8787;
 
 /// The whole sandbox as one axum router: the routes, the path-id rule
 /// after routing ([`ids`]), JSON answers for unknown paths and methods, the
-/// after-processing faults, and the size limits and plain-number rewrite before
-/// routing ([`limits`]).
+/// after-processing faults, the size limits and plain-number rewrite before
+/// routing ([`limits`]), and outermost one log line per request
+/// ([`request_log`]).
 fn router(state: AppState) -> axum::Router {
     axum::Router::new()
         .merge(auth::routes())
@@ -84,6 +87,7 @@ fn router(state: AppState) -> axum::Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(axum::middleware::from_fn(faults::after_processing))
         .layer(axum::middleware::from_fn(limits::enforce))
+        .layer(axum::middleware::from_fn(request_log::log))
         .with_state(state)
 }
 
@@ -125,6 +129,11 @@ pub struct Settings {
     pub webhook_secret: String,
     /// The SQLite file everything is kept in; `None` keeps it in memory.
     pub state: Option<PathBuf>,
+    /// The address clients reach the sandbox at, e.g.
+    /// `http://sandbox.internal:8787`: token audiences, `landing_page` and
+    /// webhook file addresses are built from it. `None`: `http://` and the
+    /// address listened on, which needs a concrete host (not `0.0.0.0`).
+    pub public_url: Option<String>,
 }
 
 impl Default for Settings {
@@ -134,6 +143,7 @@ impl Default for Settings {
             token_lifetime: Duration::from_secs(1800),
             webhook_secret: DEMO_WEBHOOK_SECRET.to_owned(),
             state: None,
+            public_url: None,
         }
     }
 }
@@ -157,6 +167,12 @@ impl Settings {
         self
     }
 
+    /// Clients reach the sandbox at `url` (see [`Settings::public_url`]).
+    pub fn public_url(mut self, url: impl Into<String>) -> Self {
+        self.public_url = Some(url.into());
+        self
+    }
+
     /// Keep the state in the SQLite file at `path` (created when missing).
     pub fn state(mut self, path: impl Into<PathBuf>) -> Self {
         self.state = Some(path.into());
@@ -172,6 +188,7 @@ impl std::fmt::Debug for Settings {
             .field("token_lifetime", &self.token_lifetime)
             .field("webhook_secret", &"<redacted>")
             .field("state", &self.state)
+            .field("public_url", &self.public_url)
             .finish()
     }
 }
@@ -186,6 +203,13 @@ pub enum StartError {
         address: SocketAddr,
         /// What the system said.
         source: std::io::Error,
+    },
+    /// The address clients use is unknown or not an `http://` URL: the
+    /// sandbox listens on every interface (`0.0.0.0`, `::`) without a
+    /// public URL, or the public URL given is not one.
+    PublicUrl {
+        /// Why, in words.
+        reason: String,
     },
     /// The state file cannot be used (not SQLite, not writable, written by
     /// an incompatible sandbox, ...).
@@ -203,6 +227,7 @@ impl std::fmt::Display for StartError {
             StartError::Bind { address, source } => {
                 write!(f, "--host/--port: cannot listen on {address}: {source}")
             }
+            StartError::PublicUrl { reason } => write!(f, "--public-url: {reason}"),
             StartError::State { path, reason } => {
                 write!(f, "--state: {} cannot be used: {reason}", path.display())
             }
@@ -214,7 +239,7 @@ impl std::error::Error for StartError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             StartError::Bind { source, .. } => Some(source),
-            StartError::State { .. } => None,
+            StartError::State { .. } | StartError::PublicUrl { .. } => None,
         }
     }
 }
@@ -255,8 +280,8 @@ impl Sandbox {
             .await
             .map_err(bind_error)?;
         let address = listener.local_addr().map_err(bind_error)?;
-        let state: AppState =
-            std::sync::Arc::new(Shared::new(format!("http://{address}"), &settings)?);
+        let url = public_url(&settings, address)?;
+        let state: AppState = std::sync::Arc::new(Shared::new(url, &settings)?);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = router(state.clone());
         tokio::spawn(serve::serve(listener, app, async {
@@ -305,6 +330,31 @@ impl Sandbox {
             data.transactions.insert(transaction);
         }
         bytes / count.max(1)
+    }
+}
+
+/// The address clients use: the one given, or the one listened on.
+fn public_url(settings: &Settings, listening: SocketAddr) -> Result<String, StartError> {
+    let refused = |reason: String| StartError::PublicUrl { reason };
+    match &settings.public_url {
+        Some(url) => {
+            let url = url.trim_end_matches('/');
+            let host = url.strip_prefix("http://").ok_or_else(|| {
+                refused(format!("{url} must start with http:// (the sandbox serves plain HTTP)"))
+            })?;
+            if host.is_empty() || host.contains(['/', '?', '#']) {
+                return Err(refused(format!(
+                    "{url} must be http://host[:port], without a path"
+                )));
+            }
+            Ok(url.to_owned())
+        }
+        None if listening.ip().is_unspecified() => Err(refused(format!(
+            "needed when listening on {}: the address clients use (e.g. http://my-host:{}), which token audiences and landing pages are built from",
+            listening.ip(),
+            listening.port()
+        ))),
+        None => Ok(format!("http://{listening}")),
     }
 }
 

@@ -1,0 +1,33 @@
+"""Fixtures of the end-to-end test: the sandbox at $PSI_SANDBOX_URL (default
+http://127.0.0.1:8787, the sandbox's default port), an HTTP client and a
+webhook receiver."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from sandbox import Sandbox
+from webhooks import Receiver
+
+
+@pytest.fixture(scope="session")
+def http() -> Iterator[httpx.Client]:
+    with httpx.Client(timeout=10.0) as client:
+        yield client
+
+
+@pytest.fixture(scope="session")
+def sandbox(http: httpx.Client) -> Sandbox:
+    url = os.environ.get("PSI_SANDBOX_URL", "http://127.0.0.1:8787")
+    return Sandbox.discover(http, url)
+
+
+@pytest.fixture(scope="session")
+def receiver() -> Iterator[Receiver]:
+    receiver = Receiver()
+    yield receiver
+    receiver.close()

@@ -1,0 +1,160 @@
+"""The Python client against a running sandbox: token, session, completion
+through the control API, signed webhooks, transaction status with exact
+decimals, pay later and the invoice PDF. Every answer is parsed with the
+models generated from schemas/ (generate_models.sh)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+
+import httpx
+import pytest
+
+import order
+from exact_json import dumps, loads
+from models.order_status import InvoiceNotification
+from models.pay_later import (
+    PayLaterBookingRequest,
+    PayLaterBookingResponse,
+    PayLaterOfferAvailability,
+    PayLaterOffersResponse,
+    PayLaterStatus,
+    PayLaterStatusResponse,
+)
+from models.payment_page import SessionRecord, SessionResponse, SessionStatus
+from models.transaction_status import TransactionStatusResponse
+from sandbox import Sandbox, bearer
+from webhooks import InvalidSignature, Receiver, verify_signature
+
+JSON = {"Content-Type": "application/json"}
+# The pay later document declares its bodies with the charset.
+JSON_UTF8 = {"Content-Type": "application/json;charset=UTF-8"}
+
+
+@dataclass(frozen=True)
+class Paid:
+    """A session the buyer completed, as the merchant knows it."""
+
+    session_id: str
+    transaction_id: str
+    order_id: str
+    page_token: str
+
+
+def parse(model, response: httpx.Response):
+    """The answer's body as ``model``, numbers with a fraction read as Decimal."""
+    assert response.status_code < 300, f"{response.request.method} {response.request.url}: {response.status_code} {response.text}"
+    return model.model_validate(loads(response.content))
+
+
+@pytest.fixture(scope="module")
+def paid(http: httpx.Client, sandbox: Sandbox, receiver: Receiver) -> Paid:
+    # Invoice notifications go to every subscription; this one is ours.
+    subscribed = http.post(f"{sandbox.url}/__sandbox/webhook-subscriptions", json={"url": receiver.url("/invoice")})
+    assert subscribed.status_code == 201, subscribed.text
+
+    order_id = f"py-{uuid.uuid4().hex[:12]}"
+    page_token = sandbox.token(http, "payment-page")
+    request = order.session_request(order_id, receiver.url("/session"))
+    created = http.post(
+        f"{sandbox.base_url}/pps/api/v1/session",
+        content=dumps(request),
+        headers={**JSON, **bearer(page_token), "Idempotency-Key": str(uuid.uuid4())},
+    )
+    session = parse(SessionResponse, created)
+    assert session.session_id and session.landing_page
+
+    # The buyer opens the landing page ...
+    page = http.get(str(session.landing_page))
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+
+    # ... and pays by invoice (the control API stands in for the buyer's click).
+    completed = http.post(
+        f"{sandbox.url}/__sandbox/sessions/{session.session_id}/complete",
+        json={"payment_option": "OPEN_INVOICE", "transfer_type": "BANK_TRANSFER"},
+    )
+    assert completed.status_code == 200, completed.text
+    return Paid(session.session_id, completed.json()["transaction_id"], order_id, page_token)
+
+
+def test_the_session_record_is_completed_with_the_transaction(http, sandbox, paid):
+    response = http.get(f"{sandbox.base_url}/pps/api/v1/session-record/{paid.session_id}", headers=bearer(paid.page_token))
+    record = parse(SessionRecord, response)
+    assert record.session_status == SessionStatus.COMPLETED
+    assert record.transaction_id == paid.transaction_id
+    assert record.partner_transaction_id == paid.order_id
+
+
+def test_the_session_webhook_is_signed_and_a_tampered_body_is_refused(sandbox, receiver, paid):
+    webhook = receiver.take(lambda r: r.path == "/session" and loads(r.body).get("session_id") == paid.session_id)
+    now = int(time.time())
+    verify_signature(webhook.signature, webhook.body, sandbox.webhook_secret, now)
+    record = SessionRecord.model_validate(loads(webhook.body))
+    assert record.session_status == SessionStatus.COMPLETED
+    assert record.transaction_id == paid.transaction_id
+
+    tampered = webhook.body.replace(b"COMPLETED", b"CANCELED")
+    assert tampered != webhook.body
+    with pytest.raises(InvalidSignature, match="does not match"):
+        verify_signature(webhook.signature, tampered, sandbox.webhook_secret, now)
+    with pytest.raises(InvalidSignature, match="does not match"):
+        verify_signature(webhook.signature, webhook.body, b"another secret", now)
+    # The same request replayed ten minutes later is refused.
+    signed_at = int(webhook.signature.split(",")[0].removeprefix("t="))
+    with pytest.raises(InvalidSignature, match="from now"):
+        verify_signature(webhook.signature, webhook.body, sandbox.webhook_secret, signed_at + 600)
+    with pytest.raises(InvalidSignature, match="missing"):
+        verify_signature(None, webhook.body, sandbox.webhook_secret, now)
+
+
+def test_the_transaction_status_carries_the_exact_amounts(http, sandbox, paid):
+    token = sandbox.token(http, "transaction-status")
+    response = http.get(f"{sandbox.api_url}/transaction/status/v2/transactions/{paid.transaction_id}", headers=bearer(token))
+    status = parse(TransactionStatusResponse, response)
+    assert status.gateway_transaction_id == paid.transaction_id
+    [basket] = status.shop_baskets
+    assert isinstance(basket.gross_amount, Decimal)
+    assert basket.gross_amount == order.GROSS_AMOUNT
+    lines = [item.gross_total_price for item in basket.items] + [item.gross_total_price for item in basket.special_items]
+    assert lines == [Decimal("10.10"), Decimal("20.20"), Decimal("4.90")]
+    # Exact to the cent; the same sum in floats misses it.
+    assert sum(lines, Decimal(0)) == basket.gross_amount
+    assert sum(float(line) for line in lines) != float(basket.gross_amount)
+
+
+def test_pay_later_offers_are_listed_and_one_is_booked(http, sandbox, paid):
+    token = sandbox.token(http, "pay-later")
+    base = f"{sandbox.api_url}/order/paylater/v1/{paid.transaction_id}"
+    status = parse(PayLaterStatusResponse, http.get(f"{base}/status", headers=bearer(token)))
+    assert status.pay_later_status == PayLaterStatus.AVAILABLE
+
+    offers = parse(PayLaterOffersResponse, http.get(f"{base}/offers", headers=bearer(token)))
+    assert offers.pay_Later_offers, "an open invoice has offers"
+    available = [offer for offer in offers.pay_Later_offers if offer.available == PayLaterOfferAvailability.AVAILABLE]
+    assert available, "an unbooked open invoice has available offers"
+    offer = available[0]
+    assert isinstance(offer.price, Decimal) and offer.price > 0
+
+    booked = http.post(base, content=dumps(PayLaterBookingRequest(offer_id=offer.offer_id)), headers={**JSON_UTF8, **bearer(token)})
+    booking = parse(PayLaterBookingResponse, booked)
+    assert booking.new_due_date == offer.new_due_date
+    assert booking.fee == offer.price
+    after = parse(PayLaterStatusResponse, http.get(f"{base}/status", headers=bearer(token)))
+    assert after.pay_later_status == PayLaterStatus.ALREADY_BOOKED
+
+
+def test_the_invoice_notification_leads_to_the_pdf(http, sandbox, receiver, paid):
+    webhook = receiver.take(lambda r: r.path == "/invoice" and loads(r.body).get("transaction_id") == paid.transaction_id)
+    verify_signature(webhook.signature, webhook.body, sandbox.webhook_secret, int(time.time()))
+    notification = InvoiceNotification.model_validate(loads(webhook.body))
+    assert notification.pdf_url is not None
+
+    # The correspondence retrieval takes the order status token.
+    token = sandbox.token(http, "order-status")
+    pdf = http.get(str(notification.pdf_url), headers={**bearer(token), "Accept": "application/pdf"})
+    assert pdf.status_code == 200, pdf.text
+    assert pdf.headers["content-type"].startswith("application/pdf")
+    assert pdf.content.startswith(b"%PDF-")

@@ -1,0 +1,118 @@
+//! The command line, with clap: every flag maps onto one
+//! `psi_sandbox::Settings` field or one step of start-up.
+
+use clap::{Parser, ValueEnum};
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A stateful local emulator of every Payment Services Interface API.
+///
+/// Serves the base, api, auth and platform hosts of the interface on one
+/// address, with the demo credentials it prints, a hosted payment page at
+/// each session's landing_page, and a test-control API under /__sandbox.
+#[derive(Debug, Parser)]
+#[command(name = "psi-sandbox", version, about, long_about)]
+pub struct Args {
+    /// The interface to listen on; 0.0.0.0 (or ::) serves other machines
+    /// and containers and then needs --public-url.
+    #[arg(long, default_value = "127.0.0.1", env = "PSI_SANDBOX_HOST")]
+    pub host: IpAddr,
+
+    /// The port to listen on; 0 picks a free one (printed on start).
+    #[arg(long, default_value_t = psi_sandbox::DEFAULT_PORT, env = "PSI_SANDBOX_PORT")]
+    pub port: u16,
+
+    /// The address clients reach the sandbox at (token audiences and
+    /// landing pages are built from it); default http://HOST:PORT.
+    #[arg(long, value_name = "URL", env = "PSI_SANDBOX_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// Keep everything in this SQLite file (created when missing), so a
+    /// restart serves the same sessions, transactions and tokens; without
+    /// it the state lives in memory and ends with the process.
+    #[arg(long, value_name = "PATH", env = "PSI_SANDBOX_STATE")]
+    pub state: Option<PathBuf>,
+
+    /// The secret session and invoice webhooks are signed with (prefer the
+    /// environment variable: a flag shows in the process list).
+    #[arg(
+        long,
+        value_name = "SECRET",
+        env = "PSI_SANDBOX_WEBHOOK_SECRET",
+        hide_env_values = true,
+        default_value = psi_sandbox::DEMO_WEBHOOK_SECRET,
+        hide_default_value = true,
+        value_parser = non_empty_secret,
+    )]
+    pub webhook_secret: String,
+
+    /// How long an access token lives: seconds (1800) or a duration (30m,
+    /// 1h, 90s).
+    #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = token_lifetime, env = "PSI_SANDBOX_TOKEN_LIFETIME")]
+    pub token_lifetime: Duration,
+
+    /// Store the transactions and storefront orders of this JSON file on
+    /// start (see crates/psi-sandbox/seed.example.json); entries already
+    /// in the --state file are kept.
+    #[arg(long, value_name = "FILE", env = "PSI_SANDBOX_SEED")]
+    pub seed: Option<PathBuf>,
+
+    /// How the one line per request is printed (on stderr).
+    #[arg(long, value_enum, default_value_t = LogFormat::Text, env = "PSI_SANDBOX_LOG_FORMAT")]
+    pub log_format: LogFormat,
+}
+
+/// `--log-format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// One human-readable line per request.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// Seconds, or a humantime duration; at least one second (a token that
+/// expires as it is issued is no token).
+fn token_lifetime(text: &str) -> Result<Duration, String> {
+    let lifetime = match text.parse::<u64>() {
+        Ok(seconds) => Duration::from_secs(seconds),
+        Err(_) => humantime::parse_duration(text)
+            .map_err(|e| format!("{e}: give seconds (1800) or a duration (30m, 1h)"))?,
+    };
+    if lifetime < Duration::from_secs(1) {
+        return Err("must be at least one second".to_owned());
+    }
+    if lifetime.subsec_nanos() != 0 {
+        return Err("must be whole seconds (expires_in is a number of seconds)".to_owned());
+    }
+    Ok(lifetime)
+}
+
+fn non_empty_secret(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("must not be empty (webhooks signed with nothing prove nothing)".to_owned());
+    }
+    Ok(text.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_lifetimes_in_seconds_or_words() {
+        assert_eq!(token_lifetime("1800"), Ok(Duration::from_secs(1800)));
+        assert_eq!(token_lifetime("30m"), Ok(Duration::from_secs(1800)));
+        assert_eq!(token_lifetime("1h 30m"), Ok(Duration::from_secs(5400)));
+        assert!(token_lifetime("0").is_err());
+        assert!(token_lifetime("1500ms").is_err());
+        assert!(token_lifetime("soon").is_err());
+    }
+
+    #[test]
+    fn the_flags_are_consistent() {
+        use clap::CommandFactory;
+        Args::command().debug_assert();
+    }
+}

@@ -1,0 +1,100 @@
+//! `psi-sandbox`: the sandbox as a program (`psi-sandbox --help`).
+//!
+//! Exit codes: 0 after Ctrl-C or SIGTERM; 2 for a bad flag, an address
+//! that cannot be listened on, an unusable `--state` file or `--seed` file
+//! (the message names the flag).
+
+mod args;
+mod logging;
+
+use clap::Parser;
+use psi_sandbox::{Sandbox, Settings};
+use std::io::Write;
+use std::process::ExitCode;
+
+/// A bad flag or file: the same code clap uses for a bad flag.
+const USAGE_ERROR: u8 = 2;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = args::Args::parse();
+    logging::install(args.log_format);
+    match run(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("psi-sandbox: {message}");
+            ExitCode::from(USAGE_ERROR)
+        }
+    }
+}
+
+async fn run(args: args::Args) -> Result<(), String> {
+    // Read the seed before listening: a bad file fails before anything starts.
+    let seed = match &args.seed {
+        Some(path) => Some(psi_sandbox::seed::Seed::read(path).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let mut settings = Settings::default()
+        .address((args.host, args.port).into())
+        .token_lifetime(args.token_lifetime)
+        .webhook_secret(args.webhook_secret);
+    if let Some(url) = args.public_url {
+        settings = settings.public_url(url);
+    }
+    if let Some(path) = args.state {
+        settings = settings.state(path);
+    }
+    let sandbox = Sandbox::start_with(settings)
+        .await
+        .map_err(|e| e.to_string())?;
+    if let Some(seed) = seed {
+        let report = seed.apply(sandbox.url()).await.map_err(|e| e.to_string())?;
+        tracing::info!(stored = report.stored, kept = report.kept, "seeded");
+    }
+    print_banner(&sandbox);
+    stopped().await;
+    drop(sandbox);
+    Ok(())
+}
+
+/// The first line names the address (scripts read it); then what points a
+/// client here. The webhook secret is not printed: it is the demo one
+/// unless the operator chose their own, which they know. A closed stdout
+/// (a script that read the first line and went) is no reason to stop.
+fn print_banner(sandbox: &Sandbox) {
+    let url = sandbox.url();
+    let banner = format!(
+        "psi sandbox listening on {url}\n\n{exports}\n\
+         export PSI_CLIENT_ID={client_id} PSI_CLIENT_SECRET={client_secret}\n\
+         export PSI_PLATFORM_CLIENT_ID={platform_id} PSI_PLATFORM_CLIENT_SECRET={platform_secret}\n\
+         test-control API: {url}{control}\n",
+        // The shop configuration API has no address in the specification:
+        // the sandbox serves it under {url}/shop-config with that audience.
+        exports = sandbox.addresses().exports(),
+        client_id = psi_sandbox::DEMO_CLIENT_ID,
+        client_secret = psi_sandbox::DEMO_CLIENT_SECRET,
+        platform_id = psi_sandbox::DEMO_PLATFORM_CLIENT_ID,
+        platform_secret = psi_sandbox::DEMO_PLATFORM_CLIENT_SECRET,
+        control = psi_sandbox::control::PREFIX,
+    );
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(banner.as_bytes());
+    let _ = stdout.flush();
+}
+
+/// Ctrl-C, or SIGTERM (what `docker stop` and systemd send).
+async fn stopped() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                .expect("a SIGTERM handler");
+        tokio::select! {
+            _ = interrupt => {}
+            _ = terminate.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = interrupt.await;
+}

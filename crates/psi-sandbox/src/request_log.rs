@@ -1,0 +1,138 @@
+//! One log line per request: method, path, operationId, status and
+//! duration, as a `tracing` event with the target `psi_sandbox::request`
+//! at INFO (the binary prints them as text or JSON, `--log-format`).
+//!
+//! Never a token, a secret or a full IBAN: headers and bodies are not
+//! logged at all, and a path or query segment that is an IBAN is masked
+//! to its first four and last four characters. The operationId is the one
+//! the handler names when it calls [`crate::faults::inject`] (every
+//! operation's handler does, first); routes that are no document's
+//! operation (the control API, the hosted page) log `-`.
+
+use axum::extract::Request;
+use axum::middleware::Next;
+use axum::response::Response;
+use std::cell::Cell;
+use std::time::Instant;
+
+/// The `tracing` target of the request lines.
+pub const TARGET: &str = "psi_sandbox::request";
+
+tokio::task_local! {
+    /// The operationId of the call being served, once its handler named it.
+    static OPERATION: Cell<&'static str>;
+}
+
+/// Called by [`crate::faults::inject`]: the current call is `operation`.
+/// Outside the layer (a handler called directly) there is nothing to name.
+pub fn name_operation(operation: &'static str) {
+    let _ = OPERATION.try_with(|slot| slot.set(operation));
+}
+
+/// The layer, outermost: times the call and logs it once answered.
+pub async fn log(request: Request, next: Next) -> Response {
+    // Cheap when nothing listens (a test, a benchmark): skip even the clock.
+    if !tracing::enabled!(target: TARGET, tracing::Level::INFO) {
+        return next.run(request).await;
+    }
+    let started = Instant::now();
+    let method = request.method().clone();
+    let path = masked(
+        request
+            .uri()
+            .path_and_query()
+            .map_or("/", |path| path.as_str()),
+    );
+    let (response, operation) = OPERATION
+        .scope(Cell::new("-"), async {
+            let response = next.run(request).await;
+            (response, OPERATION.with(Cell::get))
+        })
+        .await;
+    tracing::info!(
+        target: TARGET,
+        method = %method,
+        path = %path,
+        operation_id = operation,
+        status = response.status().as_u16(),
+        duration_ms = (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
+        "request"
+    );
+    response
+}
+
+/// `path` with every segment that is a valid IBAN masked (`DE89…3000`),
+/// percent-encoded or not; segments are split at `/`, `?`, `&` and `=`.
+fn masked(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut segment_start = 0;
+    for (index, character) in path.char_indices() {
+        if matches!(character, '/' | '?' | '&' | '=') {
+            push_segment(&mut out, &path[segment_start..index]);
+            out.push(character);
+            segment_start = index + 1;
+        }
+    }
+    push_segment(&mut out, &path[segment_start..]);
+    out
+}
+
+fn push_segment(out: &mut String, segment: &str) {
+    let decoded = percent_decoded(segment);
+    let compact: String = decoded.chars().filter(|c| !c.is_whitespace()).collect();
+    if compact.len() >= 15 && compact.parse::<iban::Iban>().is_ok() {
+        out.push_str(&compact[..4]);
+        out.push('…');
+        out.push_str(&compact[compact.len() - 4..]);
+    } else {
+        out.push_str(segment);
+    }
+}
+
+/// The segment with its escapes decoded (`+` read as a space, as in a
+/// form-encoded query); invalid escapes are kept as they are.
+fn percent_decoded(segment: &str) -> String {
+    let spaced = segment.replace('+', " ");
+    percent_encoding::percent_decode_str(&spaced)
+        .decode_utf8_lossy()
+        .into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::masked;
+
+    #[test]
+    fn ibans_in_paths_and_queries_are_masked() {
+        assert_eq!(
+            masked("/accounts/DE89370400440532013000"),
+            "/accounts/DE89…3000"
+        );
+        assert_eq!(
+            masked("/x?iban=DE89%203704%200044%200532%200130%2000&y=1"),
+            "/x?iban=DE89…3000&y=1"
+        );
+    }
+
+    #[test]
+    fn everything_else_is_kept() {
+        for path in [
+            "/order/status/v2/transactions/12-34567890123456789?include=all",
+            "/pps/api/v1/session-record?createdDate=2026-11-22",
+            "/shop/consumer/v1/buyers/b-1/bank-accounts",
+            "/%zz/50%",
+            "/",
+        ] {
+            assert_eq!(masked(path), path);
+        }
+    }
+
+    #[test]
+    fn an_iban_with_a_wrong_check_digit_is_not_one() {
+        // Not an IBAN, so nothing to hide; the sandbox logs what it got.
+        assert_eq!(
+            masked("/accounts/DE00370400440532013000"),
+            "/accounts/DE00370400440532013000"
+        );
+    }
+}
