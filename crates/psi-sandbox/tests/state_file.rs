@@ -39,13 +39,15 @@ struct Process {
 }
 
 /// Starts the binary on `port` (0: any) with `--state state`; answers the
-/// process once it printed its address.
-fn start(port: u16, state: &Path) -> Process {
+/// process once it printed its address. Its request log (a line per call on
+/// stderr) goes to `log`: a pipe nobody reads would fill and stall it.
+fn start(port: u16, state: &Path, log: &Path) -> Process {
+    let log_file = std::fs::File::create(log).expect("a log file");
     let mut child = Command::new(BINARY)
         .args(["--port", &port.to_string(), "--state"])
         .arg(state)
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(log_file)
         .spawn()
         .expect("the sandbox binary runs");
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
@@ -56,10 +58,10 @@ fn start(port: u16, state: &Path) -> Process {
         .strip_prefix("psi sandbox listening on ")
         .map(str::to_owned)
     else {
-        let output = child.wait_with_output().expect("the sandbox ended");
+        let _ = child.wait();
         panic!(
             "the sandbox did not start: {line:?} {}",
-            String::from_utf8_lossy(&output.stderr)
+            std::fs::read_to_string(log).unwrap_or_default()
         );
     };
     let port = url
@@ -313,7 +315,7 @@ async fn get(http: &reqwest::Client, address: String, token: Option<&str>) -> (S
 async fn acknowledged_writes_survive_a_sigkill_during_a_load() {
     let directory = temporary_directory("kill");
     let state = directory.join("state.db");
-    let mut first = start(0, &state);
+    let mut first = start(0, &state, &directory.join("first.log"));
     let http = reqwest::Client::new();
     let tokens = tokens(&http, &first.url).await;
 
@@ -358,7 +360,7 @@ async fn acknowledged_writes_survive_a_sigkill_during_a_load() {
     );
 
     // The same port: the tokens' audiences name the address.
-    let second = start(first.port, &state);
+    let second = start(first.port, &state, &directory.join("second.log"));
     assert_eq!(second.url, first.url);
     let url = &second.url;
 
