@@ -91,8 +91,8 @@ pub(super) fn outcome_card(urls: Option<&UrlData>, amount: &str, lang: Lang) -> 
     let cancel = url(|u| &u.cancel_url);
     let mut out = format!(
         "<section class=\"card sandbox\" aria-labelledby=\"sandbox-heading\">\n\
-         <h2 id=\"sandbox-heading\"><span class=\"badge\">{}</span> {}</h2>\n<p class=\"muted\">{}</p>\n<div class=\"outcomes\">\n",
-        text.sandbox_badge, text.sandbox_heading, text.sandbox_note
+         <h2 id=\"sandbox-heading\">{}</h2>\n<p class=\"muted\">{}</p>\n<div class=\"outcomes\">\n",
+        text.sandbox_heading, text.sandbox_note
     );
     let pay = format!(
         "<button type=\"submit\" class=\"primary\" name=\"action\" value=\"pay\" id=\"pay\">{}</button>",
@@ -142,7 +142,7 @@ pub(super) fn outcome_card(urls: Option<&UrlData>, amount: &str, lang: Lang) -> 
 fn outcome(status: &str, control: &str, field: &str, target: Option<&str>, text: &Text) -> String {
     let then = match target {
         Some(url) => format!(
-            "<code>{status}</code>, {} <code>{field}</code> {}",
+            "<code>{status}</code>, {} <code>{field}</code><br><span class=\"url\">{}</span>",
             text.then,
             escape(url)
         ),

@@ -102,10 +102,11 @@ input[aria-invalid=true]{border-color:#c62828;background:#fff5f5}
 .error{color:#c62828;font-size:13px;margin:2px 0 0}
 .note{background:#fff8e6;border-left:3px solid #f5a524;padding:8px 10px;font-size:13px}
 .sandbox{border:2px dashed #f5a524;background:#fffcf5}
-.sandbox h2{display:flex;align-items:center;gap:8px}
+.sandbox h2{color:#8a5a00}
 .outcomes{display:flex;flex-direction:column;gap:10px;margin-top:10px}
 .outcome{display:grid;grid-template-columns:1fr;gap:4px;padding:10px 0;border-top:1px solid #f1e3c4}
-.outcome .then{font-size:12px;color:#6b7385;word-break:break-all}
+.outcome .then{font-size:12px;color:#6b7385}
+.outcome .url{overflow-wrap:anywhere}
 .outcome .then code{font-size:12px}
 button{font:inherit;font-weight:600;padding:9px 14px;border-radius:6px;border:1px solid #b9c1cf;background:#fff;color:#1d2330;cursor:pointer;text-align:left}
 button.primary{background:#2456d6;border-color:#2456d6;color:#fff;font-size:16px;text-align:center}

@@ -178,9 +178,9 @@ fn totals(basket: &ShopBasket, currency: &str, lang: Lang) -> String {
     let text: &Text = lang.text();
     let mut rows = String::new();
     if let Some(net) = net_total(basket) {
-        let _ = write!(
+        let _ = writeln!(
             rows,
-            "<tr><td>{}</td><td class=\"num\">{}</td></tr>\n",
+            "<tr><td>{}</td><td class=\"num\">{}</td></tr>",
             text.net_total,
             priced(net, currency, lang)
         );
@@ -191,18 +191,18 @@ fn totals(basket: &ShopBasket, currency: &str, lang: Lang) -> String {
                 .tax_rate
                 .map(|rate| format!(" {} %", number(rate, lang)))
                 .unwrap_or_default();
-            let _ = write!(
+            let _ = writeln!(
                 rows,
-                "<tr><td>{}{rate}</td><td class=\"num\">{}</td></tr>\n",
+                "<tr><td>{}{rate}</td><td class=\"num\">{}</td></tr>",
                 text.vat,
                 priced(tax, currency, lang)
             );
         }
     }
     if let Some(gross) = basket.gross_amount {
-        let _ = write!(
+        let _ = writeln!(
             rows,
-            "<tr class=\"grand\"><td>{}</td><td class=\"num\">{}</td></tr>\n",
+            "<tr class=\"grand\"><td>{}</td><td class=\"num\">{}</td></tr>",
             text.basket_total,
             priced(gross, currency, lang)
         );
