@@ -10,6 +10,7 @@
 //! chromedriver and waits for its turn.
 
 mod driver;
+mod form_posts;
 mod shop;
 
 use crate::e2e::{client, session_request};
