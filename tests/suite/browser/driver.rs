@@ -56,8 +56,10 @@ pub struct Browser {
     _driver: Driver,
 }
 
-/// The chromedriver process and the profile directory: the process is
-/// killed and the directory removed on drop, also when a test panics.
+/// The chromedriver process and the profile directory: on drop, also when
+/// a test panics before the session is closed, the driver's process group
+/// (chromedriver and the Chromium it started) is killed and the directory
+/// removed.
 struct Driver {
     child: Child,
     profile: PathBuf,
@@ -65,6 +67,13 @@ struct Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        // chromedriver leads its own process group (see `Browser::start`),
+        // so its id names the group of it and its browser.
+        #[cfg(unix)]
+        let _ = Command::new("kill")
+            .args(["-KILL", "--", &format!("-{}", self.child.id())])
+            .stderr(Stdio::null())
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.profile);
@@ -76,7 +85,10 @@ impl Browser {
     /// Chromium with a fresh profile and a `width` x `height` window.
     pub async fn start(tools: &Tools, width: u32, height: u32) -> Result<Browser, String> {
         let port = free_port().map_err(|e| format!("no free port: {e}"))?;
-        let child = Command::new(&tools.chromedriver)
+        let mut command = Command::new(&tools.chromedriver);
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let child = command
             .arg(format!("--port={port}"))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -141,6 +153,8 @@ fn capabilities(tools: &Tools, profile: &Path, width: u32, height: u32) -> Capab
             "--disable-component-update",
             "--disable-sync",
             "--hide-scrollbars",
+            "--disable-crash-reporter",
+            "--disable-breakpad",
             format!("--window-size={width},{height}"),
             format!("--user-data-dir={}", profile.display()),
         ],

@@ -36,6 +36,7 @@ impl Lang {
                 Buyer::PersonBuyer(buyer) => buyer.language.as_deref(),
             });
         requested
+            .filter(|code| !code.is_empty())
             .or(buyer_language)
             .map(Lang::from_code)
             .unwrap_or(Lang::En)
