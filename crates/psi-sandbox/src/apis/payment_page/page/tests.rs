@@ -130,7 +130,11 @@ fn german_buyers_get_german_labels_and_decimal_commas() {
     }
     assert!(!html.contains("Payment method"));
     assert_eq!(Lang::of(&session, Some("en")), Lang::En, "the query wins");
-    assert_eq!(Lang::of(&session, Some("")), Lang::De, "an empty query does not");
+    assert_eq!(
+        Lang::of(&session, Some("")),
+        Lang::De,
+        "an empty query does not"
+    );
 }
 
 #[test]
