@@ -9,8 +9,9 @@ use super::text::{Lang, Text};
 use psi_payment_page::types::UrlData;
 use std::fmt::Write;
 
-/// What the tester entered, kept when the page is shown again.
-#[derive(Debug, Default)]
+/// What the tester entered, kept when the page is shown again. No `Debug`:
+/// it holds bank details.
+#[derive(Default)]
 pub(super) struct Entered {
     pub method: Option<Method>,
     pub iban: String,

@@ -8,7 +8,8 @@ use serde::Deserialize;
 
 /// The form as posted (`application/x-www-form-urlencoded`); every field is
 /// optional so a missing one is named in the answer instead of a bare 422.
-#[derive(Debug, Default, Deserialize)]
+/// Its `Debug` leaves the IBAN and the account holder out.
+#[derive(Default, Deserialize)]
 pub(crate) struct Posted {
     /// The pressed button: pay, decline, cancel, expire or fraud_cancel.
     pub action: Option<String>,
@@ -18,6 +19,19 @@ pub(crate) struct Posted {
     pub account_holder: Option<String>,
     /// A decline category's wire value.
     pub category: Option<String>,
+}
+
+impl std::fmt::Debug for Posted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let redacted = |value: &Option<String>| value.as_ref().map(|_| "<redacted>");
+        f.debug_struct("Posted")
+            .field("action", &self.action)
+            .field("method", &self.method)
+            .field("iban", &redacted(&self.iban))
+            .field("account_holder", &redacted(&self.account_holder))
+            .field("category", &self.category)
+            .finish()
+    }
 }
 
 /// What the tester chose.
@@ -147,6 +161,19 @@ mod tests {
                 "{category}"
             );
         }
+    }
+
+    #[test]
+    fn debug_leaves_the_bank_details_out() {
+        let form = posted(
+            "method=direct_debit&iban=DE89370400440532013000&account_holder=Erika&action=pay",
+        );
+        let debug = format!("{form:?}");
+        assert!(
+            !debug.contains("DE89") && !debug.contains("Erika"),
+            "{debug}"
+        );
+        assert!(debug.contains("direct_debit"), "{debug}");
     }
 
     #[test]
