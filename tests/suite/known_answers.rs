@@ -95,3 +95,64 @@ fn the_sandbox_and_psi_agree_with_the_known_answers_on_a_fresh_body() {
         .verify(&header, body)
         .expect("psi verifies what the sandbox signs");
 }
+
+/// One decimal known answer (`tests/known-answers/decimals.py`): the plain
+/// text a JSON number is held as, or the limit that refuses it.
+struct DecimalCase {
+    text: String,
+    answer: Result<String, String>,
+}
+
+fn decimal_cases() -> Vec<DecimalCase> {
+    let path = crate::workspace_root().join("tests/known-answers/decimals.json");
+    let text = std::fs::read_to_string(&path).expect("the known answers are checked in");
+    let cases: Vec<serde_json::Value> = serde_json::from_str(&text).expect("JSON");
+    assert!(cases.len() >= 40, "every notation and every limit");
+    cases
+        .iter()
+        .map(|case| DecimalCase {
+            text: case["text"].as_str().unwrap().to_owned(),
+            answer: match case["plain"].as_str() {
+                Some(plain) => Ok(plain.to_owned()),
+                None => Err(case["refused"].as_str().unwrap().to_owned()),
+            },
+        })
+        .collect()
+}
+
+#[test]
+fn the_sandbox_reads_every_decimal_known_answer() {
+    use psi_sandbox::numbers::{exact, Limit};
+    for case in decimal_cases() {
+        let read = exact(&case.text).map(|d| d.to_string()).map_err(|limit| {
+            match limit {
+                Limit::OutOfRange => "out_of_range",
+                Limit::TooManyDigits => "too_many_digits",
+                Limit::TooSmallAStep => "too_small_a_step",
+            }
+            .to_owned()
+        });
+        assert_eq!(read, case.answer, "the sandbox reads {}", case.text);
+    }
+}
+
+#[test]
+fn psi_reads_every_decimal_known_answer() {
+    use psi::ParseDecimalError;
+    for case in decimal_cases() {
+        let read = case
+            .text
+            .parse::<psi::Decimal>()
+            .map(|d| d.to_string())
+            .map_err(|error| {
+                match error {
+                    ParseDecimalError::OutOfRange => "out_of_range",
+                    ParseDecimalError::TooManyDigits => "too_many_digits",
+                    ParseDecimalError::TooSmallAStep => "too_small_a_step",
+                    other => panic!("{}: {other:?}", case.text),
+                }
+                .to_owned()
+            });
+        assert_eq!(read, case.answer, "psi reads {}", case.text);
+    }
+}

@@ -1,6 +1,7 @@
 //! The cross-crate test suite: one test binary, one module per concern.
 
 mod audiences;
+mod browser;
 mod constrained;
 mod e2e;
 mod examples;

@@ -11,7 +11,9 @@
 //! | GET | /__sandbox/sessions | every session's record, oldest first |
 //! | POST | /__sandbox/sessions/{id}/complete | the buyer completes (`{"payment_option"?, "transfer_type"?}`) |
 //! | POST | /__sandbox/sessions/{id}/cancel | the buyer cancels |
-//! | POST | /__sandbox/sessions/{id}/fail | the payment fails |
+//! | POST | /__sandbox/sessions/{id}/fail | the payment fails (`{"category"?}`: a 422 decline category, default RISK_DECISION) |
+//! | POST | /__sandbox/sessions/{id}/expire | the session expires now |
+//! | POST | /__sandbox/sessions/{id}/fraud-cancel | FRAUD_CANCELLATION_REQUESTED |
 //! | GET | /__sandbox/transactions/{id} | the stored transaction (`StoredTransaction`) |
 //! | POST | /__sandbox/transactions | stores a transaction as the back office has it (`--seed`); 201 `StoredTransaction`, 409 for an existing id |
 //! | POST | /__sandbox/pay-later/{transaction_id}/withdraw | withdraws a booking |

@@ -43,7 +43,8 @@ mod faults;
 mod ids;
 mod limits;
 pub mod media_type;
-mod numbers;
+#[doc(hidden)]
+pub mod numbers;
 mod request_log;
 pub mod seed;
 mod serve;

@@ -136,8 +136,15 @@ async fn the_landing_page_shows_the_amount_and_puts_the_session_in_progress() {
         .unwrap()
         .starts_with("text/html"));
     let html = page.text().await.unwrap();
-    assert!(html.contains("43.8 EUR"), "{html}");
-    assert!(html.contains("/__sandbox/sessions/"), "{html}");
+    // The demo buyer's language is German.
+    assert!(html.contains("<html lang=\"de\">"), "{html}");
+    assert!(html.contains("43,80 EUR"), "{html}");
+    assert!(
+        html.contains(&format!(
+            "<form method=\"post\" action=\"/pps/landing/{session_id}"
+        )),
+        "{html}"
+    );
     assert_eq!(
         record(&client, &session_id).await.session_status,
         Some(SessionStatus::InProgress)
@@ -652,6 +659,52 @@ async fn cancel_and_fail_end_a_session_and_notify_once_on_any_2xx() {
         .await
         .unwrap_err();
     assert!(again.to_string().contains("409"), "{again}");
+}
+
+#[tokio::test]
+async fn fail_takes_a_decline_category_and_expire_and_fraud_cancel_end_a_session() {
+    let (sandbox, client) = sandbox().await;
+    let control = sandbox.control();
+    let declined = create(&client, session_request(NOWHERE)).await;
+    let refused = control
+        .post(
+            &format!("sessions/{declined}/fail"),
+            json!({"category": "SYNTAX"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("400"), "{refused}");
+    control
+        .post(
+            &format!("sessions/{declined}/fail"),
+            json!({"category": "BUYER_IDENTITY"}),
+        )
+        .await
+        .unwrap();
+    let declined = record(&client, &declined).await;
+    assert_eq!(declined.session_status, Some(SessionStatus::Error));
+    assert_eq!(
+        declined.decline_reasons.unwrap().category,
+        Some(DeclineCategory::BuyerIdentity)
+    );
+
+    for (action, status) in [
+        ("expire", SessionStatus::Expired),
+        ("fraud-cancel", SessionStatus::FraudCancellationRequested),
+    ] {
+        let session_id = create(&client, session_request(NOWHERE)).await;
+        let answer = control
+            .post(&format!("sessions/{session_id}/{action}"), json!({}))
+            .await
+            .unwrap();
+        assert_eq!(answer["session_status"], json!(status.as_str()));
+        assert_eq!(
+            record(&client, &session_id).await.session_status,
+            Some(status)
+        );
+        let again = control.cancel_session(&session_id).await.unwrap_err();
+        assert!(again.to_string().contains("409"), "{again}");
+    }
 }
 
 #[tokio::test]

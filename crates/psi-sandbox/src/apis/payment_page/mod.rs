@@ -5,21 +5,27 @@
 //! | POST | /pps/api/v1/session | createSession: checks, remembers the Idempotency-Key, 201 |
 //! | GET | /pps/api/v1/session-record/{session_id} | getSessionRecord |
 //! | GET | /pps/api/v1/session-record?createdDate= | listSessionRecords of one day (+01:00) |
-//! | GET | /pps/landing/{session_id} | the hosted page stand-in; the buyer arrives (IN_PROGRESS) |
+//! | GET | /pps/landing/{session_id} | the hosted checkout page ([`page`]); the buyer arrives (IN_PROGRESS) |
+//! | POST | /pps/landing/{session_id} | the tester's outcome from the page: 303 to the shop's address |
 //! | POST | /__sandbox/sessions/{id}/complete | COMPLETED, creates the transaction |
 //! | POST | /__sandbox/sessions/{id}/cancel | CANCELED |
-//! | POST | /__sandbox/sessions/{id}/fail | ERROR with decline_reasons (RISK_DECISION) |
+//! | POST | /__sandbox/sessions/{id}/fail | ERROR with decline_reasons (`{"category"?}`, default RISK_DECISION) |
+//! | POST | /__sandbox/sessions/{id}/expire | EXPIRED now |
+//! | POST | /__sandbox/sessions/{id}/fraud-cancel | FRAUD_CANCELLATION_REQUESTED |
 //! | GET | /__sandbox/sessions | every session's record, oldest first |
 //! | GET | /__sandbox/webhooks | every notification (session and invoice) with its attempts |
 //!
 //! A session lives CREATED -> IN_PROGRESS (landing page) -> COMPLETED,
-//! CANCELED or ERROR (control API, each notified to `url_data.webhook_url`
-//! when the request has one; a session without it is not notified).
+//! CANCELED, ERROR, EXPIRED or FRAUD_CANCELLATION_REQUESTED (the page or the
+//! control API, both through [`buyer::end`]; each notified to
+//! `url_data.webhook_url` when the request has one; a session without it is
+//! not notified).
 //! A session still open 30 minutes after its creation reads as EXPIRED
 //! (checked whenever it is touched, by the sandbox clock).
 
 mod buyer;
 mod operations;
+mod page;
 mod validation;
 mod webhooks;
 
@@ -197,7 +203,10 @@ pub fn routes() -> Router<AppState> {
             "/pps/api/v1/session-record/{session_id}",
             get(operations::get_session_record),
         )
-        .route("/pps/landing/{session_id}", get(buyer::landing_page))
+        .route(
+            "/pps/landing/{session_id}",
+            get(page::show).post(page::submit),
+        )
         .route(
             "/__sandbox/sessions/{session_id}/complete",
             post(buyer::complete),
@@ -207,6 +216,14 @@ pub fn routes() -> Router<AppState> {
             post(buyer::cancel),
         )
         .route("/__sandbox/sessions/{session_id}/fail", post(buyer::fail))
+        .route(
+            "/__sandbox/sessions/{session_id}/expire",
+            post(buyer::expire),
+        )
+        .route(
+            "/__sandbox/sessions/{session_id}/fraud-cancel",
+            post(buyer::fraud_cancel),
+        )
         .route("/__sandbox/sessions", get(buyer::list_sessions))
         .route("/__sandbox/webhooks", get(webhooks::list))
 }

@@ -1,0 +1,125 @@
+//! Whole pages: the checkout, a closed session, the result shown when the
+//! shop gave no address to go back to, and an unknown session.
+
+use super::super::Session;
+use super::form::{outcome_card, payment_card, Entered};
+use super::html::{document, escape, fill, link};
+use super::methods::Offer;
+use super::order::{self, priced};
+use super::people::{buyer_card, delivery_card};
+use super::text::Lang;
+use psi_payment_page::types::SessionStatus;
+
+/// The checkout page of an open session.
+pub(super) fn checkout(session: &Session, lang: Lang, entered: &Entered) -> String {
+    let text = lang.text();
+    let request = &session.request;
+    let order = request.order_data.as_ref();
+    let offer = Offer::for_restriction(order.and_then(|order| order.payment_method.as_ref()));
+    let amount = priced(order::amount_due(order), &order::currency(order), lang);
+    let reference = order
+        .and_then(|order| order.partner_transaction_id.as_deref())
+        .map(|id| format!("<span class=\"ref\">{} {}</span>", text.order, escape(id)))
+        .unwrap_or_default();
+    let body = format!(
+        "<header class=\"top\"><span class=\"badge\">{badge}</span><h1>{title}</h1>{reference}</header>\n\
+         <form method=\"post\" action=\"/pps/landing/{id}?lang={code}\">\n<main>\n\
+         <div class=\"column\">\n{order}{payment}</div>\n\
+         <div class=\"column\">\n{buyer}{delivery}{outcomes}</div>\n\
+         </main>\n</form>",
+        badge = text.sandbox_badge,
+        title = text.title,
+        id = escape(&session.id),
+        code = lang.code(),
+        order = order::card(order, lang),
+        payment = payment_card(&offer, entered, text),
+        buyer = buyer_card(order, text),
+        delivery = delivery_card(order, lang),
+        outcomes = outcome_card(request.url_data.as_ref(), &amount, lang),
+    );
+    document(lang, text.title, &body)
+}
+
+/// Which `url_data` field a session in `status` goes back to, and its
+/// value when the request has one.
+pub(super) fn return_address(session: &Session) -> (&'static str, Option<&str>) {
+    let field = match session.status {
+        SessionStatus::Completed => "success_url",
+        SessionStatus::Canceled => "cancel_url",
+        _ => "failure_url",
+    };
+    let urls = session.request.url_data.as_ref();
+    let url = urls.and_then(|urls| match field {
+        "success_url" => urls.success_url.as_deref(),
+        "cancel_url" => urls.cancel_url.as_deref(),
+        _ => urls.failure_url.as_deref(),
+    });
+    (field, url)
+}
+
+/// A session that can no longer be paid: its status and a link back to
+/// the shop's matching address.
+pub(super) fn closed(session: &Session, lang: Lang) -> String {
+    let text = lang.text();
+    let body = fill(
+        &fill(
+            text.closed_body,
+            "id",
+            &format!("<code>{}</code>", escape(&session.id)),
+        ),
+        "status",
+        &format!(
+            "<strong id=\"status\">{}</strong>",
+            escape(session.status.as_str())
+        ),
+    );
+    let back = match return_address(session).1 {
+        Some(url) => format!("<p>{}</p>", link(url, text.back_to_shop)),
+        None => String::new(),
+    };
+    message_page(lang, text.closed_title, &format!("<p>{body}</p>\n{back}"))
+}
+
+/// The result of an outcome whose shop address is missing.
+pub(super) fn done(session: &Session, lang: Lang) -> String {
+    let text = lang.text();
+    let (field, _) = return_address(session);
+    let body = fill(
+        &fill(
+            text.done_body,
+            "id",
+            &format!("<code>{}</code>", escape(&session.id)),
+        ),
+        "status",
+        &format!(
+            "<strong id=\"status\">{}</strong>",
+            escape(session.status.as_str())
+        ),
+    );
+    let why = fill(
+        text.done_no_redirect,
+        "field",
+        &format!("<code>url_data.{field}</code>"),
+    );
+    message_page(
+        lang,
+        text.done_title,
+        &format!("<p>{body}</p>\n<p class=\"muted\">{why}</p>"),
+    )
+}
+
+/// A short page with a heading and a paragraph or two (already HTML).
+pub(super) fn message_page(lang: Lang, title: &str, body: &str) -> String {
+    let text = lang.text();
+    document(
+        lang,
+        title,
+        &format!(
+            "<header class=\"top\"><span class=\"badge\">{}</span><h1>{}</h1></header>\n\
+             <div class=\"message card\"><h2>{}</h2>\n{body}\n</div>",
+            text.sandbox_badge,
+            text.title,
+            escape(title)
+        ),
+    )
+}
