@@ -164,9 +164,6 @@ struct NewTransaction {
     due_date: Option<chrono::NaiveDate>,
 }
 
-/// Days from a transaction to its invoice's due date.
-const PAYMENT_TERM_DAYS: u64 = 14;
-
 /// `POST /__sandbox/transactions`: stores a transaction directly, as if
 /// its session had been completed (no session, no webhook). 201 with the
 /// stored transaction; 400 naming the field; 409 when the id is taken.
@@ -205,9 +202,9 @@ async fn store_transaction(State(state): State<AppState>, body: Bytes) -> Respon
                 .unwrap_or_else(|| "BANK_TRANSFER".to_owned()),
         ),
         correspondence_id: uuid::Uuid::new_v4(),
-        due_date: new
-            .due_date
-            .unwrap_or_else(|| created.date_naive() + chrono::Days::new(PAYMENT_TERM_DAYS)),
+        due_date: new.due_date.unwrap_or_else(|| {
+            created.date_naive() + chrono::Days::new(crate::state::PAYMENT_TERM_DAYS)
+        }),
     };
     let stored = StoredTransaction::of(&transaction);
     {

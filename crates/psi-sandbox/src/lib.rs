@@ -2,11 +2,13 @@
 //! Interface API.
 //!
 //! One process serves the four hosts of the interface (base, api, auth and
-//! platform) on one address, keeps its state in memory, parses every request
-//! with the generated types and answers in the documented shapes. Tokens are
-//! real signed JWTs; sessions, transactions, pay later bookings, bank
-//! accounts, shop configurations and storefront orders live as long as the
-//! sandbox. A test-control API under `/__sandbox` plays the buyer, the
+//! platform) on one address, keeps its state in memory or, with
+//! [`Settings::state`], in a SQLite file that survives restarts, parses every
+//! request with the generated types and answers in the documented shapes.
+//! Tokens are real signed JWTs; sessions, transactions, pay later bookings,
+//! bank accounts, shop configurations and storefront orders live as long as
+//! the sandbox (or its state file). Each session's `landing_page` is a real
+//! checkout page on which a tester picks the outcome. A test-control API under `/__sandbox` plays the buyer, the
 //! provider's back office and a flaky network (see [`control`]).
 //!
 //! The sandbox is the service's stand-in, not the client's mirror: it

@@ -5,6 +5,10 @@ use super::{tables, Batch, Loader, Persisted, Table};
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 
+/// Days from a transaction to its invoice's due date: the sandbox's own
+/// choice (the specification gives no payment term).
+pub const PAYMENT_TERM_DAYS: u64 = 14;
+
 /// A transaction, created when a buyer completes a session. The pay later,
 /// order status, transaction status and invoice emulations read it.
 #[derive(Debug, Clone, Serialize, Deserialize)]

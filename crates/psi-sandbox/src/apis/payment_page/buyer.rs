@@ -18,9 +18,6 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::json;
 
-/// Days from the transaction to the invoice's due date.
-const PAYMENT_TERM_DAYS: u64 = 14;
-
 /// The categories a declined session can carry: the 422 categories of the
 /// provider's error bodies (docs/service-notes.md).
 pub(super) const DECLINE_CATEGORIES: [DeclineCategory; 7] = [
@@ -150,7 +147,7 @@ fn new_transaction(session: &Session, choice: Choice, now: DateTime<FixedOffset>
                 .unwrap_or_else(|| "BANK_TRANSFER".to_owned()),
         ),
         correspondence_id: uuid::Uuid::new_v4(),
-        due_date: now.date_naive() + Days::new(PAYMENT_TERM_DAYS),
+        due_date: now.date_naive() + Days::new(crate::state::PAYMENT_TERM_DAYS),
     }
 }
 
