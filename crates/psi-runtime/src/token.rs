@@ -1,13 +1,24 @@
 //! Bearer tokens: one cached token per audience, fetched once however many
 //! calls ask at the same time, reused until shortly before it expires.
+//!
+//! After warm-up no call waits for a token: a token has two deadlines.
+//! From `refresh_at` (the larger of 60 s and a tenth of its lifetime before
+//! it expires, but never earlier than half its lifetime) the first call
+//! that sees it starts one background refresh for the audience and keeps
+//! using the still-valid token. From `usable_until` (a tenth of its
+//! lifetime, at most 60 s, before it expires) the token is no longer sent:
+//! a caller finding no usable token waits for the one fetch in flight. A
+//! failed background refresh is logged and tried again by the next call.
 
 use crate::Secret;
 use reqwest::header::HeaderValue;
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
+use tracing::Instrument;
 // tokio's clock, not std's: tests pause it and move it forward instead of
 // sleeping until a token expires.
 use tokio::time::Instant;
@@ -136,40 +147,62 @@ struct CachedToken {
     /// `Bearer <token>`, built once per token: calls clone it (a reference
     /// count) instead of formatting and validating a header each time.
     header: HeaderValue,
+    /// From here on, the first call that notices starts a background refresh.
     refresh_at: Instant,
+    /// From here on, the token is not sent: it could expire on the way.
+    usable_until: Instant,
 }
 
 impl CachedToken {
-    fn new(token: Secret, refresh_at: Instant) -> Self {
+    fn new(fetched: FetchedToken) -> Self {
+        let lifetime = fetched.expires_in;
+        let now = Instant::now();
+        // A lifetime beyond what the clock can represent means "does not expire".
+        let after = |wait: Duration| {
+            now.checked_add(wait)
+                .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600))
+        };
+        let token = fetched.access_token;
         let mut header = HeaderValue::from_str(&format!("Bearer {}", token.expose()))
             .unwrap_or_else(|_| HeaderValue::from_static("Bearer invalid-token"));
         header.set_sensitive(true);
         Self {
             token,
             header,
-            refresh_at,
+            refresh_at: after(lifetime - refresh_margin(lifetime)),
+            usable_until: after(lifetime - expiry_margin(lifetime)),
         }
     }
 }
 
 /// The cached token of one audience. Readers only take the read lock; the
-/// async `fetching` lock makes concurrent misses wait for one fetch.
+/// async `fetching` lock makes concurrent fetches (a waiting caller's or the
+/// background refresh) one; `refreshing` lets only the first caller that
+/// sees a token due for refresh start the background task.
 #[derive(Default)]
 struct Slot {
     current: RwLock<Option<CachedToken>>,
     fetching: tokio::sync::Mutex<()>,
+    refreshing: AtomicBool,
 }
 
 impl Slot {
-    fn valid(&self) -> Option<CachedToken> {
+    /// The token, if it may still be sent at `now`.
+    fn usable(&self, now: Instant) -> Option<CachedToken> {
         let current = self
             .current
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        current
+        current.as_ref().filter(|t| now < t.usable_until).cloned()
+    }
+
+    /// Whether the token held at `now` is missing or due for a refresh.
+    fn due(&self, now: Instant) -> bool {
+        self.current
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
             .as_ref()
-            .filter(|t| Instant::now() < t.refresh_at)
-            .cloned()
+            .is_none_or(|t| now >= t.refresh_at)
     }
 
     fn store(&self, token: Option<CachedToken>) {
@@ -192,11 +225,23 @@ impl std::fmt::Debug for TokenCache {
     }
 }
 
-/// How long before `expires_in` runs out a token is replaced: a tenth of
-/// its lifetime, at most 60 seconds, so a call never leaves with a token
+/// How long before `expires_in` runs out a token stops being sent: a tenth
+/// of its lifetime, at most 60 seconds, so a call never leaves with a token
 /// that expires on the way.
-fn refresh_margin(expires_in: Duration) -> Duration {
+fn expiry_margin(expires_in: Duration) -> Duration {
     (expires_in / 10).min(Duration::from_secs(60))
+}
+
+/// How long before `expires_in` runs out the background refresh starts: the
+/// larger of 60 seconds and a tenth of the lifetime (so a slow or failing
+/// token server has time before any call would have to wait), but at most
+/// half the lifetime (a short-lived token is not replaced as soon as it
+/// arrives). Always at least [`expiry_margin`].
+fn refresh_margin(expires_in: Duration) -> Duration {
+    (expires_in / 10)
+        .max(Duration::from_secs(60))
+        .min(expires_in / 2)
+        .max(expiry_margin(expires_in))
 }
 
 impl TokenCache {
@@ -241,6 +286,15 @@ impl TokenCache {
     }
 }
 
+/// Resets a flag when dropped.
+struct ClearOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for ClearOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
 /// One audience's entry of a [`TokenCache`]; cloning is one reference count.
 #[derive(Clone)]
 pub struct TokenHandle(Arc<HandleParts>);
@@ -272,26 +326,59 @@ impl TokenHandle {
     }
 
     async fn current(&self) -> Result<CachedToken, TokenError> {
-        if let Some(token) = self.0.slot.valid() {
+        let now = Instant::now();
+        if let Some(token) = self.0.slot.usable(now) {
+            if now >= token.refresh_at {
+                self.refresh_in_background();
+            }
             return Ok(token);
         }
         let _fetching = self.0.slot.fetching.lock().await;
-        // Another caller may have fetched while this one waited.
-        if let Some(token) = self.0.slot.valid() {
+        // Another caller (or the background refresh) may have fetched while this one waited.
+        if let Some(token) = self.0.slot.usable(Instant::now()) {
             return Ok(token);
         }
         let span = tracing::debug_span!("psi.token", audience = %self.0.audience);
-        let fetched =
-            tracing::Instrument::instrument(self.0.cache.fetcher.fetch(&self.0.audience), span)
-                .await?;
-        let lifetime = fetched.expires_in - refresh_margin(fetched.expires_in);
-        // A lifetime beyond what the clock can represent means "does not expire".
-        let refresh_at = Instant::now()
-            .checked_add(lifetime)
-            .unwrap_or_else(|| Instant::now() + Duration::from_secs(100 * 365 * 24 * 3600));
-        let token = CachedToken::new(fetched.access_token, refresh_at);
+        self.fetch().instrument(span).await
+    }
+
+    /// Fetches a token and caches it; the caller holds `fetching`.
+    async fn fetch(&self) -> Result<CachedToken, TokenError> {
+        let fetched = self.0.cache.fetcher.fetch(&self.0.audience).await?;
+        let token = CachedToken::new(fetched);
         self.0.slot.store(Some(token.clone()));
         Ok(token)
+    }
+
+    /// Starts one background refresh of this audience's token unless one is
+    /// running. Outside a tokio runtime nothing starts: the token is then
+    /// fetched by the first call that finds it no longer usable.
+    fn refresh_in_background(&self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        if self.0.slot.refreshing.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let handle = self.clone();
+        // Its own root span: the call that noticed does not wait for it.
+        let span = tracing::debug_span!(parent: None, "psi.token", audience = %self.0.audience, background = true);
+        runtime.spawn(
+            async move {
+                // Cleared however the task ends (a panic, a runtime shutting down).
+                let _running = ClearOnDrop(&handle.0.slot.refreshing);
+                let _fetching = handle.0.slot.fetching.lock().await;
+                // A caller that had to wait may have fetched meanwhile.
+                if !handle.0.slot.due(Instant::now()) {
+                    return;
+                }
+                if let Err(error) = handle.fetch().await {
+                    // TokenError never carries a credential or a body.
+                    tracing::warn!(%error, "background token refresh failed; the next call tries again");
+                }
+            }
+            .instrument(span),
+        );
     }
 
     /// Forgets the token behind `rejected` (an API answered 401 to it). A
@@ -319,13 +406,28 @@ mod tests {
     struct Counting {
         calls: Arc<AtomicUsize>,
         lifetime: Duration,
+        /// How long the token server takes to answer (on tokio's clock).
+        delay: Duration,
+        /// Which fetches fail (counted from 1).
+        failing: fn(usize) -> bool,
     }
 
     impl FetchToken for Counting {
-        fn fetch<'a>(&'a self, _: &'a Audience) -> BoxFuture<'a, Result<FetchedToken, TokenError>> {
+        fn fetch<'a>(
+            &'a self,
+            audience: &'a Audience,
+        ) -> BoxFuture<'a, Result<FetchedToken, TokenError>> {
             Box::pin(async move {
                 let n = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
-                tokio::time::sleep(Duration::from_millis(20)).await;
+                tokio::time::sleep(self.delay).await;
+                if (self.failing)(n) {
+                    return Err(TokenError::new(
+                        TokenErrorKind::ServerStatus,
+                        audience.clone(),
+                        Some(503),
+                        "unavailable",
+                    ));
+                }
                 Ok(FetchedToken {
                     access_token: Secret::new(format!("token-{n}")),
                     expires_in: self.lifetime,
@@ -335,14 +437,153 @@ mod tests {
     }
 
     fn cache(lifetime: Duration) -> (Arc<TokenCache>, Arc<AtomicUsize>) {
+        slow_cache(lifetime, Duration::from_millis(20), |_| false)
+    }
+
+    fn slow_cache(
+        lifetime: Duration,
+        delay: Duration,
+        failing: fn(usize) -> bool,
+    ) -> (Arc<TokenCache>, Arc<AtomicUsize>) {
         let calls = Arc::new(AtomicUsize::new(0));
         (
             Arc::new(TokenCache::new(Counting {
                 calls: calls.clone(),
                 lifetime,
+                delay,
+                failing,
             })),
             calls,
         )
+    }
+
+    /// Lets spawned tasks run without moving the paused clock.
+    async fn settle() {
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    #[test]
+    fn margins() {
+        let minutes = |m: u64| Duration::from_secs(60 * m);
+        // One hour: refresh from 6 min before expiry, stop sending 1 min before.
+        assert_eq!(refresh_margin(minutes(60)), minutes(6));
+        assert_eq!(expiry_margin(minutes(60)), minutes(1));
+        // Five minutes: refresh from 60 s before, stop sending 30 s before.
+        assert_eq!(refresh_margin(minutes(5)), minutes(1));
+        assert_eq!(expiry_margin(minutes(5)), Duration::from_secs(30));
+        // Two seconds: refresh from half-time, stop sending 0.2 s before.
+        assert_eq!(
+            refresh_margin(Duration::from_secs(2)),
+            Duration::from_secs(1)
+        );
+        assert_eq!(
+            expiry_margin(Duration::from_secs(2)),
+            Duration::from_millis(200)
+        );
+        assert_eq!(refresh_margin(Duration::ZERO), Duration::ZERO);
+    }
+
+    // The token server takes 500 ms of paused time. Calls after the refresh
+    // margin start one background fetch and return at once with the old
+    // token: on a paused clock, a call that waited would move the clock.
+    #[tokio::test(start_paused = true)]
+    async fn near_expiry_one_background_refresh_and_no_caller_waits() {
+        let (cache, calls) =
+            slow_cache(Duration::from_secs(300), Duration::from_millis(500), |_| {
+                false
+            });
+        let audience = Audience::Service("https://api.example.com/paylater".into());
+        let first = cache.token(&audience).await.unwrap();
+        tokio::time::advance(Duration::from_secs(250)).await;
+        for _ in 0..20 {
+            let asked_at = Instant::now();
+            assert_eq!(cache.token(&audience).await.unwrap(), first);
+            assert_eq!(Instant::now(), asked_at, "the call did not wait");
+            settle().await;
+            tokio::time::advance(Duration::from_millis(10)).await;
+        }
+        assert_eq!(
+            calls.load(Ordering::SeqCst),
+            2,
+            "one refresh, however many calls"
+        );
+        // 200 ms of the fetch's 500 ms have passed; let it finish.
+        tokio::time::advance(Duration::from_millis(300)).await;
+        settle().await;
+        let second = cache.token(&audience).await.unwrap();
+        assert_ne!(second, first, "the refreshed token is used");
+        settle().await;
+        assert_eq!(calls.load(Ordering::SeqCst), 2, "the new token is not due");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn concurrent_callers_near_expiry_start_one_refresh_per_audience() {
+        let (cache, calls) =
+            slow_cache(Duration::from_secs(300), Duration::from_millis(500), |_| {
+                false
+            });
+        let audiences = [
+            Audience::Service("https://api.example.com/paylater".into()),
+            Audience::Service("https://api.example.com/shop/consumer/v1".into()),
+        ];
+        for audience in &audiences {
+            cache.token(audience).await.unwrap();
+        }
+        tokio::time::advance(Duration::from_secs(250)).await;
+        let tasks: Vec<_> = (0..100)
+            .map(|i| {
+                let cache = cache.clone();
+                let audience = audiences[i % 2].clone();
+                tokio::spawn(async move {
+                    let asked_at = Instant::now();
+                    cache.token(&audience).await.unwrap();
+                    Instant::now() == asked_at
+                })
+            })
+            .collect();
+        for task in tasks {
+            assert!(task.await.unwrap(), "no caller waited");
+        }
+        settle().await;
+        assert_eq!(
+            calls.load(Ordering::SeqCst),
+            4,
+            "two warm-ups, one refresh per audience"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_failing_background_refresh_keeps_the_old_token_and_is_tried_again() {
+        // The second fetch (the first refresh) fails; the third succeeds.
+        let (cache, calls) =
+            slow_cache(Duration::from_secs(300), Duration::from_millis(500), |n| {
+                n == 2
+            });
+        let audience = Audience::Service("https://api.example.com/paylater".into());
+        let first = cache.token(&audience).await.unwrap();
+        tokio::time::advance(Duration::from_secs(250)).await;
+        assert_eq!(cache.token(&audience).await.unwrap(), first);
+        settle().await;
+        tokio::time::advance(Duration::from_millis(500)).await;
+        settle().await;
+        assert_eq!(
+            calls.load(Ordering::SeqCst),
+            2,
+            "the refresh ran and failed"
+        );
+        assert_eq!(
+            cache.token(&audience).await.unwrap(),
+            first,
+            "the failure does not fail a call while the old token is valid"
+        );
+        settle().await;
+        assert_eq!(calls.load(Ordering::SeqCst), 3, "the next call tries again");
+        tokio::time::advance(Duration::from_millis(500)).await;
+        settle().await;
+        assert_ne!(cache.token(&audience).await.unwrap(), first);
+        assert_eq!(calls.load(Ordering::SeqCst), 3);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -371,21 +612,29 @@ mod tests {
     // the boundaries are exact and nothing really sleeps.
     #[tokio::test(start_paused = true)]
     async fn an_expiring_token_is_replaced_and_a_rejected_one_dropped() {
-        // 300 s: refreshed a tenth (30 s) before it runs out, at 270 s.
+        // 300 s: refreshed in the background from 240 s (60 s before it
+        // runs out), no longer sent from 270 s (a tenth before).
         let (cache, calls) = cache(Duration::from_secs(300));
         let audience = Audience::Service("https://api.example.com/paylater".into());
         let first = cache.token(&audience).await.unwrap();
         let fetched_at = Instant::now();
-        tokio::time::advance(Duration::from_secs(270) - Duration::from_millis(1)).await;
+        tokio::time::advance(Duration::from_secs(240) - Duration::from_millis(1)).await;
         assert_eq!(
             cache.token(&audience).await.unwrap(),
             first,
             "reused while valid"
         );
-        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        tokio::task::yield_now().await;
+        assert_eq!(
+            calls.load(Ordering::SeqCst),
+            1,
+            "no refresh before the margin"
+        );
+        // Nobody called between 240 s and 270 s: the token is not usable
+        // any more, and the caller waits for a fresh one.
         tokio::time::advance(fetched_at + Duration::from_secs(270) - Instant::now()).await;
         let second = cache.token(&audience).await.unwrap();
-        assert_ne!(second, first, "refreshed at the margin");
+        assert_ne!(second, first, "replaced at the margin");
         assert_eq!(calls.load(Ordering::SeqCst), 2);
         let handle = cache.handle(&audience);
         let bearer =

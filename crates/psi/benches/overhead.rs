@@ -67,6 +67,18 @@ where
     done.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64()
 }
 
+/// One warm-up call, then `calls` calls one after another.
+async fn sequential<F, Fut>(calls: usize, call: F)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = PayLaterStatusResponse>,
+{
+    call().await;
+    for _ in 0..calls {
+        assert!(call().await.pay_later_status.is_some());
+    }
+}
+
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(|a, b| a.total_cmp(b));
     values[values.len() / 2]
@@ -119,7 +131,19 @@ async fn main() {
         }
     };
 
-    // Profiling aid: BENCH_ONLY=psi or BENCH_ONLY=raw runs one side only.
+    // Profiling aid: BENCH_ONLY=psi or BENCH_ONLY=raw runs one side only;
+    // with BENCH_CALLS=n it makes exactly n calls one after another (after
+    // one warm-up call), so `valgrind --tool=callgrind` instruction counts
+    // of two runs with different n give the instructions of one call.
+    if let Ok(calls) = std::env::var("BENCH_CALLS") {
+        let calls: usize = calls.parse().expect("BENCH_CALLS is a number");
+        match std::env::var("BENCH_ONLY").as_deref() {
+            Ok("psi") => sequential(calls, psi_call).await,
+            Ok("raw") => sequential(calls, raw_call).await,
+            _ => panic!("BENCH_CALLS needs BENCH_ONLY=psi or BENCH_ONLY=raw"),
+        }
+        return;
+    }
     match std::env::var("BENCH_ONLY").as_deref() {
         Ok("psi") => return println!("psi only: {:.0} calls/s", round(16, psi_call).await),
         Ok("raw") => return println!("raw only: {:.0} calls/s", round(16, raw_call).await),
