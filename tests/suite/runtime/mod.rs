@@ -5,6 +5,7 @@ mod fidelity;
 mod http;
 mod logs;
 mod preflight;
+mod refresh;
 mod retries;
 mod tokens;
 
