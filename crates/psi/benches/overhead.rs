@@ -9,24 +9,46 @@
 //! between the two sides; each psi round is compared with the raw round
 //! just before it, and the median of those ratios is reported, so drift in
 //! the machine's speed cancels out.
+//!
+//! Then latency across token expiry: a second psi client whose tokens live
+//! EXPIRY_LIFETIME, from a token endpoint that takes TOKEN_DELAY to answer
+//! (a real token server is remote), makes calls one at a time for
+//! EXPIRY_RUN. A call "near a token request" overlaps a token request's
+//! time at the endpoint widened by NEAR on both sides; the p99 of those
+//! calls is compared with the p99 of the others. A caller that waited for a
+//! token would show there as a TOKEN_DELAY outlier.
 
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use psi::pay_later::types::PayLaterStatusResponse;
 use psi::{Client, Credentials, Environment};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 const ROUND: Duration = Duration::from_secs(1);
 const ROUNDS: usize = 9;
 const TRANSACTION: &str = "12-34567890123456789";
+/// Token lifetime of the expiry measurement, in seconds (what `expires_in` carries).
+const EXPIRY_LIFETIME: u64 = 2;
+const TOKEN_DELAY: Duration = Duration::from_millis(50);
+const EXPIRY_RUN: Duration = Duration::from_secs(10);
+const NEAR: Duration = Duration::from_millis(20);
 
-async fn serve() -> String {
+/// When each token request reached the short-lived token endpoint and when it was answered.
+type TokenRequests = Arc<Mutex<Vec<(Instant, Instant)>>>;
+
+/// The status endpoint, and a token endpoint answering `expires_in` after `delay`.
+async fn serve(expires_in: u64, delay: Duration, log: TokenRequests) -> String {
     let app = Router::new()
         .route(
             "/oauth/token",
-            post(|| async { Json(serde_json::json!({"access_token": "bench-token", "expires_in": 3600, "token_type": "Bearer"})) }),
+            post(move || async move {
+                let arrived = Instant::now();
+                tokio::time::sleep(delay).await;
+                log.lock().unwrap().push((arrived, Instant::now()));
+                Json(serde_json::json!({"access_token": "bench-token", "expires_in": expires_in, "token_type": "Bearer"}))
+            }),
         )
         .route(
             "/order/paylater/v1/{transaction_id}/status",
@@ -79,6 +101,86 @@ where
     }
 }
 
+/// The 99th percentile of `values` (sorted here).
+fn p99(mut values: Vec<Duration>) -> Duration {
+    values.sort();
+    values[(values.len() * 99 / 100).min(values.len() - 1)]
+}
+
+/// Calls one at a time across several token expiries; prints the p99 of the
+/// calls near a token request and of the others.
+async fn across_token_expiry() {
+    let token_requests = TokenRequests::default();
+    let url = serve(EXPIRY_LIFETIME, TOKEN_DELAY, token_requests.clone()).await;
+    let psi = Client::builder()
+        .environment(Environment::new(&url, &url, &url).unwrap())
+        .credentials(Credentials::new("bench", "bench-secret"))
+        .build()
+        .unwrap()
+        .pay_later();
+    let call = || {
+        psi.get_pay_later_status()
+            .transaction_id(TRANSACTION)
+            .send()
+    };
+    call().await.unwrap(); // the first token: the one wait the cache cannot avoid
+    let warm = Instant::now();
+    let mut calls = Vec::new();
+    while warm.elapsed() < EXPIRY_RUN {
+        let started = Instant::now();
+        call().await.unwrap();
+        calls.push((started, started.elapsed()));
+    }
+    let token_requests: Vec<_> = token_requests
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(arrived, _)| *arrived >= warm)
+        .copied()
+        .collect();
+    let (near, elsewhere): (Vec<_>, Vec<_>) = calls.iter().partition(|(started, took)| {
+        token_requests
+            .iter()
+            .any(|(from, to)| *started <= *to + NEAR && *started + *took + NEAR >= *from)
+    });
+    let near: Vec<Duration> = near.iter().map(|(_, took)| *took).collect();
+    let elsewhere: Vec<Duration> = elsewhere.iter().map(|(_, took)| *took).collect();
+    println!(
+        "across token expiry: {EXPIRY_LIFETIME} s tokens, token endpoint answering in {TOKEN_DELAY:?}, {EXPIRY_RUN:?} of calls one at a time:"
+    );
+    println!("  token requests after warm-up: {}", token_requests.len());
+    if near.is_empty() || elsewhere.is_empty() {
+        return println!(
+            "  too few calls to compare ({} near, {} elsewhere)",
+            near.len(),
+            elsewhere.len()
+        );
+    }
+    // The p99 can hide a few waits (one per refresh); the slowest call and
+    // the calls as slow as a token request cannot.
+    let waited = calls
+        .iter()
+        .filter(|(_, took)| *took >= TOKEN_DELAY)
+        .count();
+    println!(
+        "  slowest call: {:.1?}; calls that took the token endpoint's {TOKEN_DELAY:?} or more: {waited}",
+        calls.iter().map(|(_, took)| *took).max().unwrap_or_default()
+    );
+    let (near_p99, elsewhere_p99) = (p99(near.clone()), p99(elsewhere.clone()));
+    println!(
+        "  p99 of {:>6} calls near a token request: {near_p99:>10.1?}",
+        near.len()
+    );
+    println!(
+        "  p99 of {:>6} other calls:                {elsewhere_p99:>10.1?}",
+        elsewhere.len()
+    );
+    println!(
+        "  ratio near / other:                      {:>10.3}",
+        near_p99.as_secs_f64() / elsewhere_p99.as_secs_f64()
+    );
+}
+
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(|a, b| a.total_cmp(b));
     values[values.len() / 2]
@@ -94,7 +196,7 @@ async fn main() {
             .with_writer(std::io::sink)
             .init();
     }
-    let url = serve().await;
+    let url = serve(3600, Duration::ZERO, TokenRequests::default()).await;
 
     let psi = Client::builder()
         .environment(Environment::new(&url, &url, &url).unwrap())
@@ -131,7 +233,8 @@ async fn main() {
         }
     };
 
-    // Profiling aid: BENCH_ONLY=psi or BENCH_ONLY=raw runs one side only;
+    // Profiling aid: BENCH_ONLY=psi or BENCH_ONLY=raw runs one side only
+    // (BENCH_ONLY=expiry only the measurement across token expiry);
     // with BENCH_CALLS=n it makes exactly n calls one after another (after
     // one warm-up call), so `valgrind --tool=callgrind` instruction counts
     // of two runs with different n give the instructions of one call.
@@ -145,6 +248,7 @@ async fn main() {
         return;
     }
     match std::env::var("BENCH_ONLY").as_deref() {
+        Ok("expiry") => return across_token_expiry().await,
         Ok("psi") => return println!("psi only: {:.0} calls/s", round(16, psi_call).await),
         Ok("raw") => return println!("raw only: {:.0} calls/s", round(16, raw_call).await),
         _ => {}
@@ -176,4 +280,5 @@ async fn main() {
         );
         println!("  ratio psi / raw (paired):  {:>9.3}", median(ratios));
     }
+    across_token_expiry().await;
 }

@@ -99,20 +99,33 @@ impl ClientBuilder {
         let environment = self.environment.ok_or_else(|| missing("environment"))?;
         let credentials = self.credentials.ok_or_else(|| missing("credentials"))?;
         let retry = self.retry.unwrap_or_default();
+        // psi's own client applies the policy's request timeout to every
+        // request itself (cheaper than a timeout per request); a client
+        // from the caller gets the timeout per request.
+        let timeout_in_client = self.http_client.is_none();
         let http = match self.http_client {
             Some(http) => http,
             None => reqwest::Client::builder()
                 .connect_timeout(retry.connect_timeout())
+                .timeout(retry.request_timeout())
                 .build()
                 .map_err(|error| ConfigError::HttpClient {
                     problem: error.to_string(),
                 })?,
         };
+        let with_timeout = |context: Context| {
+            if timeout_in_client {
+                context.with_timeout_in_client()
+            } else {
+                context
+            }
+        };
 
         // Token endpoints run without a token. A token request is a POST, so
         // the runtime sends it again only after a connect error (one more
         // attempt), never once it may have reached the server.
-        let token_context = Context::new("token").with_retry(retry.clone().with_max_attempts(2));
+        let token_context =
+            with_timeout(Context::new("token").with_retry(retry.clone().with_max_attempts(2)));
         let fetcher = Fetcher {
             token_server: psi_token::Client::new_with_client(
                 &crate::api::trimmed(&environment.auth_url),
@@ -152,9 +165,11 @@ impl ClientBuilder {
             .iter()
             .filter_map(|api| {
                 let base_url = api.base_url(&environment)?;
-                let mut context = Context::new(api.name())
-                    .with_auth(audiences.get(api)?.clone(), tokens.clone())
-                    .with_retry(retry.clone());
+                let mut context = with_timeout(
+                    Context::new(api.name())
+                        .with_auth(audiences.get(api)?.clone(), tokens.clone())
+                        .with_retry(retry.clone()),
+                );
                 if let Some(preflight) = &preflight {
                     context = context.with_preflight(preflight.clone());
                 }
