@@ -126,13 +126,10 @@ pub async fn exec(
     operations: Operations,
 ) -> reqwest::Result<Response> {
     let operation = operations.operation_id(info);
-    // `operation` as Display: a subscriber writes it as it is, where a
-    // `str` value is escaped character by character (the API name keeps
-    // its quoted form, which log searches match on).
     let span = tracing::info_span!(
         "psi.call",
         api = context.api(),
-        operation = %operation,
+        operation,
         attempt = 1,
         status = tracing::field::Empty,
         duration_ms = tracing::field::Empty,
