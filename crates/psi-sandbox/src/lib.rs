@@ -42,6 +42,7 @@ mod control_client;
 pub mod demo;
 mod errors;
 mod faults;
+mod html;
 mod ids;
 mod limits;
 pub mod media_type;

@@ -116,6 +116,23 @@ impl Running {
     }
 }
 
+/// The token endpoint's answer for the demo merchant and `audience`.
+async fn token(http: &reqwest::Client, url: &str, audience: &str) -> Value {
+    http.post(format!("{url}/oauth/token"))
+        .json(&json!({
+            "grant_type": "client_credentials",
+            "client_id": psi_sandbox::DEMO_CLIENT_ID,
+            "client_secret": psi_sandbox::DEMO_CLIENT_SECRET,
+            "audience": audience,
+        }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn seeds_and_logs_one_line_per_request_without_secrets() {
     let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/seed.example.json");
@@ -140,20 +157,7 @@ async fn seeds_and_logs_one_line_per_request_without_secrets() {
 
     // A token and a bank account with an IBAN: neither may reach the log.
     let audience = format!("{url}/shop/consumer/v1");
-    let token: Value = http
-        .post(format!("{url}/oauth/token"))
-        .json(&json!({
-            "grant_type": "client_credentials",
-            "client_id": psi_sandbox::DEMO_CLIENT_ID,
-            "client_secret": psi_sandbox::DEMO_CLIENT_SECRET,
-            "audience": audience,
-        }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let token = token(&http, url, &audience).await;
     let access_token = token["access_token"].as_str().unwrap().to_owned();
     let iban = "DE89370400440532013000";
     let stored = http
@@ -227,20 +231,7 @@ async fn the_webhook_secret_and_token_lifetime_flags_take_effect() {
         .await
         .unwrap();
     assert_eq!(about["webhook_secret"], "operator-secret");
-    let token: Value = http
-        .post(format!("{url}/oauth/token"))
-        .json(&json!({
-            "grant_type": "client_credentials",
-            "client_id": psi_sandbox::DEMO_CLIENT_ID,
-            "client_secret": psi_sandbox::DEMO_CLIENT_SECRET,
-            "audience": url,
-        }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let token = token(&http, url, url).await;
     assert_eq!(token["expires_in"], 90);
     sandbox.stop().await;
 }

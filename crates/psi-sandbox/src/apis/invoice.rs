@@ -476,7 +476,7 @@ fn encoded_word(text: &str) -> String {
 
 /// The invoice as a small standalone HTML document.
 pub fn html(invoice: &Invoice) -> String {
-    let e = escape_html;
+    let e = crate::html::escape;
     let seller = &invoice.seller;
     let mut seller_lines = vec![e(&seller.name)];
     seller_lines.extend(seller.address_lines.iter().map(|l| e(l)));
@@ -525,27 +525,12 @@ fn html_row(invoice: &Invoice, line: &Line) -> String {
     format!(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
         number(line.quantity),
-        escape_html(&line.description),
+        crate::html::escape(&line.description),
         invoice.amount(line.unit_price_gross),
         discount,
         rate,
         invoice.amount(line.total_gross)
     )
-}
-
-fn escape_html(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => escaped.push_str("&amp;"),
-            '<' => escaped.push_str("&lt;"),
-            '>' => escaped.push_str("&gt;"),
-            '"' => escaped.push_str("&quot;"),
-            '\'' => escaped.push_str("&#39;"),
-            _ => escaped.push(c),
-        }
-    }
-    escaped
 }
 
 const PAGE_WIDTH: f32 = 595.0;

@@ -6,20 +6,7 @@ use psi_runtime::Decimal;
 
 /// Text for HTML content and attribute values. Every string that comes
 /// from a request goes through this.
-pub(super) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub(super) use crate::html::escape;
 
 /// An amount with at least two decimals, from the decimal's own digits
 /// (never through a float): 43.8 -> `43.80`, 0.125 -> `0.125`; German

@@ -61,18 +61,7 @@ pub(super) fn return_address(session: &Session) -> (&'static str, Option<&str>) 
 /// the shop's matching address.
 pub(super) fn closed(session: &Session, lang: Lang) -> String {
     let text = lang.text();
-    let body = fill(
-        &fill(
-            text.closed_body,
-            "id",
-            &format!("<code>{}</code>", escape(&session.id)),
-        ),
-        "status",
-        &format!(
-            "<strong id=\"status\">{}</strong>",
-            escape(session.status.as_str())
-        ),
-    );
+    let body = with_id_and_status(text.closed_body, session);
     let back = match return_address(session).1 {
         Some(url) => format!("<p>{}</p>", link(url, text.back_to_shop)),
         None => String::new(),
@@ -80,13 +69,11 @@ pub(super) fn closed(session: &Session, lang: Lang) -> String {
     message_page(lang, text.closed_title, &format!("<p>{body}</p>\n{back}"))
 }
 
-/// The result of an outcome whose shop address is missing.
-pub(super) fn done(session: &Session, lang: Lang) -> String {
-    let text = lang.text();
-    let (field, _) = return_address(session);
-    let body = fill(
+/// `template` with the session's id and status in place.
+fn with_id_and_status(template: &str, session: &Session) -> String {
+    fill(
         &fill(
-            text.done_body,
+            template,
             "id",
             &format!("<code>{}</code>", escape(&session.id)),
         ),
@@ -95,7 +82,14 @@ pub(super) fn done(session: &Session, lang: Lang) -> String {
             "<strong id=\"status\">{}</strong>",
             escape(session.status.as_str())
         ),
-    );
+    )
+}
+
+/// The result of an outcome whose shop address is missing.
+pub(super) fn done(session: &Session, lang: Lang) -> String {
+    let text = lang.text();
+    let (field, _) = return_address(session);
+    let body = with_id_and_status(text.done_body, session);
     let why = fill(
         text.done_no_redirect,
         "field",
