@@ -1,0 +1,13 @@
+-- Session creations: POSTs the body in the file named by the first
+-- argument (the same bytes to the sandbox and to Prism).
+local body
+
+function init(args)
+  local file = assert(io.open(args[1], "rb"))
+  body = file:read("*a")
+  file:close()
+end
+
+function request()
+  return wrk.format("POST", "/pps/api/v1/session", {["Content-Type"] = "application/json"}, body)
+end
