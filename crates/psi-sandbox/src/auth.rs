@@ -18,6 +18,8 @@ use axum::routing::post;
 use axum::{Json, Router};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 #[derive(Debug, Serialize, Deserialize)]
 pub struct Claims {
@@ -35,6 +37,47 @@ pub struct Claims {
 pub struct Keys {
     encoding: EncodingKey,
     decoding: DecodingKey,
+    /// Tokens whose signature this key verified, with their claims.
+    verified: Verified,
+}
+
+/// How many verified tokens are remembered. A client holds one token per
+/// audience and renews it when it expires, so a test suite needs a few
+/// dozen; a full cache first drops its expired tokens, then all of them.
+const REMEMBERED_TOKENS: usize = 1024;
+
+/// The claims of tokens whose signature checked out, by the token's text.
+///
+/// Checking a signature (and decoding the claims) is a pure function of the
+/// key and the token's bytes, and the key never changes while the sandbox
+/// runs, so its verdict is remembered and every call after the first skips
+/// the HMAC and the JSON. Only the signature's verdict is remembered:
+/// expiry (by the sandbox clock, which the control API moves), audience and
+/// scope are checked on every call, against the remembered claims.
+#[derive(Default)]
+struct Verified(Mutex<HashMap<Box<str>, Arc<Claims>>>);
+
+impl Verified {
+    fn get(&self, token: &str) -> Option<Arc<Claims>> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(token)
+            .cloned()
+    }
+
+    /// Remembers `claims` of `token`; `now` (sandbox clock, seconds) lets a
+    /// full cache drop the tokens that can no longer be used.
+    fn remember(&self, token: &str, claims: Arc<Claims>, now: i64) {
+        let mut tokens = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if tokens.len() >= REMEMBERED_TOKENS {
+            tokens.retain(|_, claims| claims.exp > now);
+            if tokens.len() >= REMEMBERED_TOKENS {
+                tokens.clear();
+            }
+        }
+        tokens.insert(token.into(), claims);
+    }
 }
 
 impl Keys {
@@ -46,6 +89,7 @@ impl Keys {
         Self {
             encoding: EncodingKey::from_secret(secret),
             decoding: DecodingKey::from_secret(secret),
+            verified: Verified::default(),
         }
     }
 }
@@ -218,26 +262,25 @@ impl Refusal {
 
 /// Checks the bearer token of a call to `api`: signature, expiry by the
 /// sandbox clock, audience and (for the platform) scope `write`.
-pub fn require(state: &AppState, headers: &HeaderMap, api: Service) -> Result<Claims, Refusal> {
+pub fn require(state: &AppState, headers: &HeaderMap, api: Service) -> Result<Arc<Claims>, Refusal> {
     let token = headers
         .get(axum::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .ok_or(Refusal::Missing)?;
-    let mut validation = Validation::new(Algorithm::HS256);
-    // Expiry and audience are checked below, against the sandbox clock and
-    // with a distinct answer each.
-    validation.validate_exp = false;
-    validation.validate_aud = false;
-    validation.required_spec_claims.clear();
-    let claims = jsonwebtoken::decode::<Claims>(token, &state.keys.decoding, &validation)
-        .map_err(|_| Refusal::Invalid)?
-        .claims;
-    if claims.exp <= state.clock.now().timestamp() {
+    let now = state.clock.now().timestamp();
+    let claims = match state.keys.verified.get(token) {
+        Some(claims) => claims,
+        None => {
+            let claims = Arc::new(verify(&state.keys, token)?);
+            state.keys.verified.remember(token, claims.clone(), now);
+            claims
+        }
+    };
+    if claims.exp <= now {
         return Err(Refusal::Expired);
     }
-    let expected = audiences::audience_of(&state.url, api);
-    if claims.aud != expected {
+    if claims.aud != audiences::audience_of(&state.url, api) {
         return Err(Refusal::WrongAudience);
     }
     if api == Service::Storefront
@@ -251,12 +294,25 @@ pub fn require(state: &AppState, headers: &HeaderMap, api: Service) -> Result<Cl
     Ok(claims)
 }
 
+/// The token's claims if `keys` signed it (HS256); nothing else is checked.
+fn verify(keys: &Keys, token: &str) -> Result<Claims, Refusal> {
+    let mut validation = Validation::new(Algorithm::HS256);
+    // Expiry and audience are checked by `require`, against the sandbox
+    // clock and with a distinct answer each.
+    validation.validate_exp = false;
+    validation.validate_aud = false;
+    validation.required_spec_claims.clear();
+    jsonwebtoken::decode::<Claims>(token, &keys.decoding, &validation)
+        .map(|data| data.claims)
+        .map_err(|_| Refusal::Invalid)
+}
+
 /// [`require`], answering a refusal with a 401 decline body.
 pub fn require_or_decline(
     state: &AppState,
     headers: &HeaderMap,
     api: Service,
-) -> Result<Claims, Response> {
+) -> Result<Arc<Claims>, Response> {
     require(state, headers, api).map_err(|refusal| {
         crate::errors::decline(StatusCode::UNAUTHORIZED, &[refusal.reason()], Vec::new())
     })

@@ -2,3 +2,4 @@
 //! client of the documents would send.
 
 mod hostile;
+mod remembered_tokens;

@@ -281,6 +281,16 @@ pub(crate) fn payment_method(transaction: &Transaction) -> Map<String, Value> {
 /// pay later may have moved), OVERDUE after it. Nothing is ever paid in the
 /// sandbox, so the whole gross total is outstanding.
 pub(crate) fn payment_status(transaction: &Transaction, today: NaiveDate) -> Map<String, Value> {
+    payment_status_of(transaction, gross_total(transaction), today)
+}
+
+/// [`payment_status`] of a transaction whose order's gross total (see
+/// [`gross_total`]) the caller has at hand: the order is not read again.
+pub(crate) fn payment_status_of(
+    transaction: &Transaction,
+    gross_total: Decimal,
+    today: NaiveDate,
+) -> Map<String, Value> {
     let status = if today > transaction.due_date {
         "OVERDUE"
     } else {
@@ -289,7 +299,7 @@ pub(crate) fn payment_status(transaction: &Transaction, today: NaiveDate) -> Map
     object(json!({
         "status": status,
         "due_date": transaction.due_date,
-        "outstanding_amount": gross_total(transaction),
+        "outstanding_amount": gross_total,
     }))
 }
 
@@ -339,6 +349,12 @@ pub(crate) fn seller_of(data: &Data, transaction: &Transaction) -> Seller {
     let shop_id = baskets
         .first()
         .and_then(|basket| basket.partner_shop_id.as_deref());
+    seller_of_shop(data, shop_id)
+}
+
+/// [`seller_of`] a transaction whose first basket's `partner_shop_id` the
+/// caller has at hand.
+pub(crate) fn seller_of_shop(data: &Data, shop_id: Option<&str>) -> Seller {
     shop_id
         .and_then(|shop_id| data.shop_config.of_shop(shop_id))
         .map(Seller::from_shop_configuration)

@@ -26,7 +26,9 @@ use crate::auth::require_or_decline;
 use crate::errors::{decline, parse_body, unsupported_media_type};
 use crate::faults::inject;
 use crate::media_type::{self, Expected};
-use crate::state::{tables, Batch, Data, Loader, Persisted, Table, Transaction};
+use crate::state::{
+    currency_of, gross_total_of, tables, Batch, Data, Loader, Persisted, Table, Transaction,
+};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, State as Shared};
@@ -156,18 +158,23 @@ async fn get_offers(
     if let Err(refusal) = require_or_decline(&state, &headers, Service::PayLater) {
         return refusal;
     }
-    let data = state.data();
-    let Some(transaction) = data.transactions.get(&transaction_id) else {
-        return transaction_not_found();
+    let (transaction, bookable) = {
+        let data = state.data();
+        let Some(transaction) = data.transactions.get(&transaction_id) else {
+            return transaction_not_found();
+        };
+        let status = status_of(transaction, data.pay_later.bookings.get(&transaction_id));
+        (transaction.clone(), status == PayLaterStatus::Available)
     };
-    let bookable = status_of(transaction, data.pay_later.bookings.get(&transaction_id))
-        == PayLaterStatus::Available;
+    // The stored order is read once, outside the lock.
+    let order = transaction.order();
+    let currency = currency_of(&order);
     let response = PayLaterOffersResponse {
         transaction_id: Some(transaction_id.clone()),
         current_due_date: Some(transaction.due_date),
-        pay_later_offers: offers_for(transaction)
+        pay_later_offers: offers_for(gross_total_of(&order))
             .iter()
-            .map(|offer| offer_view(transaction, offer, bookable))
+            .map(|offer| offer_view(&transaction, offer, &currency, bookable))
             .collect(),
     };
     json_utf8(StatusCode::OK, &response)
@@ -268,13 +275,14 @@ fn book_locked(
     if status != PayLaterStatus::Available {
         return Err(not_bookable(&status));
     }
-    let offer = offers_for(transaction)[number - 1];
+    let order = transaction.order();
+    let offer = offers_for(gross_total_of(&order))[number - 1];
     let Some(updated_due_date) = postponed(transaction.due_date, offer.delta_days) else {
         return Err(not_bookable(&PayLaterStatus::NotAvailable));
     };
     let booking = Booking {
         offer,
-        currency: CurrencyCode::try_from(transaction.currency()).ok(),
+        currency: CurrencyCode::try_from(currency_of(&order)).ok(),
         original_due_date: transaction.due_date,
         updated_due_date,
         // The booking timestamp carries microseconds, as the provider's does.
@@ -290,9 +298,9 @@ fn book_locked(
 
 // ------------------------------------------------------------------ offers
 
-/// The offers of a transaction, one per entry of [`OFFER_DELTAS`].
-fn offers_for(transaction: &Transaction) -> Vec<Offer> {
-    let amount = order_amount(transaction);
+/// The offers of a transaction whose order amounts to `amount` (gross,
+/// every basket), one per entry of [`OFFER_DELTAS`].
+fn offers_for(amount: Decimal) -> Vec<Offer> {
     OFFER_DELTAS
         .iter()
         .enumerate()
@@ -314,15 +322,6 @@ fn price(order_amount: Decimal, delta_days: u32) -> Decimal {
     fee.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero)
 }
 
-/// The gross amount of the order: the sum of its baskets.
-fn order_amount(transaction: &Transaction) -> Decimal {
-    transaction
-        .baskets()
-        .iter()
-        .filter_map(|basket| basket.gross_amount)
-        .sum()
-}
-
 /// `payl-<n>` with n in 1..=5, or nothing.
 fn offer_number(offer_id: &str) -> Option<usize> {
     let number: usize = offer_id.strip_prefix("payl-")?.parse().ok()?;
@@ -336,11 +335,17 @@ fn postponed(due_date: NaiveDate, delta_days: u32) -> Option<NaiveDate> {
 
 // ------------------------------------------------------------ wire shapes
 
-fn offer_view(transaction: &Transaction, offer: &Offer, bookable: bool) -> PayLaterOfferDto {
+/// `currency`: the order's (see [`currency_of`]).
+fn offer_view(
+    transaction: &Transaction,
+    offer: &Offer,
+    currency: &str,
+    bookable: bool,
+) -> PayLaterOfferDto {
     PayLaterOfferDto {
         offer_id: Some(offer.id()),
         price: Some(offer.price),
-        currency: CurrencyCode::try_from(transaction.currency()).ok(),
+        currency: CurrencyCode::try_from(currency).ok(),
         delta_due_date: Some(offer.delta_days as i32),
         new_due_date: postponed(transaction.due_date, offer.delta_days),
         available: Some(if bookable {

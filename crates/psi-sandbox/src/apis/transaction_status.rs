@@ -11,11 +11,12 @@
 //! stated condition, so the sandbox never answers it.
 
 use super::order_status::{
-    dunning_status, payment_method, payment_status, seller_of, transaction_not_found,
+    dunning_status, payment_method, payment_status_of, seller_of_shop, transaction_not_found,
     MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
 };
 use crate::audiences::Service;
 use crate::faults::inject;
+use crate::state::{currency_of, gross_total_of};
 use crate::{auth, AppState, Transaction};
 use axum::extract::{Path, State as AxumState};
 use axum::http::HeaderMap;
@@ -23,7 +24,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use chrono::NaiveDate;
-use psi_payment_page::types::{BasketItem, ShopBasket, SpecialItem};
+use psi_payment_page::types::{BasketItem, OrderData, ShopBasket, SpecialItem};
 use psi_runtime::Decimal;
 use psi_transaction_status::types::{
     BasketInformationDto, PaymentInformationDto, TransactionItem, TransactionSpecialItem,
@@ -48,35 +49,40 @@ async fn get_transaction_status(
     if let Err(response) = auth::require_or_decline(&state, &headers, Service::TransactionStatus) {
         return response;
     }
-    let found = {
-        let data = state.data();
-        data.transactions
-            .get(&transaction_id)
-            .map(|transaction| (transaction.clone(), seller_of(&data, transaction).name))
-    };
-    let Some((transaction, shop_name)) = found else {
+    let Some(transaction) = state.data().transactions.get(&transaction_id).cloned() else {
         return transaction_not_found();
     };
+    // The stored order is read once, outside the lock (it is deflated JSON:
+    // reading it is the dearest part of a lookup).
+    let order = transaction.order();
+    let shop_id = order
+        .shop_baskets
+        .first()
+        .and_then(|basket| basket.partner_shop_id.as_deref());
+    let shop_name = seller_of_shop(&state.data(), shop_id).name;
     let today = state.clock.now_local().date_naive();
-    Json(transaction_status(&transaction, &shop_name, today)).into_response()
+    Json(transaction_status(&transaction, order, &shop_name, today)).into_response()
 }
 
-/// `shop_name` is the stored shop configuration's legal name, or the
-/// sandbox shop's.
+/// `order` is the transaction's stored order; `shop_name` the stored shop
+/// configuration's legal name, or the sandbox shop's.
 fn transaction_status(
     transaction: &Transaction,
+    order: OrderData,
     shop_name: &str,
     today: NaiveDate,
 ) -> TransactionStatusResponse {
+    let gross_total = gross_total_of(&order);
+    let currency = currency_of(&order).parse().ok();
     TransactionStatusResponse {
         gateway_transaction_id: Some(transaction.id.to_string()),
-        partner_transaction_id: transaction.partner_transaction_id(),
+        partner_transaction_id: order.partner_transaction_id,
         created: Some(transaction.created),
         // The session request carries no buyer id, so the shop never sent one.
         shop_buyer_id: None,
-        currency: transaction.currency().parse().ok(),
-        shop_baskets: transaction
-            .baskets()
+        currency,
+        shop_baskets: order
+            .shop_baskets
             .iter()
             .map(|basket| basket_information(basket, shop_name))
             .collect(),
@@ -85,7 +91,7 @@ fn transaction_status(
                 MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
             )),
             payment_method: payment_method(transaction),
-            payment_status: payment_status(transaction, today),
+            payment_status: payment_status_of(transaction, gross_total, today),
             dunning_status: dunning_status(),
         }),
     }

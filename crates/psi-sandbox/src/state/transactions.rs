@@ -34,13 +34,14 @@ pub struct Transaction {
 }
 
 impl Transaction {
+    /// The stored order, read back (see [`StoredRequest::get`]): a handler
+    /// that needs several of its parts reads it once with this.
+    pub fn order(&self) -> psi_payment_page::types::OrderData {
+        self.request.get().order_data.unwrap_or_default()
+    }
+
     pub fn currency(&self) -> String {
-        self.request
-            .get()
-            .order_data
-            .and_then(|o| o.currency)
-            .map(|c| c.to_string())
-            .unwrap_or_else(|| "EUR".to_owned())
+        currency_of(&self.order())
     }
 
     pub fn partner_transaction_id(&self) -> Option<String> {
@@ -57,6 +58,23 @@ impl Transaction {
             .map(|o| o.shop_baskets)
             .unwrap_or_default()
     }
+}
+
+/// The order's currency code, `EUR` when it names none.
+pub fn currency_of(order: &psi_payment_page::types::OrderData) -> String {
+    order
+        .currency
+        .as_ref()
+        .map_or_else(|| "EUR".to_owned(), |currency| currency.to_string())
+}
+
+/// The order's gross amount: its baskets' gross amounts added up.
+pub fn gross_total_of(order: &psi_payment_page::types::OrderData) -> psi_runtime::Decimal {
+    order
+        .shop_baskets
+        .iter()
+        .filter_map(|basket| basket.gross_amount)
+        .sum()
 }
 
 /// A session request kept as deflated JSON.

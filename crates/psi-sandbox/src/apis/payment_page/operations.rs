@@ -41,7 +41,7 @@ pub(super) async fn create_session(
         Err(refused) => return refused,
     };
     let key = match idempotency_key(&headers) {
-        Ok(key) => key.map(|key| (claims.sub, key)),
+        Ok(key) => key.map(|key| (claims.sub.clone(), key)),
         Err(message) => {
             let field = idempotency_key_field(message);
             return decline(StatusCode::BAD_REQUEST, &["INVALID_FIELD"], vec![field]);
