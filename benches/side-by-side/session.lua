@@ -1,5 +1,7 @@
 -- Session creations: POSTs the body in the file named by the first
--- argument (the same bytes to the sandbox and to Prism).
+-- argument (the same bytes to the sandbox and to Prism). The headers are
+-- the command line's (-H): wrk.format with a header table would send only
+-- that table's.
 local body
 
 function init(args)
@@ -9,5 +11,5 @@ function init(args)
 end
 
 function request()
-  return wrk.format("POST", "/pps/api/v1/session", {["Content-Type"] = "application/json"}, body)
+  return wrk.format("POST", "/pps/api/v1/session", nil, body)
 end

@@ -55,7 +55,7 @@ async fn a_remembered_token_is_refused_elsewhere_expires_and_cannot_be_forged() 
     sandbox
         .control()
         .post(
-            "/__sandbox/transactions",
+            "transactions",
             json!({"transaction_id": TRANSACTION, "order_data": order}),
         )
         .await
