@@ -24,15 +24,17 @@ async fn main() {
         .next()
         .and_then(|text| text.parse().ok())
         .expect("usage: ceiling BYTES [PORT]: BYTES must be a whole number of at least 2");
-    assert!(bytes >= 2, "BYTES must be at least 2 (a JSON string's quotes)");
-    let port: u16 = args.next().map_or(0, |text| {
-        text.parse().expect("PORT must be a port number")
-    });
+    assert!(
+        bytes >= 2,
+        "BYTES must be at least 2 (a JSON string's quotes)"
+    );
+    let port: u16 = args
+        .next()
+        .map_or(0, |text| text.parse().expect("PORT must be a port number"));
     // `"` + spaces + `"`: exactly `bytes` long and valid JSON.
-    let body: &'static [u8] = format!("\"{}\"", " ".repeat(bytes - 2))
-        .into_bytes()
-        .leak();
-    let answer = move || async move { ([(CONTENT_TYPE, "application/json")], body).into_response() };
+    let body: &'static [u8] = format!("\"{}\"", " ".repeat(bytes - 2)).into_bytes().leak();
+    let answer =
+        move || async move { ([(CONTENT_TYPE, "application/json")], body).into_response() };
     let app = axum::Router::new()
         .route("/", get(answer))
         .route("/{*path}", get(answer));

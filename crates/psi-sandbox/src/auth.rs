@@ -262,7 +262,11 @@ impl Refusal {
 
 /// Checks the bearer token of a call to `api`: signature, expiry by the
 /// sandbox clock, audience and (for the platform) scope `write`.
-pub fn require(state: &AppState, headers: &HeaderMap, api: Service) -> Result<Arc<Claims>, Refusal> {
+pub fn require(
+    state: &AppState,
+    headers: &HeaderMap,
+    api: Service,
+) -> Result<Arc<Claims>, Refusal> {
     let token = headers
         .get(axum::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())

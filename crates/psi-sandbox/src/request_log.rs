@@ -96,7 +96,11 @@ fn write_segment(f: &mut std::fmt::Formatter<'_>, segment: &str) -> std::fmt::Re
         segment.into()
     } else {
         let decoded = percent_decoded(segment);
-        decoded.chars().filter(|c| !c.is_whitespace()).collect::<String>().into()
+        decoded
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+            .into()
     };
     if compact.len() >= SHORTEST_IBAN && compact.parse::<iban::Iban>().is_ok() {
         f.write_str(&compact[..4])?;

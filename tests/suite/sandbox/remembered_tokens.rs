@@ -62,7 +62,11 @@ async fn a_remembered_token_is_refused_elsewhere_expires_and_cannot_be_forged() 
         .unwrap();
     let url = sandbox.url().to_owned();
     let lookup = format!("/transaction/status/v2/transactions/{TRANSACTION}");
-    let status_token = token(&sandbox, &format!("{url}/transaction/status/v2/transactions")).await;
+    let status_token = token(
+        &sandbox,
+        &format!("{url}/transaction/status/v2/transactions"),
+    )
+    .await;
 
     // Verified once, then served from memory: both calls answer the record.
     for _ in 0..2 {

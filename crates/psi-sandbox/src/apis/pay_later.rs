@@ -167,7 +167,7 @@ async fn get_offers(
         (transaction.clone(), status == PayLaterStatus::Available)
     };
     // The stored order is read once, outside the lock.
-    let order = transaction.order();
+    let order = transaction.order_summary();
     let currency = currency_of(&order);
     let response = PayLaterOffersResponse {
         transaction_id: Some(transaction_id.clone()),
@@ -275,7 +275,7 @@ fn book_locked(
     if status != PayLaterStatus::Available {
         return Err(not_bookable(&status));
     }
-    let order = transaction.order();
+    let order = transaction.order_summary();
     let offer = offers_for(gross_total_of(&order))[number - 1];
     let Some(updated_due_date) = postponed(transaction.due_date, offer.delta_days) else {
         return Err(not_bookable(&PayLaterStatus::NotAvailable));

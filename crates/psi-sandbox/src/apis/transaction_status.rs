@@ -16,7 +16,7 @@ use super::order_status::{
 };
 use crate::audiences::Service;
 use crate::faults::inject;
-use crate::state::{currency_of, gross_total_of};
+use crate::state::{currency_of, gross_total_of, OrderSummary};
 use crate::{auth, AppState, Transaction};
 use axum::extract::{Path, State as AxumState};
 use axum::http::HeaderMap;
@@ -24,7 +24,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use chrono::NaiveDate;
-use psi_payment_page::types::{BasketItem, OrderData, ShopBasket, SpecialItem};
+use psi_payment_page::types::{BasketItem, ShopBasket, SpecialItem};
 use psi_runtime::Decimal;
 use psi_transaction_status::types::{
     BasketInformationDto, PaymentInformationDto, TransactionItem, TransactionSpecialItem,
@@ -54,7 +54,7 @@ async fn get_transaction_status(
     };
     // The stored order is read once, outside the lock (it is deflated JSON:
     // reading it is the dearest part of a lookup).
-    let order = transaction.order();
+    let order = transaction.order_summary();
     let shop_id = order
         .shop_baskets
         .first()
@@ -68,7 +68,7 @@ async fn get_transaction_status(
 /// configuration's legal name, or the sandbox shop's.
 fn transaction_status(
     transaction: &Transaction,
-    order: OrderData,
+    order: OrderSummary,
     shop_name: &str,
     today: NaiveDate,
 ) -> TransactionStatusResponse {

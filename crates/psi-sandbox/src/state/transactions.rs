@@ -34,42 +34,51 @@ pub struct Transaction {
 }
 
 impl Transaction {
-    /// The stored order, read back (see [`StoredRequest::get`]): a handler
-    /// that needs several of its parts reads it once with this.
-    pub fn order(&self) -> psi_payment_page::types::OrderData {
-        self.request.get().order_data.unwrap_or_default()
+    /// The parts of the stored order that answers about the transaction
+    /// read: a handler that needs several of them reads them once with this.
+    pub fn order_summary(&self) -> OrderSummary {
+        self.request.summary()
     }
 
     pub fn currency(&self) -> String {
-        currency_of(&self.order())
+        currency_of(&self.order_summary())
     }
 
     pub fn partner_transaction_id(&self) -> Option<String> {
-        self.request
-            .get()
-            .order_data
-            .and_then(|o| o.partner_transaction_id)
+        self.order_summary().partner_transaction_id
     }
 
     pub fn baskets(&self) -> Vec<psi_payment_page::types::ShopBasket> {
-        self.request
-            .get()
-            .order_data
-            .map(|o| o.shop_baskets)
-            .unwrap_or_default()
+        self.order_summary().shop_baskets
     }
 }
 
+/// The parts of a stored order that the answers about a transaction read
+/// (status lookups, pay later, totals), as the order has them. Reading only
+/// these skips the buyer and the delivery, whose shapes (one of several
+/// delivery kinds, dates of birth) cost most of reading a whole order.
+#[derive(Debug, Default, Deserialize)]
+pub struct OrderSummary {
+    pub partner_transaction_id: Option<String>,
+    /// The currency code, checked when the order was stored.
+    pub currency: Option<String>,
+    #[serde(default)]
+    pub shop_baskets: Vec<psi_payment_page::types::ShopBasket>,
+}
+
+/// A stored session request, read for its [`OrderSummary`] alone.
+#[derive(Deserialize)]
+struct SummaryOfRequest {
+    order_data: Option<OrderSummary>,
+}
+
 /// The order's currency code, `EUR` when it names none.
-pub fn currency_of(order: &psi_payment_page::types::OrderData) -> String {
-    order
-        .currency
-        .as_ref()
-        .map_or_else(|| "EUR".to_owned(), |currency| currency.to_string())
+pub fn currency_of(order: &OrderSummary) -> String {
+    order.currency.clone().unwrap_or_else(|| "EUR".to_owned())
 }
 
 /// The order's gross amount: its baskets' gross amounts added up.
-pub fn gross_total_of(order: &psi_payment_page::types::OrderData) -> psi_runtime::Decimal {
+pub fn gross_total_of(order: &OrderSummary) -> psi_runtime::Decimal {
     order
         .shop_baskets
         .iter()
@@ -99,9 +108,19 @@ impl StoredRequest {
 
     /// The request, parsed again.
     pub fn get(&self) -> psi_payment_page::types::SessionRequest {
-        let json =
-            miniz_oxide::inflate::decompress_to_vec(&self.0).expect("the sandbox wrote this");
-        serde_json::from_slice(&json).expect("the sandbox stored a valid request")
+        serde_json::from_slice(&self.json()).expect("the sandbox stored a valid request")
+    }
+
+    /// The parts of the order answers read (see [`OrderSummary`]).
+    pub fn summary(&self) -> OrderSummary {
+        serde_json::from_slice::<SummaryOfRequest>(&self.json())
+            .expect("the sandbox stored a valid request")
+            .order_data
+            .unwrap_or_default()
+    }
+
+    fn json(&self) -> Vec<u8> {
+        miniz_oxide::inflate::decompress_to_vec(&self.0).expect("the sandbox wrote this")
     }
 
     /// Bytes kept.
