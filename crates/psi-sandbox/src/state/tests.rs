@@ -305,3 +305,31 @@ async fn every_kind_of_record_is_served_again_after_a_restart() {
     drop(state);
     let _ = std::fs::remove_dir_all(path.parent().expect("a directory"));
 }
+
+/// A stored order longer than the inflate buffer a thread starts with
+/// (4 KiB) comes back whole, and a short one read after it is not mixed
+/// with the long one's leftovers.
+#[test]
+fn a_long_stored_order_is_read_back_whole() {
+    let short = crate::demo::session_request("https://shop.example.com/webhook");
+    let mut long = short.clone();
+    let order = long.order_data.as_mut().expect("the demo has an order");
+    let item = order.shop_baskets[0].items[0].clone();
+    order.shop_baskets[0].items = (0..100)
+        .map(|index| {
+            let mut item = item.clone();
+            item.article_number = Some(format!("ART-{index}"));
+            item
+        })
+        .collect();
+    let json_length = serde_json::to_vec(&long).unwrap().len();
+    assert!(json_length > 4096, "{json_length} bytes is not longer");
+    for request in [&long, &short, &long] {
+        let stored = super::StoredRequest::new(request);
+        assert_eq!(stored.get().order_data, request.order_data);
+        let summary = stored.summary();
+        let order = request.order_data.as_ref().unwrap();
+        assert_eq!(summary.shop_baskets, order.shop_baskets);
+        assert_eq!(summary.partner_transaction_id, order.partner_transaction_id);
+    }
+}
