@@ -15,7 +15,8 @@
 //! A `Prefer` asking for a status or example the operation does not
 //! document is refused with 400 naming `Prefer` and what is documented.
 
-use super::compile::{resolve, Operation};
+use super::compile::{escape, resolve, Operation};
+use super::order::Keys;
 use super::request::{decline, is_json};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -44,7 +45,14 @@ struct Media {
 }
 
 impl Documented {
-    pub fn compile(root: &Value, key: &str, response: &Value) -> Result<Self, String> {
+    /// `at`: the response's JSON pointer, for the order of `examples`.
+    pub fn compile(
+        root: &Value,
+        keys: &Keys,
+        at: &str,
+        key: &str,
+        response: &Value,
+    ) -> Result<Self, String> {
         let key = match key {
             "default" => Key::Default,
             range if range.len() == 3 && range.ends_with("XX") => Key::Range(
@@ -59,9 +67,11 @@ impl Documented {
             .into_iter()
             .flatten()
             .map(|(media_type, entry)| {
+                let examples_at = format!("{at}/content/{}/examples", escape(media_type));
+                let order = keys.at(&examples_at).unwrap_or_default();
                 Ok(Media {
                     media_type: media_type.clone(),
-                    examples: examples(root, entry)?,
+                    examples: examples(root, &order, entry)?,
                 })
             })
             .collect::<Result<_, String>>()?;
@@ -70,11 +80,18 @@ impl Documented {
 }
 
 /// The examples of a media type entry, in the order of precedence.
-fn examples(root: &Value, entry: &Value) -> Result<Vec<(Option<String>, Value)>, String> {
+/// `order`: the names of its `examples` as written.
+fn examples(
+    root: &Value,
+    order: &[&str],
+    entry: &Value,
+) -> Result<Vec<(Option<String>, Value)>, String> {
     if let Some(named) = entry.get("examples").and_then(Value::as_object) {
         let mut found = Vec::new();
-        for (name, example) in named {
-            if let Some(value) = resolve(root, example)?.get("value") {
+        let mut names: Vec<&String> = named.keys().collect();
+        names.sort_by_key(|name| order.iter().position(|o| o == name));
+        for name in names {
+            if let Some(value) = resolve(root, &named[name])?.get("value") {
                 found.push((Some(name.clone()), value.clone()));
             }
         }

@@ -3,6 +3,7 @@
 //! request body and documented answers, with every schema compiled.
 
 use super::answer::Documented;
+use super::order::Keys;
 use super::request::{Body, Parameter};
 use super::schema::Schemas;
 use super::template::Template;
@@ -59,6 +60,7 @@ impl Compiled {
         let root: Value =
             serde_json::from_str(document.json).map_err(|error| format!("not JSON: {error}"))?;
         let schemas = Schemas::of(&root)?;
+        let keys = Keys::of(document.json)?;
         let served_at = format!("{url}{}", document.base_path);
         let (audience, audience_chosen) = match document.audience {
             Some(audience) => (with_url(audience, url), false),
@@ -67,16 +69,20 @@ impl Compiled {
         let mut operations = Vec::new();
         let paths = root.get("paths").and_then(Value::as_object);
         for (path, item) in paths.into_iter().flatten() {
-            let item = resolve(&root, item)?;
+            let (item_at, item) = resolve_at(&root, format!("/paths/{}", escape(path)), item)?;
             let template = || Template::parse(&format!("{}{path}", document.base_path));
             for (key, method) in METHODS {
                 let Some(operation) = item.get(*key) else {
                     continue;
                 };
-                let at = format!("{key} {path}");
-                let operation =
-                    Operation::new(&root, &schemas, item, operation, method, template()?)
-                        .map_err(|reason| format!("{at}: {reason}"))?;
+                let read = Read {
+                    root: &root,
+                    keys: &keys,
+                    schemas: &schemas,
+                    at: format!("{item_at}/{key}"),
+                };
+                let operation = Operation::new(&read, item, operation, method, template()?)
+                    .map_err(|reason| format!("{key} {path}: {reason}"))?;
                 operations.push(operation);
             }
         }
@@ -112,15 +118,24 @@ impl Compiled {
     }
 }
 
+/// What reading an operation needs: the document, its key order and
+/// schemas, and where the operation is (a JSON pointer).
+struct Read<'a> {
+    root: &'a Value,
+    keys: &'a Keys,
+    schemas: &'a Schemas,
+    at: String,
+}
+
 impl Operation {
     fn new(
-        root: &Value,
-        schemas: &Schemas,
+        read: &Read<'_>,
         item: &Value,
         operation: &Value,
         method: &Method,
         template: Template,
     ) -> Result<Self, String> {
+        let (root, schemas) = (read.root, read.schemas);
         let operation_id = operation
             .get("operationId")
             .and_then(Value::as_str)
@@ -147,7 +162,11 @@ impl Operation {
             .and_then(Value::as_object)
             .ok_or("no responses")?
             .iter()
-            .map(|(status, response)| Documented::compile(root, status, resolve(root, response)?))
+            .map(|(status, response)| {
+                let at = format!("{}/responses/{}", read.at, escape(status));
+                let (at, response) = resolve_at(root, at, response)?;
+                Documented::compile(root, read.keys, &at, status, response)
+            })
             .collect::<Result<_, _>>()?;
         Ok(Self {
             operation_id: intern(operation_id),
@@ -205,10 +224,20 @@ fn with_url(audience: &str, url: &str) -> String {
 }
 
 /// `value`, or what its local `$ref` (`#/components/...`) points to.
-pub fn resolve<'a>(root: &'a Value, mut value: &'a Value) -> Result<&'a Value, String> {
+pub fn resolve<'a>(root: &'a Value, value: &'a Value) -> Result<&'a Value, String> {
+    resolve_at(root, String::new(), value).map(|(_, value)| value)
+}
+
+/// [`resolve`], also following the JSON pointer `at` of `value` to the
+/// pointer of what it resolves to.
+pub fn resolve_at<'a>(
+    root: &'a Value,
+    mut at: String,
+    mut value: &'a Value,
+) -> Result<(String, &'a Value), String> {
     for _ in 0..32 {
         let Some(reference) = value.get("$ref").and_then(Value::as_str) else {
-            return Ok(value);
+            return Ok((at, value));
         };
         let pointer = reference.strip_prefix('#').ok_or_else(|| {
             format!("{reference}: only references inside the document are served")
@@ -216,8 +245,14 @@ pub fn resolve<'a>(root: &'a Value, mut value: &'a Value) -> Result<&'a Value, S
         value = root
             .pointer(pointer)
             .ok_or_else(|| format!("{reference} points to nothing"))?;
+        at = pointer.to_owned();
     }
     Err("a cycle of references".to_owned())
+}
+
+/// A key as a JSON pointer token.
+pub fn escape(key: &str) -> String {
+    key.replace('~', "~0").replace('/', "~1")
 }
 
 /// The `&'static` form of an operationId, leaked once per distinct id for

@@ -28,6 +28,7 @@
 
 mod answer;
 mod compile;
+mod order;
 mod request;
 mod schema;
 mod template;
