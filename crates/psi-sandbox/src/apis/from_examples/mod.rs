@@ -99,7 +99,12 @@ impl Served {
                     .map(Arc::new)
                     .map_err(|reason| (document.name.to_owned(), reason))
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<Vec<_>, _>>()?;
+        // A document of shared types only (`common`) serves nothing.
+        let documents = documents
+            .into_iter()
+            .filter(|document| !document.operations.is_empty())
+            .collect();
         Ok(Self { documents })
     }
 
