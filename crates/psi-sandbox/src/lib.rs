@@ -40,6 +40,7 @@ mod clock;
 pub mod control;
 mod control_client;
 pub mod demo;
+mod documents;
 mod errors;
 mod faults;
 mod html;
@@ -55,6 +56,8 @@ pub mod signature;
 mod state;
 mod typed;
 
+#[doc(hidden)]
+pub use apis::from_examples::Document;
 pub use audiences::Addresses;
 pub use control_client::{Control, ControlError, StoredTransaction};
 use state::{AppState, Shared, Transaction};
@@ -86,6 +89,7 @@ fn router(state: AppState) -> axum::Router {
         .merge(auth::routes())
         .merge(control::routes())
         .merge(apis::routes())
+        .merge(apis::from_examples::routes(&state.examples))
         .route_layer(axum::middleware::from_fn(ids::check))
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
@@ -138,6 +142,9 @@ pub struct Settings {
     /// webhook file addresses are built from it. `None`: `http://` and the
     /// address listened on, which needs a concrete host (not `0.0.0.0`).
     pub public_url: Option<String>,
+    /// Documents served from their examples besides the bundled ones
+    /// ([`Settings::with_document`]).
+    documents: Vec<Document>,
 }
 
 impl Default for Settings {
@@ -148,6 +155,7 @@ impl Default for Settings {
             webhook_secret: DEMO_WEBHOOK_SECRET.to_owned(),
             state: None,
             public_url: None,
+            documents: Vec::new(),
         }
     }
 }
@@ -177,6 +185,16 @@ impl Settings {
         self
     }
 
+    /// Also serve `document` from its examples (replacing a bundled one of
+    /// the same name), as a document of `openapi/` is once generated. For
+    /// tests: a document of the interface is bundled by `cargo xtask
+    /// generate`; leak the strings to make them `'static`.
+    #[doc(hidden)]
+    pub fn with_document(mut self, document: Document) -> Self {
+        self.documents.push(document);
+        self
+    }
+
     /// Keep the state in the SQLite file at `path` (created when missing).
     pub fn state(mut self, path: impl Into<PathBuf>) -> Self {
         self.state = Some(path.into());
@@ -193,6 +211,10 @@ impl std::fmt::Debug for Settings {
             .field("webhook_secret", &"<redacted>")
             .field("state", &self.state)
             .field("public_url", &self.public_url)
+            .field(
+                "documents",
+                &self.documents.iter().map(|d| d.name).collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -223,6 +245,13 @@ pub enum StartError {
         /// Why, in words.
         reason: String,
     },
+    /// A document served from its examples cannot be served.
+    Document {
+        /// The document's name (`dispute-management`).
+        name: String,
+        /// Why, in words.
+        reason: String,
+    },
 }
 
 impl std::fmt::Display for StartError {
@@ -235,6 +264,9 @@ impl std::fmt::Display for StartError {
             StartError::State { path, reason } => {
                 write!(f, "--state: {} cannot be used: {reason}", path.display())
             }
+            StartError::Document { name, reason } => {
+                write!(f, "the document {name} cannot be served: {reason}")
+            }
         }
     }
 }
@@ -243,7 +275,9 @@ impl std::error::Error for StartError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             StartError::Bind { source, .. } => Some(source),
-            StartError::State { .. } | StartError::PublicUrl { .. } => None,
+            StartError::State { .. }
+            | StartError::PublicUrl { .. }
+            | StartError::Document { .. } => None,
         }
     }
 }

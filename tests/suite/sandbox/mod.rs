@@ -1,4 +1,5 @@
 //! The sandbox itself, through plain HTTP: what it does with input no
 //! client of the documents would send.
 
+mod from_examples;
 mod hostile;

@@ -51,12 +51,16 @@ pub struct Shared {
     store: Option<Arc<store::Store>>,
     /// For webhook deliveries.
     pub http: reqwest::Client,
+    /// The documents served from their examples.
+    pub examples: apis::from_examples::Served,
 }
 
 impl Shared {
     /// The state `settings` ask for: empty, or loaded from the state file.
     /// Fails only when `settings.state` names a file that cannot be used.
     pub fn new(url: String, settings: &crate::Settings) -> Result<Self, crate::StartError> {
+        let examples = apis::from_examples::Served::compile(&url, &settings.documents)
+            .map_err(|(name, reason)| crate::StartError::Document { name, reason })?;
         let (data, clock, keys, store) = match &settings.state {
             None => (Data::default(), Clock::default(), Keys::random(), None),
             Some(path) => {
@@ -78,6 +82,7 @@ impl Shared {
             data: Mutex::new(data),
             store,
             http: reqwest::Client::new(),
+            examples,
         })
     }
 

@@ -1,0 +1,2 @@
+use crate::apis::from_examples::Document;
+pub(crate) const DOCUMENTS: &[Document] = &[];
