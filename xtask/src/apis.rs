@@ -91,12 +91,17 @@ impl Api {
             .ok_or_else(|| format!("{label}: must be a mapping"))?;
         for key in block.keys() {
             if !XPSI_KEYS.iter().any(|(known, _)| known == key) {
-                return Err(format!("{label}/{key}: unknown key (known: {})", key_list()));
+                return Err(format!(
+                    "{label}/{key}: unknown key (known: {})",
+                    key_list()
+                ));
             }
         }
         for (key, required) in XPSI_KEYS {
             if *required && !block.contains_key(*key) {
-                return Err(format!("{label}/{key}: missing (every x-psi block states it)"));
+                return Err(format!(
+                    "{label}/{key}: missing (every x-psi block states it)"
+                ));
             }
         }
         let text = |key: &str| -> Result<String, String> {
@@ -310,4 +315,10 @@ pub const COMMON_NAME: &str = "common";
 /// The `psi-common` crate's generated file.
 pub fn common_generated_file(root: &Path) -> PathBuf {
     root.join("crates/psi-common/src/generated.rs")
+}
+
+/// The APIs of this workspace (read once), for the test suite.
+pub fn workspace_apis() -> &'static [Api] {
+    static APIS: std::sync::OnceLock<Vec<Api>> = std::sync::OnceLock::new();
+    APIS.get_or_init(|| all(&workspace_root()).expect("the x-psi blocks are valid"))
 }

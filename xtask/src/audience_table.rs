@@ -25,7 +25,10 @@ pub const AUDIENCES: &[(&str, &str)] = &[
         "{api_url}/transaction/status/v2/transactions",
     ),
     ("Hosted payment page API", "{base_url}"),
-    ("Storefront platform (its own token endpoint)", "{platform_url}"),
+    (
+        "Storefront platform (its own token endpoint)",
+        "{platform_url}",
+    ),
 ];
 
 /// The findings of one document's `x-psi` block against the table and the
@@ -88,9 +91,7 @@ pub fn check(api: &Api, document: &serde_json::Value) -> Vec<Finding> {
     if declared != Some(server.as_str()) {
         fail(
             "/servers/0/url",
-            format!(
-                "must be `{server}`, the x-psi address and base path (found {declared:?})"
-            ),
+            format!("must be `{server}`, the x-psi address and base path (found {declared:?})"),
         );
     }
     findings

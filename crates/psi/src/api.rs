@@ -4,6 +4,7 @@
 //! from the `x-psi` blocks of `openapi/*.yaml` into `api/generated.rs`; this
 //! file keeps what no document says.
 
+#[rustfmt::skip]
 mod generated;
 pub use generated::Api;
 

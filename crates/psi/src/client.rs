@@ -246,4 +246,5 @@ impl Client {
 
 // One method per API (`Client::pay_later` ...), generated from the x-psi
 // blocks of openapi/*.yaml.
+#[rustfmt::skip]
 mod accessors;

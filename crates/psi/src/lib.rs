@@ -39,5 +39,6 @@ pub use psi_common as common;
 
 /// The generated clients and types, one module per API (`psi::pay_later`,
 /// `psi::token` ...), generated from the x-psi blocks of `openapi/*.yaml`.
+#[rustfmt::skip]
 mod reexports;
 pub use reexports::*;

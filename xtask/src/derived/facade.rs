@@ -17,9 +17,18 @@ use std::path::{Path, PathBuf};
 pub fn files(root: &Path, apis: &[Api]) -> Result<Vec<(PathBuf, String)>, String> {
     let src = root.join("crates/psi/src");
     Ok(vec![
-        (src.join("api/generated.rs"), rust_file(api_enum(apis)?, "psi::Api")?),
-        (src.join("client/accessors.rs"), rust_file(accessors(apis), "psi accessors")?),
-        (src.join("reexports.rs"), rust_file(reexports(apis), "psi re-exports")?),
+        (
+            src.join("api/generated.rs"),
+            rust_file(api_enum(apis)?, "psi::Api")?,
+        ),
+        (
+            src.join("client/accessors.rs"),
+            rust_file(accessors(apis), "psi accessors")?,
+        ),
+        (
+            src.join("reexports.rs"),
+            rust_file(reexports(apis), "psi re-exports")?,
+        ),
     ])
 }
 
@@ -65,12 +74,25 @@ fn audience(api: &Api) -> Result<TokenStream, String> {
                 .strip_prefix('{')
                 .and_then(|t| t.split_once('}'))
                 .ok_or_else(|| {
-                    format!("{}: x-psi.audience must start with a {{placeholder}}", api.name)
+                    format!(
+                        "{}: x-psi.audience must start with a {{placeholder}}",
+                        api.name
+                    )
                 })?;
             if placeholder == "platform_url" {
-                address(placeholder, api, rest, |value| quote!(Audience::Platform(#value)))
+                address(
+                    placeholder,
+                    api,
+                    rest,
+                    |value| quote!(Audience::Platform(#value)),
+                )
             } else {
-                address(placeholder, api, rest, |value| quote!(Audience::Service(#value)))
+                address(
+                    placeholder,
+                    api,
+                    rest,
+                    |value| quote!(Audience::Service(#value)),
+                )
             }
         }
         Audience::Setting => {
@@ -102,8 +124,11 @@ fn missing_settings(api: &Api) -> TokenStream {
 
 fn api_enum(apis: &[Api]) -> Result<TokenStream, String> {
     let targets: Vec<&Api> = apis.iter().filter(|api| api.is_target()).collect();
-    let count = targets.len();
-    let variants: Vec<_> = targets.iter().map(|api| format_ident!("{}", api.variant())).collect();
+    let count = proc_macro2::Literal::usize_unsuffixed(targets.len());
+    let variants: Vec<_> = targets
+        .iter()
+        .map(|api| format_ident!("{}", api.variant()))
+        .collect();
     let docs = targets.iter().map(|api| {
         let audience = match &api.audience {
             Audience::Table(text) => format!("token for `{text}`"),
@@ -120,10 +145,13 @@ fn api_enum(apis: &[Api]) -> Result<TokenStream, String> {
         )
     });
     let names = targets.iter().map(|api| &api.name);
-    let audiences = targets.iter().map(|api| audience(api)).collect::<Result<Vec<_>, _>>()?;
-    let base_urls = targets.iter().map(|api| {
-        address(&api.address, api, &api.base_path, |value| value)
-    });
+    let audiences = targets
+        .iter()
+        .map(|api| audience(api))
+        .collect::<Result<Vec<_>, _>>()?;
+    let base_urls = targets
+        .iter()
+        .map(|api| address(&api.address, api, &api.base_path, |value| value));
     let missing = targets.iter().map(|api| missing_settings(api));
     Ok(quote! {
         use super::trimmed;
@@ -267,8 +295,15 @@ fn accessors(apis: &[Api]) -> TokenStream {
         quote!()
     } else {
         let gate = if settings.iter().all(|api| api.feature.is_some()) {
-            let features = settings.iter().filter_map(|api| api.feature.as_ref());
-            quote!(#[cfg(any(#(feature = #features),*))])
+            let features: Vec<_> = settings
+                .iter()
+                .filter_map(|api| api.feature.as_ref())
+                .collect();
+            if let [feature] = features.as_slice() {
+                quote!(#[cfg(feature = #feature)])
+            } else {
+                quote!(#[cfg(any(#(feature = #features),*))])
+            }
         } else {
             quote!()
         };

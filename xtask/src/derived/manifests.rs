@@ -38,7 +38,8 @@ pub fn files(root: &Path, apis: &[Api]) -> Result<Vec<(PathBuf, String)>, String
 /// `all-apis`, which `default` names) and its API dependencies (optional
 /// behind their feature, plain when the block's feature is null).
 fn facade_manifest(path: &Path, apis: &[Api]) -> Result<String, String> {
-    let mut features = String::from("# Every API: the default features name this one.\nall-apis = [");
+    let mut features =
+        String::from("# Every API: the default features name this one.\nall-apis = [");
     let names: Vec<String> = apis
         .iter()
         .filter_map(|api| api.feature.as_ref().map(|f| format!("{f:?}")))

@@ -62,6 +62,8 @@ pub fn replace_in(text: &str, body: &str, path: &Path) -> Result<String, String>
 pub fn rust_file(tokens: proc_macro2::TokenStream, what: &str) -> Result<String, String> {
     let file: syn::File =
         syn::parse2(tokens).map_err(|e| format!("{what}: generated code does not parse: {e}"))?;
-    Ok(crate::generate::HEADER.replace("{doc}", "the x-psi blocks of openapi/*.yaml")
-        + &prettyplease::unparse(&file))
+    Ok(
+        crate::generate::HEADER.replace("{doc}", "the x-psi blocks of openapi/*.yaml")
+            + &prettyplease::unparse(&file),
+    )
 }

@@ -11,7 +11,11 @@ pub fn file(root: &Path, apis: &[Api]) -> Result<(PathBuf, String), String> {
     let path = root.join("redocly.yaml");
     let mut section = String::new();
     for api in apis {
-        let _ = writeln!(section, "  {}:\n    root: openapi/{}.yaml", api.name, api.name);
+        let _ = writeln!(
+            section,
+            "  {}:\n    root: openapi/{}.yaml",
+            api.name, api.name
+        );
         if !api.redocly_rules.is_empty() {
             let _ = writeln!(
                 section,

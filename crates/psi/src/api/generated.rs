@@ -26,7 +26,7 @@ pub enum Api {
 #[allow(clippy::redundant_closure)]
 impl Api {
     /// Every API, in the order above.
-    pub const ALL: [Api; 7usize] = [
+    pub const ALL: [Api; 7] = [
         Api::BankAccounts,
         Api::OrderStatus,
         Api::PayLater,

@@ -98,5 +98,5 @@ impl Client {
 }
 /// Never contacted: the refusing context stops every call first, and the
 /// `.invalid` top-level domain never resolves (RFC 6761) should one slip by.
-#[cfg(any(feature = "shop-config"))]
+#[cfg(feature = "shop-config")]
 const UNCONFIGURED_ADDRESS: &str = "http://unconfigured.invalid";
