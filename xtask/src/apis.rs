@@ -186,9 +186,16 @@ impl Api {
             .and_then(Value::as_str)
             .unwrap_or(name)
             .to_owned();
+        let description = text("description")?;
+        if description.contains(['"', '\\', '\n']) || description.is_empty() {
+            return Err(format!(
+                "{label}/description: must be one non-empty line without `\"` or `\\` \
+                 (it is written into Cargo.toml)"
+            ));
+        }
         Ok(Some(Api {
             name: name.to_owned(),
-            description: text("description")?,
+            description,
             title,
             feature,
             address,
