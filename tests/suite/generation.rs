@@ -144,3 +144,32 @@ fn every_operation_of_every_document_is_in_its_crates_operation_table() {
         }
     }
 }
+
+/// The files derived from the x-psi blocks are checked like the clients: a
+/// block edited without regenerating names each stale file.
+#[test]
+fn editing_an_x_psi_block_without_regenerating_names_the_derived_files() {
+    let scratch = scratch_workspace("x-psi-drift");
+    let document = scratch.join("openapi").join("pay-later.yaml");
+    let text = fs::read_to_string(&document).unwrap();
+    let edited = text.replacen("  feature: pay-later\n", "  feature: paylater\n", 1);
+    assert_ne!(edited, text, "the edit did not apply");
+    fs::write(&document, edited).unwrap();
+
+    let error = run(&scratch, true).unwrap_err();
+    for stale in [
+        "crates/psi/Cargo.toml",
+        "crates/psi/src/client/accessors.rs",
+    ] {
+        assert!(error.contains(stale), "{stale} not named: {error}");
+    }
+    assert!(!error.contains("psi-pay-later/src/generated.rs"), "{error}");
+    run(&scratch, false).unwrap();
+    let manifest = fs::read_to_string(scratch.join("crates/psi/Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains("paylater = [\"dep:psi-pay-later\"]"),
+        "{manifest}"
+    );
+    run(&scratch, true).expect("regenerating clears the drift");
+    let _ = fs::remove_dir_all(&scratch);
+}
