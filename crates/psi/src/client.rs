@@ -227,7 +227,7 @@ impl Client {
                 TokenErrorKind::MissingSetting,
                 Audience::Service(String::new()),
                 None,
-                missing_settings(api).to_string(),
+                api.missing_settings().to_string(),
             )
         })?;
         self.shared.tokens.token(audience).await
@@ -239,110 +239,12 @@ impl Client {
             .shared
             .apis
             .get(&api)
-            .ok_or_else(|| missing_settings(api))?;
+            .ok_or_else(|| api.missing_settings())?;
         Ok((base_url.clone(), self.shared.http.clone(), context.clone()))
     }
 }
 
-/// The settings `api` needs beyond the provider's three addresses, named:
-/// the storefront's `platform_url`, and the shop configuration's address and
-/// audience, which the specification does not state.
-fn missing_settings(api: Api) -> ConfigError {
-    match api {
-        Api::ShopConfig => ConfigError::NeededBy {
-            api: api.name().to_owned(),
-            settings: vec![
-                "shop_config_url".to_owned(),
-                "shop_config_audience".to_owned(),
-            ],
-            why: Some(
-                "PSI_SHOP_CONFIG_URL and PSI_SHOP_CONFIG_AUDIENCE, or \
-                 Environment::with_shop_config: the specification states neither its \
-                 address nor its token audience, so psi does not guess them"
-                    .to_owned(),
-            ),
-        },
-        _ => ConfigError::NeededBy {
-            api: api.name().to_owned(),
-            settings: vec!["platform_url".to_owned()],
-            why: None,
-        },
-    }
-}
-
-/// One method per API, each returning the generated client wired to the
-/// right address and audience.
-macro_rules! api_client {
-    ($(#[$doc:meta])* $feature:literal, $method:ident, $krate:ident, $api:expr) => {
-        #[cfg(feature = $feature)]
-        impl Client {
-            $(#[$doc])*
-            pub fn $method(&self) -> $krate::Client {
-                let (base_url, http, context) = self.parts($api).expect("this API needs only the provider's addresses");
-                $krate::Client::new_with_client(&base_url, http, context)
-            }
-        }
-    };
-}
-
-api_client!(
-    /// Hosted payment page sessions and session records (`{base_url}`).
-    "payment-page", payment_page, psi_payment_page, Api::PaymentPage
-);
-api_client!(
-    /// Pay later status, offers and booking.
-    "pay-later", pay_later, psi_pay_later, Api::PayLater
-);
-api_client!(
-    /// A buyer's bank account.
-    "bank-accounts", bank_accounts, psi_bank_accounts, Api::BankAccounts
-);
-api_client!(
-    /// Order status (payment API 1.8) and invoice files.
-    "order-status", order_status, psi_order_status, Api::OrderStatus
-);
-api_client!(
-    /// Transaction status (payment API 2.0).
-    "transaction-status", transaction_status, psi_transaction_status, Api::TransactionStatus
-);
-#[cfg(feature = "shop-config")]
-impl Client {
-    /// Shop configuration, at `shop_config_url` with a token for
-    /// `shop_config_audience` (see [`Environment::with_shop_config`]).
-    ///
-    /// Without those settings the client is still handed out (so code that
-    /// configures shops compiles and runs the same everywhere), but every
-    /// call fails before anything is sent, the token server included, with
-    /// [`Error::Config`](crate::Error::Config) holding the [`ConfigError`]
-    /// that names both settings.
-    pub fn shop_config(&self) -> psi_shop_config::Client {
-        match self.parts(Api::ShopConfig) {
-            Ok((base_url, http, context)) => {
-                psi_shop_config::Client::new_with_client(&base_url, http, context)
-            }
-            Err(missing) => psi_shop_config::Client::new_with_client(
-                UNCONFIGURED_ADDRESS,
-                self.shared.http.clone(),
-                Context::refusing(Api::ShopConfig.name(), missing),
-            ),
-        }
-    }
-}
-
-/// Never contacted: the refusing context stops every call first, and the
-/// `.invalid` top-level domain never resolves (RFC 6761) should one slip by.
-#[cfg(feature = "shop-config")]
-const UNCONFIGURED_ADDRESS: &str = "http://unconfigured.invalid";
-
-#[cfg(feature = "storefront")]
-impl Client {
-    /// The storefront platform's order-management module (both path sets),
-    /// authenticated at the platform's own token endpoint with scope `write`.
-    /// Needs the platform's address and credentials.
-    pub fn storefront(&self) -> Result<psi_storefront::Client, ConfigError> {
-        let (base_url, http, context) = self.parts(Api::Storefront)?;
-        Ok(psi_storefront::Client::new_with_client(
-            &base_url, http, context,
-        ))
-    }
-}
+// One method per API (`Client::pay_later` ...), generated from the x-psi
+// blocks of openapi/*.yaml.
+#[rustfmt::skip]
+mod accessors;
