@@ -33,7 +33,7 @@ mod secret;
 mod token;
 
 pub use comma_separated::CommaSeparated;
-pub use context::{Context, Preflight};
+pub use context::{Context, Preflight, DEFAULT_CALL_SPAN_LEVEL};
 pub use decimal::{Decimal, ParseDecimalError};
 pub use environment::{ConfigError, Credentials, Environment};
 pub use failure::PreflightError;

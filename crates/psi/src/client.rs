@@ -26,6 +26,8 @@ struct Shared {
     /// Base URL and runtime context of every API the settings allow, built
     /// once: handing out a client is then two clones.
     apis: HashMap<Api, (String, Context)>,
+    /// For the refusing context of an API without its settings.
+    call_span_level: tracing::Level,
 }
 
 /// Settings of a [`Client`]; every setting has a default but the
@@ -39,6 +41,7 @@ pub struct ClientBuilder {
     audiences: HashMap<Api, Audience>,
     skip_preflight: bool,
     http_client: Option<reqwest::Client>,
+    call_span_level: Option<tracing::Level>,
 }
 
 impl ClientBuilder {
@@ -84,6 +87,21 @@ impl ClientBuilder {
         self
     }
 
+    /// The level of each call's `psi.call` span (the API, the operationId,
+    /// the attempt, the status and the duration): DEBUG unless set.
+    ///
+    /// DEBUG because an INFO span is built and formatted on every call by
+    /// every subscriber that logs INFO: measured, the largest part of the
+    /// time psi adds to a call. Log lines lose nothing: a span writes no
+    /// line by itself, and retries, refusals and failures are WARN events
+    /// naming the API and the operationId at any span level. Set
+    /// `tracing::Level::INFO` to have INFO subscribers see the span itself
+    /// (span-close lines, exported traces).
+    pub fn call_span_level(mut self, level: tracing::Level) -> Self {
+        self.call_span_level = Some(level);
+        self
+    }
+
     /// Sends requests without the pre-flight checks (the service still
     /// checks them): for testing how the service answers bad input.
     pub fn skip_preflight(mut self) -> Self {
@@ -113,7 +131,11 @@ impl ClientBuilder {
                     problem: error.to_string(),
                 })?,
         };
-        let with_timeout = |context: Context| {
+        let call_span_level = self
+            .call_span_level
+            .unwrap_or(psi_runtime::DEFAULT_CALL_SPAN_LEVEL);
+        let with_client_settings = |context: Context| {
+            let context = context.with_call_span_level(call_span_level);
             if timeout_in_client {
                 context.with_timeout_in_client()
             } else {
@@ -124,8 +146,9 @@ impl ClientBuilder {
         // Token endpoints run without a token. A token request is a POST, so
         // the runtime sends it again only after a connect error (one more
         // attempt), never once it may have reached the server.
-        let token_context =
-            with_timeout(Context::new("token").with_retry(retry.clone().with_max_attempts(2)));
+        let token_context = with_client_settings(
+            Context::new("token").with_retry(retry.clone().with_max_attempts(2)),
+        );
         let fetcher = Fetcher {
             token_server: psi_token::Client::new_with_client(
                 &crate::api::trimmed(&environment.auth_url),
@@ -165,7 +188,7 @@ impl ClientBuilder {
             .iter()
             .filter_map(|api| {
                 let base_url = api.base_url(&environment)?;
-                let mut context = with_timeout(
+                let mut context = with_client_settings(
                     Context::new(api.name())
                         .with_auth(audiences.get(api)?.clone(), tokens.clone())
                         .with_retry(retry.clone()),
@@ -183,6 +206,7 @@ impl ClientBuilder {
                 tokens,
                 audiences,
                 apis,
+                call_span_level,
             }),
         })
     }

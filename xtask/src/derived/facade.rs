@@ -269,7 +269,8 @@ fn accessors(apis: &[Api]) -> TokenStream {
                                 Err(missing) => #krate::Client::new_with_client(
                                     UNCONFIGURED_ADDRESS,
                                     self.shared.http.clone(),
-                                    Context::refusing(Api::#variant.name(), missing),
+                                    Context::refusing(Api::#variant.name(), missing)
+                                        .with_call_span_level(self.shared.call_span_level),
                                 ),
                             }
                         }

@@ -69,7 +69,8 @@ impl Client {
                 psi_shop_config::Client::new_with_client(
                     UNCONFIGURED_ADDRESS,
                     self.shared.http.clone(),
-                    Context::refusing(Api::ShopConfig.name(), missing),
+                    Context::refusing(Api::ShopConfig.name(), missing)
+                        .with_call_span_level(self.shared.call_span_level),
                 )
             }
         }
