@@ -8,6 +8,7 @@ use progenitor_impl::{GenerationSettings, Generator, InterfaceStyle, TagStyle, T
 use schemars::schema::{InstanceType, SchemaObject};
 use std::path::Path;
 
+mod api_version;
 mod common;
 mod nulls;
 mod operation_ids;
@@ -210,6 +211,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     }
     reexport_in_types(&mut file, &label, reexports)?;
     nulls::read_null_as_default(&mut file).map_err(|e| format!("{label}: {e}"))?;
+    api_version::drop_api_version_header(&mut file).map_err(|e| format!("{label}: {e}"))?;
     let mut code = HEADER.replace("{doc}", &label);
     code.push_str(&prettyplease::unparse(&file));
     if !open.is_empty() {

@@ -4075,14 +4075,7 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/pps/api/v1/session", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::new();
             if let Some(value) = idempotency_key {
                 header_map.append("Idempotency-Key", value.to_string().try_into()?);
             }
@@ -4224,14 +4217,7 @@ pub mod builder {
             let Self { client, created_date } = self;
             let created_date = created_date.map_err(Error::InvalidRequest)?;
             let url = format!("{}/pps/api/v1/session-record", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -4331,14 +4317,7 @@ pub mod builder {
                 "{}/pps/api/v1/session-record/{}", client.baseurl, encode_path(&
                 session_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client

@@ -2816,14 +2816,7 @@ pub mod builder {
                 "{}/v2/partners/{}/shops/{}", client.baseurl, encode_path(&
                 partner_profile_id.to_string()), encode_path(& shop_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
