@@ -53,6 +53,7 @@ pub mod seed;
 mod serve;
 pub mod signature;
 mod state;
+mod tls;
 mod typed;
 
 pub use audiences::Addresses;

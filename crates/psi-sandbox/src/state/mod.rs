@@ -77,7 +77,7 @@ impl Shared {
             faults: Mutex::new(Vec::new()),
             data: Mutex::new(data),
             store,
-            http: reqwest::Client::new(),
+            http: crate::tls::http_client(),
         })
     }
 
