@@ -53,7 +53,10 @@ pub(crate) mod graviola {
         {
             let checks = [
                 ("aes", std::arch::is_x86_feature_detected!("aes")),
-                ("pclmulqdq", std::arch::is_x86_feature_detected!("pclmulqdq")),
+                (
+                    "pclmulqdq",
+                    std::arch::is_x86_feature_detected!("pclmulqdq"),
+                ),
                 ("ssse3", std::arch::is_x86_feature_detected!("ssse3")),
                 ("avx", std::arch::is_x86_feature_detected!("avx")),
                 ("avx2", std::arch::is_x86_feature_detected!("avx2")),
