@@ -44,6 +44,7 @@ mod errors;
 mod faults;
 mod html;
 mod ids;
+mod jwt_hs256;
 mod limits;
 pub mod media_type;
 #[doc(hidden)]

@@ -68,6 +68,8 @@ impl Shared {
                 (opened.data, clock, keys, Some(store))
             }
         };
+        // Tokens are signed and checked through jsonwebtoken: give it its provider.
+        crate::jwt_hs256::install();
         Ok(Self {
             url,
             clock,
