@@ -123,7 +123,7 @@ impl ClientBuilder {
         let timeout_in_client = self.http_client.is_none();
         let http = match self.http_client {
             Some(http) => http,
-            None => reqwest::Client::builder()
+            None => crate::tls::client_builder()?
                 .connect_timeout(retry.connect_timeout())
                 .timeout(retry.request_timeout())
                 .build()

@@ -20,6 +20,7 @@ mod client;
 mod error;
 mod finding;
 pub mod preflight;
+mod tls;
 mod tokens;
 #[cfg(feature = "payment-page")]
 pub mod webhook;

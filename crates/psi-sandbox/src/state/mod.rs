@@ -72,6 +72,8 @@ impl Shared {
                 (opened.data, clock, keys, Some(store))
             }
         };
+        // Tokens are signed and checked through jsonwebtoken: give it its provider.
+        crate::jwt_hs256::install();
         Ok(Self {
             url,
             clock,
@@ -81,7 +83,7 @@ impl Shared {
             faults: Mutex::new(Vec::new()),
             data: Mutex::new(data),
             store,
-            http: reqwest::Client::new(),
+            http: crate::tls::http_client(),
             examples,
         })
     }
