@@ -10,6 +10,7 @@ use std::path::Path;
 
 mod api_version;
 mod common;
+mod json_schema;
 mod nulls;
 mod operation_ids;
 mod operations;
@@ -212,6 +213,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     reexport_in_types(&mut file, &label, reexports)?;
     nulls::read_null_as_default(&mut file).map_err(|e| format!("{label}: {e}"))?;
     api_version::drop_api_version_header(&mut file).map_err(|e| format!("{label}: {e}"))?;
+    json_schema::derive_behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
     let mut code = HEADER.replace("{doc}", &label);
     code.push_str(&prettyplease::unparse(&file));
     if !open.is_empty() {
