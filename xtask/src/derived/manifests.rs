@@ -23,6 +23,16 @@ pub fn files(root: &Path, apis: &[Api]) -> Result<Vec<(PathBuf, String)>, String
         .iter()
         .map(|api| format!("{}.workspace = true\n", api.crate_name()))
         .collect();
+    // The suite snapshots the JSON Schema of every generated type.
+    let every_crate_with_schemas: String = apis
+        .iter()
+        .map(|api| {
+            format!(
+                "{} = {{ workspace = true, features = [\"schemars\"] }}\n",
+                api.crate_name()
+            )
+        })
+        .collect();
     let psi = root.join("crates/psi/Cargo.toml");
     let sandbox = root.join("crates/psi-sandbox/Cargo.toml");
     let tests = root.join("tests/Cargo.toml");
@@ -30,7 +40,10 @@ pub fn files(root: &Path, apis: &[Api]) -> Result<Vec<(PathBuf, String)>, String
         (workspace.clone(), replace_section(&workspace, &lines)?),
         (psi.clone(), facade_manifest(&psi, apis)?),
         (sandbox.clone(), replace_section(&sandbox, &every_crate)?),
-        (tests.clone(), replace_section(&tests, &every_crate)?),
+        (
+            tests.clone(),
+            replace_section(&tests, &every_crate_with_schemas)?,
+        ),
     ])
 }
 
@@ -46,6 +59,20 @@ fn facade_manifest(path: &Path, apis: &[Api]) -> Result<String, String> {
         .collect();
     features.push_str(&names.join(", "));
     features.push_str("]\n");
+    // `schemars::JsonSchema` on the types of every API the build has.
+    let schemas: Vec<String> = ["psi-runtime", "psi-common"]
+        .iter()
+        .map(|krate| format!("\"{krate}/schemars\""))
+        .chain(apis.iter().map(|api| match api.feature {
+            Some(_) => format!("\"{}?/schemars\"", api.crate_name()),
+            None => format!("\"{}/schemars\"", api.crate_name()),
+        }))
+        .collect();
+    let _ = writeln!(
+        features,
+        "# JSON Schema of the types (`schemars::JsonSchema`), off by default.\nschemars = [{}]",
+        schemas.join(", ")
+    );
     let mut dependencies = String::new();
     for api in apis {
         let krate = api.crate_name();
