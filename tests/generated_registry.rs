@@ -4,14 +4,25 @@
 use std::collections::BTreeMap;
 /// The APIs, by document name.
 pub const APIS: &[&str] = &[
-    "token",
-    "payment-page",
-    "pay-later",
     "bank-accounts",
     "order-status",
-    "transaction-status",
+    "pay-later",
+    "payment-page",
     "shop-config",
     "storefront",
+    "token",
+    "transaction-status",
+];
+/// Each crate's compiled `OPERATION_IDS`, by document name.
+pub const OPERATION_TABLES: &[(&str, &[(&str, &str)])] = &[
+    ("bank-accounts", psi_bank_accounts::OPERATION_IDS),
+    ("order-status", psi_order_status::OPERATION_IDS),
+    ("pay-later", psi_pay_later::OPERATION_IDS),
+    ("payment-page", psi_payment_page::OPERATION_IDS),
+    ("shop-config", psi_shop_config::OPERATION_IDS),
+    ("storefront", psi_storefront::OPERATION_IDS),
+    ("token", psi_token::OPERATION_IDS),
+    ("transaction-status", psi_transaction_status::OPERATION_IDS),
 ];
 /// Parses `json` as the Rust type of schema `schema` of `api` and
 /// serializes it back; an error names the failing field.
@@ -21,13 +32,124 @@ pub fn round_trip(
     json: &str,
 ) -> Result<serde_json::Value, String> {
     match (api, schema) {
-        ("token", "GrantType") => round_trip_as::<psi_token::types::GrantType>(json),
-        ("token", "TokenError") => round_trip_as::<psi_token::types::TokenError>(json),
-        ("token", "TokenRequest") => {
-            round_trip_as::<psi_token::types::TokenRequest>(json)
+        ("bank-accounts", "BankAccount") => {
+            round_trip_as::<psi_bank_accounts::types::BankAccount>(json)
         }
-        ("token", "TokenResponse") => {
-            round_trip_as::<psi_token::types::TokenResponse>(json)
+        ("bank-accounts", "BankAccountList") => {
+            round_trip_as::<psi_bank_accounts::types::BankAccountList>(json)
+        }
+        ("bank-accounts", "BankAccountOwner") => {
+            round_trip_as::<psi_bank_accounts::types::BankAccountOwner>(json)
+        }
+        ("bank-accounts", "BankAccountReadResponse") => {
+            round_trip_as::<psi_bank_accounts::types::BankAccountReadResponse>(json)
+        }
+        ("bank-accounts", "BankAccountStoreRequest") => {
+            round_trip_as::<psi_bank_accounts::types::BankAccountStoreRequest>(json)
+        }
+        ("bank-accounts", "BankAccountStoreResponse") => {
+            round_trip_as::<psi_bank_accounts::types::BankAccountStoreResponse>(json)
+        }
+        ("bank-accounts", "Bic") => round_trip_as::<psi_bank_accounts::types::Bic>(json),
+        ("bank-accounts", "Decline") => {
+            round_trip_as::<psi_bank_accounts::types::Decline>(json)
+        }
+        ("bank-accounts", "DeclineCategory") => {
+            round_trip_as::<psi_bank_accounts::types::DeclineCategory>(json)
+        }
+        ("bank-accounts", "DeclineResponse") => {
+            round_trip_as::<psi_bank_accounts::types::DeclineResponse>(json)
+        }
+        ("bank-accounts", "Iban") => {
+            round_trip_as::<psi_bank_accounts::types::Iban>(json)
+        }
+        ("bank-accounts", "InvalidField") => {
+            round_trip_as::<psi_bank_accounts::types::InvalidField>(json)
+        }
+        ("order-status", "CorrespondenceFormat") => {
+            round_trip_as::<psi_order_status::types::CorrespondenceFormat>(json)
+        }
+        ("order-status", "CurrencyCode") => {
+            round_trip_as::<psi_order_status::types::CurrencyCode>(json)
+        }
+        ("order-status", "Decline") => {
+            round_trip_as::<psi_order_status::types::Decline>(json)
+        }
+        ("order-status", "DeclineCategory") => {
+            round_trip_as::<psi_order_status::types::DeclineCategory>(json)
+        }
+        ("order-status", "DeclineResponse") => {
+            round_trip_as::<psi_order_status::types::DeclineResponse>(json)
+        }
+        ("order-status", "GeneralOrderInformation") => {
+            round_trip_as::<psi_order_status::types::GeneralOrderInformation>(json)
+        }
+        ("order-status", "IncludeOption") => {
+            round_trip_as::<psi_order_status::types::IncludeOption>(json)
+        }
+        ("order-status", "InvalidField") => {
+            round_trip_as::<psi_order_status::types::InvalidField>(json)
+        }
+        ("order-status", "InvoiceNotification") => {
+            round_trip_as::<psi_order_status::types::InvoiceNotification>(json)
+        }
+        ("order-status", "OrderBasket") => {
+            round_trip_as::<psi_order_status::types::OrderBasket>(json)
+        }
+        ("order-status", "OrderItem") => {
+            round_trip_as::<psi_order_status::types::OrderItem>(json)
+        }
+        ("order-status", "OrderPaymentInformation") => {
+            round_trip_as::<psi_order_status::types::OrderPaymentInformation>(json)
+        }
+        ("order-status", "OrderStatusResponse") => {
+            round_trip_as::<psi_order_status::types::OrderStatusResponse>(json)
+        }
+        ("order-status", "ShopItemGroups") => {
+            round_trip_as::<psi_order_status::types::ShopItemGroups>(json)
+        }
+        ("order-status", "ShopOrderItems") => {
+            round_trip_as::<psi_order_status::types::ShopOrderItems>(json)
+        }
+        ("pay-later", "CurrencyCode") => {
+            round_trip_as::<psi_pay_later::types::CurrencyCode>(json)
+        }
+        ("pay-later", "Decline") => round_trip_as::<psi_pay_later::types::Decline>(json),
+        ("pay-later", "DeclineCategory") => {
+            round_trip_as::<psi_pay_later::types::DeclineCategory>(json)
+        }
+        ("pay-later", "DeclineResponse") => {
+            round_trip_as::<psi_pay_later::types::DeclineResponse>(json)
+        }
+        ("pay-later", "InvalidField") => {
+            round_trip_as::<psi_pay_later::types::InvalidField>(json)
+        }
+        ("pay-later", "PayLaterBooking") => {
+            round_trip_as::<psi_pay_later::types::PayLaterBooking>(json)
+        }
+        ("pay-later", "PayLaterBookingOutcome") => {
+            round_trip_as::<psi_pay_later::types::PayLaterBookingOutcome>(json)
+        }
+        ("pay-later", "PayLaterBookingRequest") => {
+            round_trip_as::<psi_pay_later::types::PayLaterBookingRequest>(json)
+        }
+        ("pay-later", "PayLaterBookingResponse") => {
+            round_trip_as::<psi_pay_later::types::PayLaterBookingResponse>(json)
+        }
+        ("pay-later", "PayLaterOfferAvailability") => {
+            round_trip_as::<psi_pay_later::types::PayLaterOfferAvailability>(json)
+        }
+        ("pay-later", "PayLaterOfferDto") => {
+            round_trip_as::<psi_pay_later::types::PayLaterOfferDto>(json)
+        }
+        ("pay-later", "PayLaterOffersResponse") => {
+            round_trip_as::<psi_pay_later::types::PayLaterOffersResponse>(json)
+        }
+        ("pay-later", "PayLaterStatus") => {
+            round_trip_as::<psi_pay_later::types::PayLaterStatus>(json)
+        }
+        ("pay-later", "PayLaterStatusResponse") => {
+            round_trip_as::<psi_pay_later::types::PayLaterStatusResponse>(json)
         }
         ("payment-page", "Address") => {
             round_trip_as::<psi_payment_page::types::Address>(json)
@@ -132,157 +254,6 @@ pub fn round_trip(
             round_trip_as::<psi_payment_page::types::UrlData>(json)
         }
         ("payment-page", "Vat") => round_trip_as::<psi_payment_page::types::Vat>(json),
-        ("pay-later", "CurrencyCode") => {
-            round_trip_as::<psi_pay_later::types::CurrencyCode>(json)
-        }
-        ("pay-later", "Decline") => round_trip_as::<psi_pay_later::types::Decline>(json),
-        ("pay-later", "DeclineCategory") => {
-            round_trip_as::<psi_pay_later::types::DeclineCategory>(json)
-        }
-        ("pay-later", "DeclineResponse") => {
-            round_trip_as::<psi_pay_later::types::DeclineResponse>(json)
-        }
-        ("pay-later", "InvalidField") => {
-            round_trip_as::<psi_pay_later::types::InvalidField>(json)
-        }
-        ("pay-later", "PayLaterBooking") => {
-            round_trip_as::<psi_pay_later::types::PayLaterBooking>(json)
-        }
-        ("pay-later", "PayLaterBookingOutcome") => {
-            round_trip_as::<psi_pay_later::types::PayLaterBookingOutcome>(json)
-        }
-        ("pay-later", "PayLaterBookingRequest") => {
-            round_trip_as::<psi_pay_later::types::PayLaterBookingRequest>(json)
-        }
-        ("pay-later", "PayLaterBookingResponse") => {
-            round_trip_as::<psi_pay_later::types::PayLaterBookingResponse>(json)
-        }
-        ("pay-later", "PayLaterOfferAvailability") => {
-            round_trip_as::<psi_pay_later::types::PayLaterOfferAvailability>(json)
-        }
-        ("pay-later", "PayLaterOfferDto") => {
-            round_trip_as::<psi_pay_later::types::PayLaterOfferDto>(json)
-        }
-        ("pay-later", "PayLaterOffersResponse") => {
-            round_trip_as::<psi_pay_later::types::PayLaterOffersResponse>(json)
-        }
-        ("pay-later", "PayLaterStatus") => {
-            round_trip_as::<psi_pay_later::types::PayLaterStatus>(json)
-        }
-        ("pay-later", "PayLaterStatusResponse") => {
-            round_trip_as::<psi_pay_later::types::PayLaterStatusResponse>(json)
-        }
-        ("bank-accounts", "BankAccount") => {
-            round_trip_as::<psi_bank_accounts::types::BankAccount>(json)
-        }
-        ("bank-accounts", "BankAccountList") => {
-            round_trip_as::<psi_bank_accounts::types::BankAccountList>(json)
-        }
-        ("bank-accounts", "BankAccountOwner") => {
-            round_trip_as::<psi_bank_accounts::types::BankAccountOwner>(json)
-        }
-        ("bank-accounts", "BankAccountReadResponse") => {
-            round_trip_as::<psi_bank_accounts::types::BankAccountReadResponse>(json)
-        }
-        ("bank-accounts", "BankAccountStoreRequest") => {
-            round_trip_as::<psi_bank_accounts::types::BankAccountStoreRequest>(json)
-        }
-        ("bank-accounts", "BankAccountStoreResponse") => {
-            round_trip_as::<psi_bank_accounts::types::BankAccountStoreResponse>(json)
-        }
-        ("bank-accounts", "Bic") => round_trip_as::<psi_bank_accounts::types::Bic>(json),
-        ("bank-accounts", "Decline") => {
-            round_trip_as::<psi_bank_accounts::types::Decline>(json)
-        }
-        ("bank-accounts", "DeclineCategory") => {
-            round_trip_as::<psi_bank_accounts::types::DeclineCategory>(json)
-        }
-        ("bank-accounts", "DeclineResponse") => {
-            round_trip_as::<psi_bank_accounts::types::DeclineResponse>(json)
-        }
-        ("bank-accounts", "Iban") => {
-            round_trip_as::<psi_bank_accounts::types::Iban>(json)
-        }
-        ("bank-accounts", "InvalidField") => {
-            round_trip_as::<psi_bank_accounts::types::InvalidField>(json)
-        }
-        ("order-status", "CorrespondenceFormat") => {
-            round_trip_as::<psi_order_status::types::CorrespondenceFormat>(json)
-        }
-        ("order-status", "CurrencyCode") => {
-            round_trip_as::<psi_order_status::types::CurrencyCode>(json)
-        }
-        ("order-status", "Decline") => {
-            round_trip_as::<psi_order_status::types::Decline>(json)
-        }
-        ("order-status", "DeclineCategory") => {
-            round_trip_as::<psi_order_status::types::DeclineCategory>(json)
-        }
-        ("order-status", "DeclineResponse") => {
-            round_trip_as::<psi_order_status::types::DeclineResponse>(json)
-        }
-        ("order-status", "GeneralOrderInformation") => {
-            round_trip_as::<psi_order_status::types::GeneralOrderInformation>(json)
-        }
-        ("order-status", "IncludeOption") => {
-            round_trip_as::<psi_order_status::types::IncludeOption>(json)
-        }
-        ("order-status", "InvalidField") => {
-            round_trip_as::<psi_order_status::types::InvalidField>(json)
-        }
-        ("order-status", "InvoiceNotification") => {
-            round_trip_as::<psi_order_status::types::InvoiceNotification>(json)
-        }
-        ("order-status", "OrderBasket") => {
-            round_trip_as::<psi_order_status::types::OrderBasket>(json)
-        }
-        ("order-status", "OrderItem") => {
-            round_trip_as::<psi_order_status::types::OrderItem>(json)
-        }
-        ("order-status", "OrderPaymentInformation") => {
-            round_trip_as::<psi_order_status::types::OrderPaymentInformation>(json)
-        }
-        ("order-status", "OrderStatusResponse") => {
-            round_trip_as::<psi_order_status::types::OrderStatusResponse>(json)
-        }
-        ("order-status", "ShopItemGroups") => {
-            round_trip_as::<psi_order_status::types::ShopItemGroups>(json)
-        }
-        ("order-status", "ShopOrderItems") => {
-            round_trip_as::<psi_order_status::types::ShopOrderItems>(json)
-        }
-        ("transaction-status", "BasketInformationDto") => {
-            round_trip_as::<psi_transaction_status::types::BasketInformationDto>(json)
-        }
-        ("transaction-status", "CurrencyCode") => {
-            round_trip_as::<psi_transaction_status::types::CurrencyCode>(json)
-        }
-        ("transaction-status", "Decline") => {
-            round_trip_as::<psi_transaction_status::types::Decline>(json)
-        }
-        ("transaction-status", "DeclineCategory") => {
-            round_trip_as::<psi_transaction_status::types::DeclineCategory>(json)
-        }
-        ("transaction-status", "DeclineResponse") => {
-            round_trip_as::<psi_transaction_status::types::DeclineResponse>(json)
-        }
-        ("transaction-status", "InvalidField") => {
-            round_trip_as::<psi_transaction_status::types::InvalidField>(json)
-        }
-        ("transaction-status", "PaymentInformationDto") => {
-            round_trip_as::<psi_transaction_status::types::PaymentInformationDto>(json)
-        }
-        ("transaction-status", "TransactionItem") => {
-            round_trip_as::<psi_transaction_status::types::TransactionItem>(json)
-        }
-        ("transaction-status", "TransactionSpecialItem") => {
-            round_trip_as::<psi_transaction_status::types::TransactionSpecialItem>(json)
-        }
-        ("transaction-status", "TransactionStatusResponse") => {
-            round_trip_as::<
-                psi_transaction_status::types::TransactionStatusResponse,
-            >(json)
-        }
         ("shop-config", "BrandingSettings") => {
             round_trip_as::<psi_shop_config::types::BrandingSettings>(json)
         }
@@ -407,6 +378,46 @@ pub fn round_trip(
             round_trip_as::<psi_storefront::types::PlatformTokenResponse>(json)
         }
         ("storefront", "TaxId") => round_trip_as::<psi_storefront::types::TaxId>(json),
+        ("token", "GrantType") => round_trip_as::<psi_token::types::GrantType>(json),
+        ("token", "TokenError") => round_trip_as::<psi_token::types::TokenError>(json),
+        ("token", "TokenRequest") => {
+            round_trip_as::<psi_token::types::TokenRequest>(json)
+        }
+        ("token", "TokenResponse") => {
+            round_trip_as::<psi_token::types::TokenResponse>(json)
+        }
+        ("transaction-status", "BasketInformationDto") => {
+            round_trip_as::<psi_transaction_status::types::BasketInformationDto>(json)
+        }
+        ("transaction-status", "CurrencyCode") => {
+            round_trip_as::<psi_transaction_status::types::CurrencyCode>(json)
+        }
+        ("transaction-status", "Decline") => {
+            round_trip_as::<psi_transaction_status::types::Decline>(json)
+        }
+        ("transaction-status", "DeclineCategory") => {
+            round_trip_as::<psi_transaction_status::types::DeclineCategory>(json)
+        }
+        ("transaction-status", "DeclineResponse") => {
+            round_trip_as::<psi_transaction_status::types::DeclineResponse>(json)
+        }
+        ("transaction-status", "InvalidField") => {
+            round_trip_as::<psi_transaction_status::types::InvalidField>(json)
+        }
+        ("transaction-status", "PaymentInformationDto") => {
+            round_trip_as::<psi_transaction_status::types::PaymentInformationDto>(json)
+        }
+        ("transaction-status", "TransactionItem") => {
+            round_trip_as::<psi_transaction_status::types::TransactionItem>(json)
+        }
+        ("transaction-status", "TransactionSpecialItem") => {
+            round_trip_as::<psi_transaction_status::types::TransactionSpecialItem>(json)
+        }
+        ("transaction-status", "TransactionStatusResponse") => {
+            round_trip_as::<
+                psi_transaction_status::types::TransactionStatusResponse,
+            >(json)
+        }
         _ => Err(format!("{api} has no type {schema}")),
     }
 }
@@ -414,11 +425,57 @@ pub fn round_trip(
 pub fn type_schemas(api: &str) -> BTreeMap<String, serde_json::Value> {
     let mut generator = schemars::gen::SchemaSettings::draft2019_09().into_generator();
     match api {
-        "token" => {
-            generator.subschema_for::<psi_token::types::GrantType>();
-            generator.subschema_for::<psi_token::types::TokenError>();
-            generator.subschema_for::<psi_token::types::TokenRequest>();
-            generator.subschema_for::<psi_token::types::TokenResponse>();
+        "bank-accounts" => {
+            generator.subschema_for::<psi_bank_accounts::types::BankAccount>();
+            generator.subschema_for::<psi_bank_accounts::types::BankAccountList>();
+            generator.subschema_for::<psi_bank_accounts::types::BankAccountOwner>();
+            generator
+                .subschema_for::<psi_bank_accounts::types::BankAccountReadResponse>();
+            generator
+                .subschema_for::<psi_bank_accounts::types::BankAccountStoreRequest>();
+            generator
+                .subschema_for::<psi_bank_accounts::types::BankAccountStoreResponse>();
+            generator.subschema_for::<psi_bank_accounts::types::Bic>();
+            generator.subschema_for::<psi_bank_accounts::types::Decline>();
+            generator.subschema_for::<psi_bank_accounts::types::DeclineCategory>();
+            generator.subschema_for::<psi_bank_accounts::types::DeclineResponse>();
+            generator.subschema_for::<psi_bank_accounts::types::Iban>();
+            generator.subschema_for::<psi_bank_accounts::types::InvalidField>();
+        }
+        "order-status" => {
+            generator.subschema_for::<psi_order_status::types::CorrespondenceFormat>();
+            generator.subschema_for::<psi_order_status::types::CurrencyCode>();
+            generator.subschema_for::<psi_order_status::types::Decline>();
+            generator.subschema_for::<psi_order_status::types::DeclineCategory>();
+            generator.subschema_for::<psi_order_status::types::DeclineResponse>();
+            generator
+                .subschema_for::<psi_order_status::types::GeneralOrderInformation>();
+            generator.subschema_for::<psi_order_status::types::IncludeOption>();
+            generator.subschema_for::<psi_order_status::types::InvalidField>();
+            generator.subschema_for::<psi_order_status::types::InvoiceNotification>();
+            generator.subschema_for::<psi_order_status::types::OrderBasket>();
+            generator.subschema_for::<psi_order_status::types::OrderItem>();
+            generator
+                .subschema_for::<psi_order_status::types::OrderPaymentInformation>();
+            generator.subschema_for::<psi_order_status::types::OrderStatusResponse>();
+            generator.subschema_for::<psi_order_status::types::ShopItemGroups>();
+            generator.subschema_for::<psi_order_status::types::ShopOrderItems>();
+        }
+        "pay-later" => {
+            generator.subschema_for::<psi_pay_later::types::CurrencyCode>();
+            generator.subschema_for::<psi_pay_later::types::Decline>();
+            generator.subschema_for::<psi_pay_later::types::DeclineCategory>();
+            generator.subschema_for::<psi_pay_later::types::DeclineResponse>();
+            generator.subschema_for::<psi_pay_later::types::InvalidField>();
+            generator.subschema_for::<psi_pay_later::types::PayLaterBooking>();
+            generator.subschema_for::<psi_pay_later::types::PayLaterBookingOutcome>();
+            generator.subschema_for::<psi_pay_later::types::PayLaterBookingRequest>();
+            generator.subschema_for::<psi_pay_later::types::PayLaterBookingResponse>();
+            generator.subschema_for::<psi_pay_later::types::PayLaterOfferAvailability>();
+            generator.subschema_for::<psi_pay_later::types::PayLaterOfferDto>();
+            generator.subschema_for::<psi_pay_later::types::PayLaterOffersResponse>();
+            generator.subschema_for::<psi_pay_later::types::PayLaterStatus>();
+            generator.subschema_for::<psi_pay_later::types::PayLaterStatusResponse>();
         }
         "payment-page" => {
             generator.subschema_for::<psi_payment_page::types::Address>();
@@ -458,78 +515,6 @@ pub fn type_schemas(api: &str) -> BTreeMap<String, serde_json::Value> {
             generator.subschema_for::<psi_payment_page::types::SpecialItem>();
             generator.subschema_for::<psi_payment_page::types::UrlData>();
             generator.subschema_for::<psi_payment_page::types::Vat>();
-        }
-        "pay-later" => {
-            generator.subschema_for::<psi_pay_later::types::CurrencyCode>();
-            generator.subschema_for::<psi_pay_later::types::Decline>();
-            generator.subschema_for::<psi_pay_later::types::DeclineCategory>();
-            generator.subschema_for::<psi_pay_later::types::DeclineResponse>();
-            generator.subschema_for::<psi_pay_later::types::InvalidField>();
-            generator.subschema_for::<psi_pay_later::types::PayLaterBooking>();
-            generator.subschema_for::<psi_pay_later::types::PayLaterBookingOutcome>();
-            generator.subschema_for::<psi_pay_later::types::PayLaterBookingRequest>();
-            generator.subschema_for::<psi_pay_later::types::PayLaterBookingResponse>();
-            generator.subschema_for::<psi_pay_later::types::PayLaterOfferAvailability>();
-            generator.subschema_for::<psi_pay_later::types::PayLaterOfferDto>();
-            generator.subschema_for::<psi_pay_later::types::PayLaterOffersResponse>();
-            generator.subschema_for::<psi_pay_later::types::PayLaterStatus>();
-            generator.subschema_for::<psi_pay_later::types::PayLaterStatusResponse>();
-        }
-        "bank-accounts" => {
-            generator.subschema_for::<psi_bank_accounts::types::BankAccount>();
-            generator.subschema_for::<psi_bank_accounts::types::BankAccountList>();
-            generator.subschema_for::<psi_bank_accounts::types::BankAccountOwner>();
-            generator
-                .subschema_for::<psi_bank_accounts::types::BankAccountReadResponse>();
-            generator
-                .subschema_for::<psi_bank_accounts::types::BankAccountStoreRequest>();
-            generator
-                .subschema_for::<psi_bank_accounts::types::BankAccountStoreResponse>();
-            generator.subschema_for::<psi_bank_accounts::types::Bic>();
-            generator.subschema_for::<psi_bank_accounts::types::Decline>();
-            generator.subschema_for::<psi_bank_accounts::types::DeclineCategory>();
-            generator.subschema_for::<psi_bank_accounts::types::DeclineResponse>();
-            generator.subschema_for::<psi_bank_accounts::types::Iban>();
-            generator.subschema_for::<psi_bank_accounts::types::InvalidField>();
-        }
-        "order-status" => {
-            generator.subschema_for::<psi_order_status::types::CorrespondenceFormat>();
-            generator.subschema_for::<psi_order_status::types::CurrencyCode>();
-            generator.subschema_for::<psi_order_status::types::Decline>();
-            generator.subschema_for::<psi_order_status::types::DeclineCategory>();
-            generator.subschema_for::<psi_order_status::types::DeclineResponse>();
-            generator
-                .subschema_for::<psi_order_status::types::GeneralOrderInformation>();
-            generator.subschema_for::<psi_order_status::types::IncludeOption>();
-            generator.subschema_for::<psi_order_status::types::InvalidField>();
-            generator.subschema_for::<psi_order_status::types::InvoiceNotification>();
-            generator.subschema_for::<psi_order_status::types::OrderBasket>();
-            generator.subschema_for::<psi_order_status::types::OrderItem>();
-            generator
-                .subschema_for::<psi_order_status::types::OrderPaymentInformation>();
-            generator.subschema_for::<psi_order_status::types::OrderStatusResponse>();
-            generator.subschema_for::<psi_order_status::types::ShopItemGroups>();
-            generator.subschema_for::<psi_order_status::types::ShopOrderItems>();
-        }
-        "transaction-status" => {
-            generator
-                .subschema_for::<psi_transaction_status::types::BasketInformationDto>();
-            generator.subschema_for::<psi_transaction_status::types::CurrencyCode>();
-            generator.subschema_for::<psi_transaction_status::types::Decline>();
-            generator.subschema_for::<psi_transaction_status::types::DeclineCategory>();
-            generator.subschema_for::<psi_transaction_status::types::DeclineResponse>();
-            generator.subschema_for::<psi_transaction_status::types::InvalidField>();
-            generator
-                .subschema_for::<psi_transaction_status::types::PaymentInformationDto>();
-            generator.subschema_for::<psi_transaction_status::types::TransactionItem>();
-            generator
-                .subschema_for::<
-                    psi_transaction_status::types::TransactionSpecialItem,
-                >();
-            generator
-                .subschema_for::<
-                    psi_transaction_status::types::TransactionStatusResponse,
-                >();
         }
         "shop-config" => {
             generator.subschema_for::<psi_shop_config::types::BrandingSettings>();
@@ -583,6 +568,32 @@ pub fn type_schemas(api: &str) -> BTreeMap<String, serde_json::Value> {
             generator.subschema_for::<psi_storefront::types::PlatformTokenRequest>();
             generator.subschema_for::<psi_storefront::types::PlatformTokenResponse>();
             generator.subschema_for::<psi_storefront::types::TaxId>();
+        }
+        "token" => {
+            generator.subschema_for::<psi_token::types::GrantType>();
+            generator.subschema_for::<psi_token::types::TokenError>();
+            generator.subschema_for::<psi_token::types::TokenRequest>();
+            generator.subschema_for::<psi_token::types::TokenResponse>();
+        }
+        "transaction-status" => {
+            generator
+                .subschema_for::<psi_transaction_status::types::BasketInformationDto>();
+            generator.subschema_for::<psi_transaction_status::types::CurrencyCode>();
+            generator.subschema_for::<psi_transaction_status::types::Decline>();
+            generator.subschema_for::<psi_transaction_status::types::DeclineCategory>();
+            generator.subschema_for::<psi_transaction_status::types::DeclineResponse>();
+            generator.subschema_for::<psi_transaction_status::types::InvalidField>();
+            generator
+                .subschema_for::<psi_transaction_status::types::PaymentInformationDto>();
+            generator.subschema_for::<psi_transaction_status::types::TransactionItem>();
+            generator
+                .subschema_for::<
+                    psi_transaction_status::types::TransactionSpecialItem,
+                >();
+            generator
+                .subschema_for::<
+                    psi_transaction_status::types::TransactionStatusResponse,
+                >();
         }
         _ => {}
     }

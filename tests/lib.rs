@@ -7,4 +7,4 @@
 
 #[rustfmt::skip]
 mod generated_registry;
-pub use generated_registry::{round_trip, type_schemas, APIS};
+pub use generated_registry::{round_trip, type_schemas, APIS, OPERATION_TABLES};

@@ -2,7 +2,7 @@
 //! every violation; the checked-in documents have none.
 
 use serde_json::{json, Value};
-use xtask::apis::APIS;
+use xtask::apis::workspace_apis as apis;
 use xtask::bundle::bundle;
 use xtask::lint::lint_document;
 
@@ -30,7 +30,7 @@ fn assert_found(findings: &[String], pointer: &str, rule: &str) {
 
 #[test]
 fn the_documents_follow_every_rule() {
-    for api in APIS {
+    for api in apis() {
         let document = bundle(&api.document(&crate::workspace_root())).unwrap();
         let findings = lint_document(&api.document_label(), &document);
         assert!(findings.is_empty(), "{findings:#?}");
@@ -159,6 +159,107 @@ fn an_undeclared_401_413_414_415_or_431_is_reported() {
             &findings,
             &format!("{op}/responses"),
             &format!("does not declare {status} (rule 19)"),
+        );
+    }
+}
+
+/// The x-psi block: what `cargo xtask generate` derives everything from.
+mod x_psi {
+    use super::pay_later;
+    use serde_json::json;
+    use xtask::apis::{workspace_apis, Api, Audience};
+    use xtask::audience_table::{check, AUDIENCES};
+
+    fn error_after(edit: impl FnOnce(&mut serde_json::Value)) -> String {
+        let mut document = pay_later();
+        edit(&mut document);
+        Api::from_document("pay-later", &document).unwrap_err()
+    }
+
+    #[test]
+    fn an_unknown_key_a_missing_key_and_a_wrong_crate_are_refused() {
+        let error = error_after(|d| d["x-psi"]["colour"] = json!("blue"));
+        assert!(
+            error.contains("openapi/pay-later.yaml#/x-psi/colour: unknown key"),
+            "{error}"
+        );
+        let error = error_after(|d| {
+            d["x-psi"].as_object_mut().unwrap().remove("audience");
+        });
+        assert!(
+            error.contains("openapi/pay-later.yaml#/x-psi/audience: missing"),
+            "{error}"
+        );
+        let error = error_after(|d| d["x-psi"]["crate"] = json!("psi-paylater"));
+        assert!(
+            error.contains("/x-psi/crate: must be psi-pay-later"),
+            "{error}"
+        );
+        let error = error_after(|d| d["x-psi"]["address"] = json!("elsewhere"));
+        assert!(error.contains("/x-psi/address: must be one of"), "{error}");
+    }
+
+    #[test]
+    fn an_audience_outside_the_specification_table_is_reported() {
+        let mut document = pay_later();
+        document["x-psi"]["audience"] = json!("{api_url}/pay-later");
+        let api = Api::from_document("pay-later", &document).unwrap().unwrap();
+        let findings: Vec<String> = check(&api, &document)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert!(
+            findings.iter().any(|f| f
+                .starts_with("openapi/pay-later.yaml#/x-psi/audience: {api_url}/pay-later is not in the specification's Authentication table")),
+            "{findings:#?}"
+        );
+    }
+
+    #[test]
+    fn a_server_that_disagrees_with_the_block_is_reported() {
+        let mut document = pay_later();
+        document["x-psi"]["base_path"] = json!("/v9");
+        let api = Api::from_document("pay-later", &document).unwrap().unwrap();
+        let findings: Vec<String> = check(&api, &document)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        assert!(
+            findings
+                .iter()
+                .any(|f| f
+                    .starts_with("openapi/pay-later.yaml#/servers/0/url: must be `{api_url}/v9`")),
+            "{findings:#?}"
+        );
+    }
+
+    #[test]
+    fn the_table_holds_the_apis_without_operations_and_every_document_passes() {
+        for path in [
+            "/transaction/management",
+            "/dispute/management",
+            "/webhook/management",
+        ] {
+            let audience = format!("{{api_url}}{path}");
+            assert!(
+                AUDIENCES.iter().any(|(_, row)| *row == audience),
+                "{audience} is missing from the table"
+            );
+        }
+        let root = crate::workspace_root();
+        for api in workspace_apis() {
+            let document = xtask::bundle::bundle(&api.document(&root)).unwrap();
+            assert_eq!(check(api, &document), vec![], "{}", api.name);
+        }
+        let pay_later = workspace_apis()
+            .iter()
+            .find(|api| api.name == "pay-later")
+            .unwrap();
+        assert_eq!(pay_later.variant(), "PayLater");
+        assert_eq!(pay_later.snake(), "pay_later");
+        assert_eq!(
+            pay_later.audience,
+            Audience::Table("{api_url}/paylater".to_owned())
         );
     }
 }

@@ -1,5 +1,6 @@
 //! The cross-crate test suite: one test binary, one module per concern.
 
+mod adding_an_api;
 mod audiences;
 mod browser;
 mod constrained;

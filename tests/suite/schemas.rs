@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
-use xtask::apis::APIS;
+use xtask::apis::workspace_apis as apis;
 use xtask::bundle::bundle;
 use xtask::examples::named_examples;
 use xtask::generate::COMMA_SEPARATED_SCHEMAS;
@@ -86,13 +86,13 @@ fn published_schemas_are_deterministic_and_checked_in() {
             relative.display()
         );
     }
-    for api in APIS {
+    for api in apis() {
         let bundled: Value = serde_json::from_str(
-            &fs::read_to_string(root.join(xtask::schemas::bundle_path(api.name, "json"))).unwrap(),
+            &fs::read_to_string(root.join(xtask::schemas::bundle_path(&api.name, "json"))).unwrap(),
         )
         .unwrap();
         let yaml: Value = serde_yaml::from_str(
-            &fs::read_to_string(root.join(xtask::schemas::bundle_path(api.name, "yaml"))).unwrap(),
+            &fs::read_to_string(root.join(xtask::schemas::bundle_path(&api.name, "yaml"))).unwrap(),
         )
         .unwrap();
         assert_eq!(
@@ -112,8 +112,8 @@ fn published_schemas_are_deterministic_and_checked_in() {
 #[test]
 fn published_json_schemas_are_2020_12_and_self_contained() {
     let root = crate::workspace_root();
-    for api in APIS {
-        let names: BTreeSet<String> = document(api.name)
+    for api in apis() {
+        let names: BTreeSet<String> = document(&api.name)
             .pointer("/components/schemas")
             .and_then(Value::as_object)
             .unwrap()
@@ -121,7 +121,7 @@ fn published_json_schemas_are_2020_12_and_self_contained() {
             .cloned()
             .collect();
         for name in &names {
-            let path = root.join(type_schema_path(api.name, name));
+            let path = root.join(type_schema_path(&api.name, name));
             let schema: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
             assert_eq!(
                 schema["$schema"],
@@ -173,10 +173,10 @@ fn every_example_validates_against_its_published_json_schema() {
     let mut published = Published::default();
     let mut failures = Vec::new();
     let mut count = 0;
-    for api in APIS {
-        for (pointer, name, example) in named_examples(&document(api.name)) {
+    for api in apis() {
+        for (pointer, name, example) in named_examples(&document(&api.name)) {
             count += 1;
-            let errors = published.errors(api.name, &name, &example);
+            let errors = published.errors(&api.name, &name, &example);
             if !errors.is_empty() {
                 failures.push(format!(
                     "{}#{pointer} ({name}): {}",
@@ -197,14 +197,14 @@ fn rust_types_and_json_schemas_agree_on_every_example() {
     let mut published = Published::default();
     let mut disagreements = Vec::new();
     let mut count = 0;
-    for api in APIS {
-        for (pointer, name, example) in named_examples(&document(api.name)) {
+    for api in apis() {
+        for (pointer, name, example) in named_examples(&document(&api.name)) {
             if COMMA_SEPARATED_SCHEMAS.contains(&name.as_str()) {
                 continue; // a joined string in Rust, an array on the wire (include.rs)
             }
             count += 1;
-            let schema_ok = published.accepts(api.name, &name, &example);
-            match rust_accepts(api.name, &name, &example) {
+            let schema_ok = published.accepts(&api.name, &name, &example);
+            match rust_accepts(&api.name, &name, &example) {
                 Ok(back) => {
                     if !schema_ok {
                         disagreements.push(format!(
@@ -212,7 +212,7 @@ fn rust_types_and_json_schemas_agree_on_every_example() {
                             api.name
                         ));
                     }
-                    let errors = published.errors(api.name, &name, &back);
+                    let errors = published.errors(&api.name, &name, &back);
                     if !errors.is_empty() {
                         disagreements.push(format!(
                             "{}#{pointer} ({name}): what Rust writes back is invalid: {}",
@@ -401,8 +401,8 @@ fn rust_types_and_json_schemas_reject_the_same_invalid_values() {
     }
 
     // Every required field of every example, dropped in turn.
-    for api in APIS {
-        let bundled = document(api.name);
+    for api in apis() {
+        let bundled = document(&api.name);
         for (pointer, name, example) in named_examples(&bundled) {
             let required = bundled
                 .pointer(&format!("/components/schemas/{name}/required"))
@@ -415,8 +415,8 @@ fn rust_types_and_json_schemas_reject_the_same_invalid_values() {
                 }
                 checked += 1;
                 let value = mutated(example.clone(), &format!("/{field}"), None);
-                let schema_ok = published.accepts(api.name, &name, &value);
-                let rust_ok = rust_accepts(api.name, &name, &value).is_ok();
+                let schema_ok = published.accepts(&api.name, &name, &value);
+                let rust_ok = rust_accepts(&api.name, &name, &value).is_ok();
                 if schema_ok || rust_ok {
                     disagreements.push(format!(
                         "{}#{pointer} ({name}) without {field}: schema {}, Rust {}",
@@ -459,8 +459,8 @@ fn verdict(accepted: bool) -> &'static str {
 fn differences_by_design_between_rust_types_and_json_schemas() {
     let mut published = Published::default();
     let mut open_and_closed = (0, 0);
-    for api in APIS {
-        let bundled = document(api.name);
+    for api in apis() {
+        let bundled = document(&api.name);
         let open: BTreeSet<String> = xtask::open_enums::open_enums(&bundled)
             .into_iter()
             .map(|e| e.name)
@@ -473,11 +473,11 @@ fn differences_by_design_between_rust_types_and_json_schemas() {
         for (name, schema) in schemas.iter().filter(|(_, s)| s.get("enum").is_some()) {
             let unknown = json!("NOT_A_KNOWN_VALUE");
             assert!(
-                !published.accepts(api.name, name, &unknown),
+                !published.accepts(&api.name, name, &unknown),
                 "{} {name}",
                 api.name
             );
-            let rust = rust_accepts(api.name, name, &unknown);
+            let rust = rust_accepts(&api.name, name, &unknown);
             if open.contains(name) {
                 open_and_closed.0 += 1;
                 assert_eq!(rust, Ok(unknown.clone()), "{} {name} is open", api.name);
@@ -486,8 +486,8 @@ fn differences_by_design_between_rust_types_and_json_schemas() {
                 assert!(rust.is_err(), "{} {name} is closed", api.name);
             }
             for known in schema["enum"].as_array().unwrap() {
-                assert!(published.accepts(api.name, name, known));
-                assert_eq!(rust_accepts(api.name, name, known).as_ref(), Ok(known));
+                assert!(published.accepts(&api.name, name, known));
+                assert_eq!(rust_accepts(&api.name, name, known).as_ref(), Ok(known));
             }
         }
     }
@@ -540,8 +540,8 @@ fn has(changes: &[compat::Change], kind: &str, at: &str) -> bool {
 
 #[test]
 fn compat_finds_nothing_between_equal_documents() {
-    for api in APIS {
-        let bundled = document(api.name);
+    for api in apis() {
+        let bundled = document(&api.name);
         assert_eq!(breaking_changes(&bundled, &bundled), vec![], "{}", api.name);
     }
 }

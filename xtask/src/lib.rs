@@ -2,7 +2,9 @@
 //! test suite can drive it (`cargo xtask` is the command-line front end).
 
 pub mod apis;
+pub mod audience_table;
 pub mod bundle;
+pub mod derived;
 pub mod examples;
 pub mod generate;
 pub mod lint;

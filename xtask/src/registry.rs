@@ -3,7 +3,7 @@
 //! through the type its schema names and snapshot each type's JSON Schema.
 //! Written by `cargo xtask generate` to `tests/generated_registry.rs`.
 
-use crate::apis::APIS;
+use crate::apis::Api;
 use crate::bundle::bundle;
 use crate::generate::{COMMA_SEPARATED_SCHEMAS, HEADER};
 use proc_macro2::TokenStream;
@@ -30,15 +30,17 @@ pub fn type_names(document: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-pub fn generate(root: &Path) -> Result<String, String> {
+pub fn generate(root: &Path, apis: &[Api]) -> Result<String, String> {
     let mut round_trip_arms: Vec<TokenStream> = Vec::new();
     let mut schema_arms: Vec<TokenStream> = Vec::new();
     let mut api_names = Vec::new();
-    for api in APIS {
+    let mut operation_tables = Vec::new();
+    for api in apis {
         let document = bundle(&api.document(root))?;
-        let krate = format_ident!("psi_{}", api.name.replace('-', "_"));
-        let name = api.name;
+        let krate = format_ident!("{}", api.crate_ident());
+        let name = api.name.as_str();
         api_names.push(name);
+        operation_tables.push(quote! { (#name, #krate::OPERATION_IDS) });
         let mut registrations = Vec::new();
         for type_name in type_names(&document) {
             let ident = format_ident!("{}", type_name);
@@ -54,6 +56,9 @@ pub fn generate(root: &Path) -> Result<String, String> {
 
         /// The APIs, by document name.
         pub const APIS: &[&str] = &[#(#api_names),*];
+
+        /// Each crate's compiled `OPERATION_IDS`, by document name.
+        pub const OPERATION_TABLES: &[(&str, &[(&str, &str)])] = &[#(#operation_tables),*];
 
         /// Parses `json` as the Rust type of schema `schema` of `api` and
         /// serializes it back; an error names the failing field.

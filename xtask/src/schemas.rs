@@ -10,7 +10,7 @@
 pub mod compat;
 pub mod json_schema;
 
-use crate::apis::{Api, APIS};
+use crate::apis::{self, Api};
 use crate::bundle::bundle;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -131,13 +131,14 @@ fn files_under(dir: &Path) -> Result<Vec<PathBuf>, String> {
 pub fn outputs(root: &Path) -> Result<BTreeMap<PathBuf, String>, String> {
     let mut files = BTreeMap::new();
     let mut index = Vec::new();
-    for api in APIS {
+    let apis = apis::all(root)?;
+    for api in &apis {
         let document = sorted(bundle(&api.document(root))?);
-        files.insert(bundle_path(api.name, "json"), to_json(&document)?);
-        files.insert(bundle_path(api.name, "yaml"), to_yaml(&document)?);
+        files.insert(bundle_path(&api.name, "json"), to_json(&document)?);
+        files.insert(bundle_path(&api.name, "yaml"), to_yaml(&document)?);
         let types = type_schemas(api, &document)?;
         for (name, schema) in &types {
-            files.insert(type_schema_path(api.name, name), to_json(schema)?);
+            files.insert(type_schema_path(&api.name, name), to_json(schema)?);
         }
         index.push((api, document, types.into_keys().collect::<Vec<_>>()));
     }
@@ -164,7 +165,7 @@ pub fn validator(schema: &Value) -> Result<jsonschema::Validator, String> {
 }
 
 /// A JSON value with the keys of every object in sorted order.
-fn sorted(value: Value) -> Value {
+pub fn sorted(value: Value) -> Value {
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(String, Value)> = map.into_iter().collect();
@@ -176,7 +177,7 @@ fn sorted(value: Value) -> Value {
     }
 }
 
-fn to_json(value: &Value) -> Result<String, String> {
+pub fn to_json(value: &Value) -> Result<String, String> {
     let mut text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
     text.push('\n');
     Ok(text)
@@ -255,7 +256,7 @@ client should tolerate unknown values in responses (the Rust clients do).\n\n\
         let title = document
             .pointer("/info/title")
             .and_then(Value::as_str)
-            .unwrap_or(api.name);
+            .unwrap_or(&api.name);
         let version = document
             .pointer("/info/version")
             .and_then(Value::as_str)
@@ -272,7 +273,7 @@ client should tolerate unknown values in responses (the Rust clients do).\n\n\
         let title = document
             .pointer("/info/title")
             .and_then(Value::as_str)
-            .unwrap_or(api.name);
+            .unwrap_or(&api.name);
         let _ = write!(
             out,
             "\n## {title} (`{name}`)\n\nSource `openapi/{name}.yaml`. JSON Schemas:\n",
@@ -330,7 +331,7 @@ pub fn compat_changes(root: &Path, git_ref: &str) -> Result<Vec<(String, compat:
         for name in old_apis {
             let old = bundle(&scratch.join(format!("{name}.yaml")))
                 .map_err(|e| format!("{git_ref}: {e}"))?;
-            match APIS.iter().find(|api| api.name == name) {
+            match apis::all(root)?.iter().find(|api| api.name == name) {
                 None => changes.push((
                     name.clone(),
                     compat::Change {

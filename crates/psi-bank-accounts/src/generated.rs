@@ -10,14 +10,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     pub use ::psi_common::{Decline, DeclineCategory, DeclineResponse, InvalidField};
     ///The bank account of a buyer. Variant of `BankAccountReadResponse` for a single object; `owner` and `iban` are required by the specification, which tells it apart from a list.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct BankAccount {
         ///Reference of the bank account; read-only, returned by read and store. It can identify the account in a payment request.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -33,15 +27,9 @@ pub mod types {
         }
     }
     ///A list of at most one bank account (one account is held per buyer). Variant of `BankAccountReadResponse` for the list shape the specification describes; a JSON array, which tells it apart from the single object.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct BankAccountList(pub ::std::vec::Vec<BankAccount>);
     impl ::std::ops::Deref for BankAccountList {
         type Target = ::std::vec::Vec<BankAccount>;
@@ -60,18 +48,9 @@ pub mod types {
         }
     }
     ///Full name of the owner of the bank account, 0 to 1000 characters.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct BankAccountOwner(::std::string::String);
     impl ::std::ops::Deref for BankAccountOwner {
         type Target = ::std::string::String;
@@ -127,15 +106,9 @@ pub mod types {
         }
     }
     ///Answer of a bank account read. The specification describes it as a list of at most one bank account, while the published sample is a single object: both shapes are accepted, the list first.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub enum BankAccountReadResponse {
         Variant0(BankAccountList),
         Variant1(BankAccount),
@@ -151,14 +124,8 @@ pub mod types {
         }
     }
     ///Bank account to store for the buyer; overwrites any existing account of the buyer.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct BankAccountStoreRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub bic: ::std::option::Option<Bic>,
@@ -171,15 +138,8 @@ pub mod types {
         }
     }
     ///Answer of a store call; carries the reference of the stored account only.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct BankAccountStoreResponse {
         ///Reference of the stored bank account. It can identify the account in a payment request.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -191,18 +151,9 @@ pub mod types {
         }
     }
     ///BIC of the bank account, 0 to 50 characters.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct Bic(::std::string::String);
     impl ::std::ops::Deref for Bic {
         type Target = ::std::string::String;
@@ -258,18 +209,9 @@ pub mod types {
         }
     }
     ///IBAN of the bank account, 0 to 50 characters. Spaces are allowed but not necessary.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct Iban(::std::string::String);
     impl ::std::ops::Deref for Iban {
         type Target = ::std::string::String;
@@ -805,14 +747,7 @@ pub mod builder {
                 partner_profile_id.to_string()), encode_path(& shop_buyer_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -998,14 +933,7 @@ pub mod builder {
                 partner_profile_id.to_string()), encode_path(& shop_buyer_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1186,14 +1114,7 @@ pub mod builder {
                 shop_buyer_id.to_string()), encode_path(& bank_account_reference
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1369,14 +1290,7 @@ pub mod builder {
                 shop_buyer_id.to_string()), encode_path(& bank_account_reference
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client

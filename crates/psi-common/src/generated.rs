@@ -2,18 +2,9 @@
 // Source: openapi/common.yaml. Regenerate with `cargo xtask generate`.
 
 ///ISO 3166-1 alpha-2 country code, two upper-case letters.
-#[derive(
-    ::serde::Serialize,
-    Clone,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd,
-    schemars::JsonSchema
-)]
+#[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
 #[serde(transparent)]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct CountryCode(::std::string::String);
 impl ::std::ops::Deref for CountryCode {
     type Target = ::std::string::String;
@@ -74,18 +65,9 @@ impl<'de> ::serde::Deserialize<'de> for CountryCode {
     }
 }
 ///ISO 4217 alphabetic currency code, three upper-case letters.
-#[derive(
-    ::serde::Serialize,
-    Clone,
-    Debug,
-    Eq,
-    Hash,
-    Ord,
-    PartialEq,
-    PartialOrd,
-    schemars::JsonSchema
-)]
+#[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
 #[serde(transparent)]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct CurrencyCode(::std::string::String);
 impl ::std::ops::Deref for CurrencyCode {
     type Target = ::std::string::String;
@@ -146,15 +128,8 @@ impl<'de> ::serde::Deserialize<'de> for CurrencyCode {
     }
 }
 ///Why a request was declined.
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    schemars::JsonSchema
-)]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct Decline {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub category: ::std::option::Option<crate::DeclineCategory>,
@@ -179,15 +154,8 @@ impl Decline {
     }
 }
 ///Error body of the payment APIs. The category follows the status: 400 SYNTAX; 404 RESOURCE_NOT_FOUND; 409 CONFLICT; 422 one of BUYER_DATA, BUYER_IDENTITY, CONTRACT, PAYMENT_ATTRIBUTE, RISK_DECISION, TRANSACTION_RISK, UNPROCESSABLE_OPERATION; 451 LEGAL.
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    schemars::JsonSchema
-)]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct DeclineResponse {
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub decline: ::std::option::Option<Decline>,
@@ -198,15 +166,8 @@ impl DeclineResponse {
     }
 }
 ///One invalid field of a declined request.
-#[derive(
-    ::serde::Deserialize,
-    ::serde::Serialize,
-    Clone,
-    Debug,
-    Default,
-    PartialEq,
-    schemars::JsonSchema
-)]
+#[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct InvalidField {
     ///JSON path of the invalid field, for example `$.order_data.currency`.
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]

@@ -22,9 +22,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub enum CorrespondenceFormat {
         #[serde(rename = "pdf")]
         Pdf,
@@ -72,15 +72,8 @@ pub mod types {
         }
     }
     ///General order information; always returned.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct GeneralOrderInformation {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub currency: ::std::option::Option<::psi_common::CurrencyCode>,
@@ -115,9 +108,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub enum IncludeOption {
         #[serde(rename = "payment_status")]
         PaymentStatus,
@@ -173,15 +166,8 @@ pub mod types {
         }
     }
     ///Payload of the invoice webhook notification, documented here for reference only (no operation of this document uses it). The specification does not show the webhook fields; the public documentation says an invoice notification carries the correspondence id, the address to fetch each format from, the merchant's order reference and the transaction id. All fields are optional and further fields may appear. Signature, retries and event names are not shown by the specification.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct InvoiceNotification {
         ///Id of the correspondence; the `correspondence_id` of `getInvoiceCorrespondence`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -205,15 +191,8 @@ pub mod types {
         }
     }
     ///The basket of the order; returned when `include` contains `basket` (or `all`). Amounts are in the order currency.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderBasket {
         ///Current items of the order, one entry per shop.
         #[serde(
@@ -250,15 +229,8 @@ pub mod types {
         }
     }
     ///One item line of the order, as seen in the public documentation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderItem {
         ///Additional description of the item.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -291,15 +263,8 @@ pub mod types {
         }
     }
     ///Payment and dunning details; returned when `include` contains at least one of `payment_status`, `dunning_status`, `payment_method` (or `all`).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderPaymentInformation {
         ///The dunning status. Its inner fields (and the set of status values) are not shown by the specification nor documented publicly; kept free-form.
         #[serde(
@@ -343,15 +308,8 @@ pub mod types {
         }
     }
     ///Order status of a payment API 1.8 transaction. `general_order_information` is always returned; `basket` only when `include` contains `basket` (or `all`); `payment_information` only when `include` contains at least one of `payment_status`, `dunning_status`, `payment_method` (or `all`).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderStatusResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub basket: ::std::option::Option<OrderBasket>,
@@ -366,15 +324,8 @@ pub mod types {
         }
     }
     ///The items of one shop, grouped by state.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopItemGroups {
         ///Items neither shipped nor returned.
         #[serde(
@@ -404,15 +355,8 @@ pub mod types {
         }
     }
     ///The current items of one shop of the order.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopOrderItems {
         ///The shop's id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1597,14 +1541,7 @@ pub mod builder {
                 encode_path(& transaction_id.to_string()), encode_path(&
                 correspondence_id.to_string()), encode_path(& format.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client.client.get(url).headers(header_map).build()?;
             let info = OperationInfo {
@@ -1723,14 +1660,7 @@ pub mod builder {
                 "{}/order/status/v2/transactions/{}", client.baseurl, encode_path(&
                 transaction_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client

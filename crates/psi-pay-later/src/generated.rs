@@ -13,15 +13,8 @@ pub mod types {
         CurrencyCode, Decline, DeclineCategory, DeclineResponse, InvalidField,
     };
     ///The pay later booking of a transaction. Present in the status response only when `pay_later_status` is ALREADY_BOOKED or ALREADY_WITHDRAWN.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PayLaterBooking {
         ///Time of the booking, with fractional seconds (microseconds) and a UTC offset; the offset is part of the value.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -52,15 +45,9 @@ pub mod types {
         }
     }
     ///The booking, or null when the service answered a 2xx without a body (the specification does not show the success status or body).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PayLaterBookingOutcome(
         pub ::std::option::Option<PayLaterBookingResponse>,
     );
@@ -83,14 +70,8 @@ pub mod types {
         }
     }
     ///Booking of a pay later offer.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PayLaterBookingRequest {
         ///An `offer_id` from the offers response.
         pub offer_id: ::std::string::String,
@@ -101,15 +82,8 @@ pub mod types {
         }
     }
     ///The booked pay later offer.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PayLaterBookingResponse {
         ///Time of the booking, with fractional seconds and a UTC offset; the offset is part of the value.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -137,15 +111,8 @@ pub mod types {
         }
     }
     ///One pay later offer. The specification shows only the `offer_id` that booking takes as input; the other fields are taken from the provider's public documentation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PayLaterOfferDto {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub available: ::std::option::Option<crate::types::PayLaterOfferAvailability>,
@@ -170,15 +137,8 @@ pub mod types {
         }
     }
     ///The current due date of a transaction and its pay later offers.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PayLaterOffersResponse {
         ///The current due date of the transaction (YYYY-MM-DD).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -201,15 +161,8 @@ pub mod types {
         }
     }
     ///Pay later status of a transaction.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PayLaterStatusResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub booking: ::std::option::Option<PayLaterBooking>,
@@ -1181,14 +1134,7 @@ pub mod builder {
                 "{}/order/paylater/v1/{}", client.baseurl, encode_path(& transaction_id
                 .to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1330,14 +1276,7 @@ pub mod builder {
                 "{}/order/paylater/v1/{}/offers", client.baseurl, encode_path(&
                 transaction_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1471,14 +1410,7 @@ pub mod builder {
                 "{}/order/paylater/v1/{}/status", client.baseurl, encode_path(&
                 transaction_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client

@@ -14,15 +14,8 @@ pub mod types {
         InvalidField,
     };
     ///A postal address; all fields are strings.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct Address {
         ///City.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -48,15 +41,8 @@ pub mod types {
         }
     }
     ///A line of goods in a shop basket.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct BasketItem {
         ///Article number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -104,15 +90,9 @@ pub mod types {
         }
     }
     ///The buyer: billing_address, contact, and either company (business buyer) or person (consumer). Decoded first-match-wins: a buyer with `company` is a CompanyBuyer, otherwise a buyer with `person` is a PersonBuyer.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub enum Buyer {
         CompanyBuyer(CompanyBuyer),
         PersonBuyer(PersonBuyer),
@@ -128,15 +108,8 @@ pub mod types {
         }
     }
     ///A business buyer.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct Company {
         ///Company name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -151,14 +124,8 @@ pub mod types {
         }
     }
     ///Business buyer. `company` is required because it is what tells this variant apart from a consumer (PersonBuyer).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct CompanyBuyer {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub billing_address: ::std::option::Option<Address>,
@@ -175,14 +142,8 @@ pub mod types {
         }
     }
     ///Delivery of a consumer to an address. `full_name` is required because it is what tells this shape apart from a delivery to a named person (NamedAddressDelivery), which is tried after it.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ConsumerAddressDelivery {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub address: ::std::option::Option<Address>,
@@ -195,15 +156,8 @@ pub mod types {
         }
     }
     ///Contact details of the buyer.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct Contact {
         ///Email address of the buyer; the service refuses one that is not a well-formed address (422).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -218,15 +172,9 @@ pub mod types {
         }
     }
     ///Delivery of the order, one of five shapes. Decoded first-match-wins in this order, each shape recognised by its required property: in-store collect (`in_store_collect`), pick-up box (`pick_up_box`), pick-up shop (`pick_up_shop`), consumer to an address (`full_name`), company or named person to an address (`address`).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub enum Delivery {
         InStoreCollectDelivery(InStoreCollectDelivery),
         PickUpBoxDelivery(PickUpBoxDelivery),
@@ -260,18 +208,9 @@ pub mod types {
         }
     }
     ///Idempotency key of session creation: at most 64 characters; a UUID version 4 is recommended; a key must not be reused for different calls. From the provider's public documentation (docs/service-notes.md): a key is remembered for 24 hours; reusing it with a different body answers 409 (category CONFLICT); a request whose first attempt ended in a 5xx is executed again on retry.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct IdempotencyKey(::std::string::String);
     impl ::std::ops::Deref for IdempotencyKey {
         type Target = ::std::string::String;
@@ -324,15 +263,8 @@ pub mod types {
         }
     }
     ///The store where the order is collected.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct InStoreCollect {
         ///City of the store.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -361,14 +293,8 @@ pub mod types {
         }
     }
     ///In-store collect. `in_store_collect` is required because it is what tells this delivery shape apart from the others.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct InStoreCollectDelivery {
         ///Company of the recipient.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -387,14 +313,8 @@ pub mod types {
         }
     }
     ///Delivery of a company or named person to an address (also the B2C shape with only first_name, last_name and address of the public example requests). `address` is required because it is what tells this shape apart; it is tried last. A delivery with `full_name` is the consumer shape, so this one excludes it.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct NamedAddressDelivery {
         pub address: Address,
         ///Company of the recipient.
@@ -413,15 +333,8 @@ pub mod types {
         }
     }
     ///Order details of a session request.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderData {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub buyer: ::std::option::Option<Buyer>,
@@ -448,15 +361,8 @@ pub mod types {
         }
     }
     ///Optional restriction of the payment method. The full enumerations of payment_option and transfer_type are not shown by the specification, so both are plain strings.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PaymentMethodRestriction {
         ///Payment option. Value shown by the specification: PAY_NOW; the full enumeration is not shown.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -471,15 +377,8 @@ pub mod types {
         }
     }
     ///A consumer buyer.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct Person {
         ///Date of birth, YYYY-MM-DD.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -500,14 +399,8 @@ pub mod types {
         }
     }
     ///Consumer buyer. `person` is required because it is what tells this variant apart from a business buyer (CompanyBuyer).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PersonBuyer {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub billing_address: ::std::option::Option<Address>,
@@ -524,15 +417,8 @@ pub mod types {
         }
     }
     ///The pick-up box (parcel locker) the order is delivered to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PickUpBox {
         ///Name of the carrier running the box.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -558,14 +444,8 @@ pub mod types {
         }
     }
     ///Delivery to a pick-up box. `pick_up_box` is required because it is what tells this delivery shape apart from the others.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PickUpBoxDelivery {
         ///First name of the recipient.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -581,15 +461,8 @@ pub mod types {
         }
     }
     ///The pick-up shop the order is delivered to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PickUpShop {
         ///City of the shop.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -618,14 +491,8 @@ pub mod types {
         }
     }
     ///Delivery to a pick-up shop. `pick_up_shop` is required because it is what tells this delivery shape apart from the others.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PickUpShopDelivery {
         ///Company of the recipient.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -644,15 +511,8 @@ pub mod types {
         }
     }
     ///Record of a session, as read back and as sent in the session notification (docs/service-notes.md). decline_reasons (category, reasons, invalid_fields) explains why a session was declined; it may be absent or null.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct SessionRecord {
         ///When the session was created.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -687,15 +547,9 @@ pub mod types {
         }
     }
     ///Session records created on the requested day.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct SessionRecordList(pub ::std::vec::Vec<SessionRecord>);
     impl ::std::ops::Deref for SessionRecordList {
         type Target = ::std::vec::Vec<SessionRecord>;
@@ -714,15 +568,8 @@ pub mod types {
         }
     }
     ///Session creation request: order details and the redirect and notification addresses. The required or optional status of each field is not shown by the specification, so every field is optional here.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct SessionRequest {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub order_data: ::std::option::Option<OrderData>,
@@ -735,15 +582,8 @@ pub mod types {
         }
     }
     ///Result of session creation (docs/service-notes.md; the specification does not show it).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct SessionResponse {
         ///Address of the hosted payment page; redirect the buyer to it.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -758,15 +598,8 @@ pub mod types {
         }
     }
     ///Basket of one shop (one entry per shop). The service compares the sum of the item amounts with gross_amount with a tolerance of (sum of all quantities) x 0.02 (docs/service-notes.md).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopBasket {
         ///Basket gross total.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -805,15 +638,8 @@ pub mod types {
         }
     }
     ///An extra line of a shop basket, such as shipping (category shipping). It has the item fields without the discount fields.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct SpecialItem {
         ///Article number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -855,15 +681,8 @@ pub mod types {
         }
     }
     ///Redirect and notification addresses of a session.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct UrlData {
         ///Where the buyer is redirected after cancelling.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -884,15 +703,8 @@ pub mod types {
         }
     }
     ///VAT total of a basket for one tax rate.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct Vat {
         ///Net amount taxed at this rate.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -4075,14 +3887,7 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/pps/api/v1/session", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(2usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let mut header_map = ::reqwest::header::HeaderMap::new();
             if let Some(value) = idempotency_key {
                 header_map.append("Idempotency-Key", value.to_string().try_into()?);
             }
@@ -4224,14 +4029,7 @@ pub mod builder {
             let Self { client, created_date } = self;
             let created_date = created_date.map_err(Error::InvalidRequest)?;
             let url = format!("{}/pps/api/v1/session-record", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -4331,14 +4129,7 @@ pub mod builder {
                 "{}/pps/api/v1/session-record/{}", client.baseurl, encode_path(&
                 session_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client

@@ -82,6 +82,7 @@ where
     }
 }
 
+#[cfg(feature = "schemars")]
 impl<T> schemars::JsonSchema for CommaSeparated<T> {
     fn schema_name() -> String {
         "CommaSeparated".to_owned()

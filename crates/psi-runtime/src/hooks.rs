@@ -110,9 +110,43 @@ pub async fn pre<E>(
     Ok(())
 }
 
+/// Opens the `psi.call` span at `level` (a span's level is part of its call
+/// site, so each level has its own). `attempt`, `status` and `duration_ms`
+/// are recorded later: `attempt` only once a second attempt is sent, the
+/// other two together when the call ends.
+macro_rules! call_span {
+    ($level:expr, $api:expr, $operation:expr) => {{
+        macro_rules! at {
+            ($lvl:expr) => {
+                tracing::span!(
+                    $lvl,
+                    "psi.call",
+                    api = $api,
+                    operation = $operation,
+                    attempt = tracing::field::Empty,
+                    status = tracing::field::Empty,
+                    duration_ms = tracing::field::Empty,
+                )
+            };
+        }
+        match $level {
+            tracing::Level::TRACE => at!(tracing::Level::TRACE),
+            tracing::Level::DEBUG => at!(tracing::Level::DEBUG),
+            tracing::Level::INFO => at!(tracing::Level::INFO),
+            tracing::Level::WARN => at!(tracing::Level::WARN),
+            _ => at!(tracing::Level::ERROR),
+        }
+    }};
+}
+
 /// Runs a call inside one `psi.call` span: the checks that may refuse it
 /// (missing settings, pre-flight, the bearer token), then the sends, with
 /// retries as the context's policy allows.
+///
+/// The span's level is the context's
+/// [`call_span_level`](Context::call_span_level) (DEBUG unless set); what
+/// happens to a call beyond one plain send (a retry, a refusal, a failure)
+/// is a WARN event naming the API and the operationId, whatever that level.
 ///
 /// A refused call answers with the stand-in status
 /// [`REFUSED`](crate::failure::REFUSED) carrying the typed
@@ -125,33 +159,34 @@ pub async fn exec(
     info: &OperationInfo,
     operations: Operations,
 ) -> reqwest::Result<Response> {
-    let operation = operations.operation_id(info);
-    let span = tracing::info_span!(
-        "psi.call",
-        api = context.api(),
-        operation,
-        attempt = 1,
-        status = tracing::field::Empty,
-        duration_ms = tracing::field::Empty,
-    );
+    let call = Call {
+        api: context.api(),
+        operation: operations.operation_id(info),
+    };
+    let span = call_span!(context.call_span_level(), call.api, call.operation);
     async move {
-        if let Err(reason) = check_before_sending(context, &mut request, operation).await {
-            tracing::warn!(refused = reason.kind(), "call refused before sending");
+        if let Err(reason) = check_before_sending(context, &mut request, call.operation).await {
+            tracing::warn!(
+                api = call.api,
+                operation = call.operation,
+                refused = reason.kind(),
+                "call refused before sending"
+            );
             let refusal = Refusal {
-                api: context.api(),
-                operation_id: operation,
+                api: call.api,
+                operation_id: call.operation,
                 reason,
             };
             return Ok(refusal.into_response());
         }
-        let (response, attempts) = send_with_retries(context, http, request).await?;
+        let (response, attempts) = send_with_retries(context, http, request, call).await?;
         let status = response.status();
         if status.is_success() {
             // Only an empty body is ever replaced: a body of known, non-zero
             // length (nearly every answer) passes at once, before the
             // per-operation lookup.
             if response.content_length().is_none_or(|length| length == 0)
-                && operations.optional_bodies.contains(&operation)
+                && operations.optional_bodies.contains(&call.operation)
             {
                 // The success type of these operations is an `Option`: no body is `None`.
                 return with_read_body(response, b"null", None).await;
@@ -162,14 +197,22 @@ pub async fn exec(
         // answered without a body is `{}`, so the caller still gets the
         // declared error with its status instead of a decoding failure.
         let annotation = Annotation {
-            api: context.api(),
-            operation_id: operation,
+            api: call.api,
+            operation_id: call.operation,
             attempts,
         };
         with_read_body(response, b"{}", Some(annotation)).await
     }
     .instrument(span)
     .await
+}
+
+/// Which call this is, for the WARN events (which must name it by
+/// themselves: the span may be at a level nobody listens to).
+#[derive(Clone, Copy)]
+struct Call {
+    api: &'static str,
+    operation: &'static str,
 }
 
 /// What may refuse a call before it is sent, in order: a missing setting,
@@ -247,17 +290,19 @@ async fn send_with_retries(
     context: &Context,
     http: &reqwest::Client,
     mut template: Request,
+    call: Call,
 ) -> reqwest::Result<(Response, u32)> {
     let span = tracing::Span::current();
     let started = Instant::now();
+    let settings = context.settings();
     let repeatable = is_repeatable(
         template.method(),
         template.headers().contains_key(IDEMPOTENCY_KEY_NAME),
     );
     // A client built by psi applies the timeout itself; setting it per
     // request would also allocate the request's extension map every call.
-    if template.timeout().is_none() && !context.settings().client_applies_timeout {
-        *template.timeout_mut() = Some(context.settings().retry.request_timeout());
+    if template.timeout().is_none() && !settings.client_applies_timeout {
+        *template.timeout_mut() = Some(settings.retry.request_timeout());
     }
     // `attempt` counts every send (the span shows it); `retry` counts the
     // sends the retry policy has granted. The one resend after a 401 with a
@@ -269,9 +314,15 @@ async fn send_with_retries(
         if attempt > 1 {
             span.record("attempt", attempt);
         }
-        // A body that cannot be cloned (a stream) is sent exactly once.
-        let Some(this_attempt) = template.try_clone() else {
-            return finish(&span, started, http.execute(template).await).map(|r| (r, attempt));
+        // The request is moved into the HTTP client, so a copy is kept
+        // whenever this send may not be the last. A body that cannot be
+        // copied (a stream) is sent exactly once.
+        let may_resend =
+            retry < settings.retry.max_attempts() || (settings.auth.is_some() && !token_refreshed);
+        let copy = if may_resend { copy_of(&template) } else { None };
+        let Some(this_attempt) = copy else {
+            let result = http.execute(template).await;
+            return finish(&span, call, started, result).map(|r| (r, attempt));
         };
         let result = http.execute(this_attempt).await;
         let outcome = match &result {
@@ -285,7 +336,7 @@ async fn send_with_retries(
             Err(error) if error.is_connect() => Outcome::ConnectFailed,
             Err(_) => Outcome::Interrupted,
         };
-        if let (Ok(response), Some(tokens)) = (&result, &context.settings().auth) {
+        if let (Ok(response), Some(tokens)) = (&result, &settings.auth) {
             if response.status() == StatusCode::UNAUTHORIZED && !token_refreshed {
                 token_refreshed = true;
                 if let Some(rejected) = template.headers().get(AUTHORIZATION).cloned() {
@@ -293,25 +344,35 @@ async fn send_with_retries(
                 }
                 match tokens.authorization().await {
                     Ok(fresh) => {
-                        tracing::debug!(attempt, "401: retrying once with a fresh token");
+                        tracing::warn!(
+                            api = call.api,
+                            operation = call.operation,
+                            attempt,
+                            "401: sending again once with a fresh token"
+                        );
                         template.headers_mut().insert(AUTHORIZATION, fresh);
                         attempt += 1;
                         continue;
                     }
-                    Err(error) => tracing::warn!(%error, "401 and no fresh token"),
+                    Err(error) => tracing::warn!(
+                        api = call.api,
+                        operation = call.operation,
+                        %error,
+                        "401 and no fresh token"
+                    ),
                 }
             }
         }
-        match context
-            .settings()
-            .retry
-            .next_delay(retry, repeatable, &outcome)
-        {
+        match settings.retry.next_delay(retry, repeatable, &outcome) {
             Some(delay) => {
                 let status = result.as_ref().map(|r| r.status().as_u16()).ok();
-                tracing::debug!(
+                tracing::warn!(
+                    api = call.api,
+                    operation = call.operation,
                     attempt,
                     ?status,
+                    timeout = result.as_ref().is_err_and(reqwest::Error::is_timeout),
+                    connect = result.as_ref().is_err_and(reqwest::Error::is_connect),
                     delay_ms = delay.as_millis() as u64,
                     "retrying"
                 );
@@ -320,29 +381,56 @@ async fn send_with_retries(
                 attempt += 1;
                 retry += 1;
             }
-            None => return finish(&span, started, result).map(|r| (r, attempt)),
+            None => return finish(&span, call, started, result).map(|r| (r, attempt)),
         }
     }
 }
 
+/// A copy of `request` to send while `request` is kept for another attempt,
+/// or `None` when its body cannot be copied (a stream).
+///
+/// Built from its parts rather than with `Request::try_clone`, which also
+/// allocates an extension map for every copy (to store an absent timeout)
+/// and then replaces it; the body, if any, is still copied by `try_clone`
+/// (its bytes are shared, not copied).
+fn copy_of(request: &Request) -> Option<Request> {
+    // A request's extensions are private to reqwest; the only one a request
+    // built by generated code can hold is its timeout.
+    if request.body().is_some() || request.timeout().is_some() {
+        return request.try_clone();
+    }
+    let mut copy = Request::new(request.method().clone(), request.url().clone());
+    *copy.headers_mut() = request.headers().clone();
+    *copy.version_mut() = request.version();
+    Some(copy)
+}
+
 fn finish(
     span: &tracing::Span,
+    call: Call,
     started: Instant,
     result: reqwest::Result<Response>,
 ) -> reqwest::Result<Response> {
     let duration_ms = started.elapsed().as_millis() as u64;
-    span.record("duration_ms", duration_ms);
     match &result {
         Ok(response) => {
-            span.record("status", response.status().as_u16());
+            // Both at once: one visit to the subscriber, not two.
+            tracing::record_all!(
+                span,
+                status = response.status().as_u16(),
+                duration_ms = duration_ms
+            );
             // DEBUG: the span already carries the status and the duration;
             // an INFO line per call would cost every service that logs INFO
-            // a formatted line (about a third of psi's overhead per call).
+            // a formatted line.
             tracing::debug!("call finished");
         }
         Err(error) => {
+            span.record("duration_ms", duration_ms);
             // reqwest's message carries the URL without credentials; no headers.
             tracing::warn!(
+                api = call.api,
+                operation = call.operation,
                 duration_ms,
                 timeout = error.is_timeout(),
                 connect = error.is_connect(),

@@ -33,12 +33,13 @@ mod secret;
 mod token;
 
 pub use comma_separated::CommaSeparated;
-pub use context::{Context, Preflight};
+pub use context::{Context, Preflight, DEFAULT_CALL_SPAN_LEVEL};
 pub use decimal::{Decimal, ParseDecimalError};
 pub use environment::{ConfigError, Credentials, Environment};
 pub use failure::PreflightError;
 pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};
 #[doc(hidden)]
+#[cfg(feature = "schemars")]
 pub use open_enum::open_enum_schema;
 #[doc(hidden)]
 pub use request::prepare as prepare_request;
@@ -56,6 +57,7 @@ pub mod __private {
     pub use progenitor_client;
     pub use reqwest;
     pub use rust_decimal;
+    #[cfg(feature = "schemars")]
     pub use schemars;
     pub use serde;
 }

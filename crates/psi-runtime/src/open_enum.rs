@@ -108,6 +108,9 @@ macro_rules! open_enum {
             }
         }
 
+        // The calling crate's feature: each generated crate forwards its
+        // `schemars` feature to psi-runtime's.
+        #[cfg(feature = "schemars")]
         impl $crate::__private::schemars::JsonSchema for $name {
             fn schema_name() -> ::std::string::String {
                 ::std::string::String::from(stringify!($name))
@@ -125,6 +128,7 @@ macro_rules! open_enum {
 /// JSON Schema of an open enum: any string, with the known values listed
 /// under `x-known-values` (an `enum` keyword would claim it is closed).
 #[doc(hidden)]
+#[cfg(feature = "schemars")]
 pub fn open_enum_schema(known: &[&str]) -> schemars::schema::Schema {
     use schemars::schema::{InstanceType, SchemaObject};
     let mut schema = SchemaObject {

@@ -2,17 +2,11 @@
 
 /// Adjusts a request built by generated code to what the service expects:
 ///
-/// - progenitor adds an `api-version` header the service does not define;
-///   it is removed;
 /// - the values of the query parameters `is_comma_separated` names (the
 ///   operation's lists sent as one value, `include=basket,payment_status`) keep their commas
 ///   literal, which RFC 3986 allows in a query; the URL encoder would send
 ///   `%2C`. Every other parameter keeps its `%2C`: there a comma is data.
 pub fn prepare(request: &mut reqwest::Request, is_comma_separated: impl Fn(&str) -> bool) {
-    // A constant name: a `&str` would be parsed and validated on every call.
-    const API_VERSION: reqwest::header::HeaderName =
-        reqwest::header::HeaderName::from_static("api-version");
-    request.headers_mut().remove(API_VERSION);
     let url = request.url_mut();
     let Some(query) = url.query() else {
         return;

@@ -141,7 +141,7 @@ impl RetryPolicy {
             .initial_backoff
             .saturating_mul(1 << exponent)
             .min(self.max_backoff);
-        ceiling.mul_f64(rand::random::<f64>())
+        ceiling.mul_f64(fastrand::f64())
     }
 }
 

@@ -66,6 +66,7 @@ impl<'de> serde::Deserialize<'de> for Secret {
     }
 }
 
+#[cfg(feature = "schemars")]
 impl schemars::JsonSchema for Secret {
     fn schema_name() -> String {
         "Secret".to_owned()

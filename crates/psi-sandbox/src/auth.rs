@@ -197,7 +197,9 @@ async fn service_token(
     {
         return unauthorized("unknown client or wrong secret");
     }
-    if !audiences::token_server_audiences(&state.url).contains(&request.audience) {
+    if !audiences::token_server_audiences(&state.url).contains(&request.audience)
+        && !state.examples.has_audience(&request.audience)
+    {
         let description = format!(
             "audience {} is not an API of this sandbox",
             request.audience
@@ -267,6 +269,26 @@ pub fn require(
     headers: &HeaderMap,
     api: Service,
 ) -> Result<Arc<Claims>, Refusal> {
+    let claims = require_audience(state, headers, &audiences::audience_of(&state.url, api))?;
+    if api == Service::Storefront
+        && !claims
+            .scope
+            .as_deref()
+            .is_some_and(|s| s.split_whitespace().any(|s| s == "write"))
+    {
+        return Err(Refusal::MissingScope);
+    }
+    Ok(claims)
+}
+
+/// Checks the bearer token of a call: signature, expiry by the sandbox
+/// clock, and an audience of exactly `expected` (also for the documents
+/// served from their examples).
+pub fn require_audience(
+    state: &AppState,
+    headers: &HeaderMap,
+    expected: &str,
+) -> Result<Arc<Claims>, Refusal> {
     let token = headers
         .get(axum::http::header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -284,16 +306,8 @@ pub fn require(
     if claims.exp <= now {
         return Err(Refusal::Expired);
     }
-    if claims.aud != audiences::audience_of(&state.url, api) {
+    if claims.aud != expected {
         return Err(Refusal::WrongAudience);
-    }
-    if api == Service::Storefront
-        && !claims
-            .scope
-            .as_deref()
-            .is_some_and(|s| s.split_whitespace().any(|s| s == "write"))
-    {
-        return Err(Refusal::MissingScope);
     }
     Ok(claims)
 }

@@ -3,7 +3,7 @@
 //!
 //! | method | path | does |
 //! |---|---|---|
-//! | GET | /__sandbox | the addresses (`Addresses`), the demo credentials, the webhook secret and the sandbox time `now` |
+//! | GET | /__sandbox | the addresses (`Addresses`), the demo credentials, the webhook secret, the sandbox time `now` and the `documents` served from their examples (`name`, `url`, `audience`, `audience_chosen_by_sandbox`, `operations`) |
 //! | POST | /__sandbox/clock/advance | `{"seconds": n}` moves the sandbox clock; 400 `{"error", "limit"}` if it would leave 1970..=9999 |
 //! | POST | /__sandbox/faults | `{"operation", "status"?, "delay_ms"?, "count"?}` arms a fault answering before processing |
 //! | POST | /__sandbox/faults | `{"operation", "after_processing": true, "status", "body"?, "content_type"?, "count"?}` processes the call, then answers `status` with `body` (no body when absent) |
@@ -60,6 +60,7 @@ async fn about(State(state): State<AppState>) -> impl IntoResponse {
         "platform_client_secret": crate::DEMO_PLATFORM_CLIENT_SECRET,
         "webhook_secret": state.webhook_secret,
         "now": state.clock.now_local(),
+        "documents": state.examples.about(),
     }))
 }
 

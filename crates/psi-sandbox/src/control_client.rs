@@ -65,7 +65,7 @@ impl Control {
     pub fn new(url: &str) -> Self {
         Self {
             url: url.trim_end_matches('/').to_owned(),
-            http: reqwest::Client::new(),
+            http: crate::tls::http_client(),
         }
     }
 

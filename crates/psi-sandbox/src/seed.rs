@@ -109,7 +109,7 @@ impl Seed {
     /// Stores every entry in the sandbox at `url` through its control API,
     /// transactions first (orders may take their lines from one).
     pub async fn apply(&self, url: &str) -> Result<Report, SeedError> {
-        let http = reqwest::Client::new();
+        let http = crate::tls::http_client();
         let mut report = Report::default();
         let kinds = [
             (

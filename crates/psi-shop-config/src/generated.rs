@@ -10,15 +10,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 pub mod types {
     pub use ::psi_common::CountryCode;
     ///Branding of the correspondence (logo position and highlight colour).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct BrandingSettings {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub highlight_color: ::std::option::Option<HexColor>,
@@ -31,15 +24,8 @@ pub mod types {
         }
     }
     ///The payment method the settings apply to.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct CorrespondencePaymentMethod {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub payment_option: ::std::option::Option<PaymentOption>,
@@ -52,14 +38,8 @@ pub mod types {
         }
     }
     ///Settings of one correspondence kind (payment_instruction, payment_receipt, dunning_1, dunning_2, dunning_3, advance_notice, order_confirmation, initial_plan, updated_plan, advance_notice_sepa_update). Sent by default and in shop branding by default. dunning_3 is always sent in provider branding regardless of shop_branding. advance_notice and advance_notice_sepa_update carry a legal obligation to be sent before a direct debit withdrawal; when skipped, the merchant must send a replacement.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct CorrespondenceSetting {
         ///Send this correspondence in shop branding. Defaults to true. Ignored for dunning_3, which is always in provider branding.
         #[serde(
@@ -85,15 +65,8 @@ pub mod types {
         }
     }
     ///Settings of the correspondence sent to buyers: branding, wording per language, and per payment method which correspondences are sent and in whose branding.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct CorrespondenceSettings {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub branding_settings: ::std::option::Option<BrandingSettings>,
@@ -113,14 +86,8 @@ pub mod types {
         }
     }
     ///Customer service contact of the shop.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct CustomerServiceContact {
         ///Customer service email address.
         pub email: ::std::string::String,
@@ -137,14 +104,8 @@ pub mod types {
         }
     }
     ///A contact given by email address only (fraud, incident, data protection, and invoice_copy: a blind-copy address for invoice correspondence).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct EmailContact {
         ///Email address.
         pub email: ::std::string::String,
@@ -165,9 +126,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub enum FormalTone {
         #[serde(rename = "FORMAL")]
         Formal,
@@ -211,18 +172,9 @@ pub mod types {
         }
     }
     ///HTML hex colour code, `#` followed by 3 or 6 hexadecimal digits.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct HexColor(::std::string::String);
     impl ::std::ops::Deref for HexColor {
         type Target = ::std::string::String;
@@ -279,14 +231,8 @@ pub mod types {
         }
     }
     ///Settings of the invoice correspondence. Unlike the other kinds, the invoice is not sent by default (skip_sending defaults to true).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct InvoiceCorrespondenceSetting {
         ///Send the invoice in shop branding. Defaults to true.
         #[serde(
@@ -325,9 +271,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub enum LogoPosition {
         #[serde(rename = "LEFT")]
         Left,
@@ -385,9 +331,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub enum NameFormat {
         #[serde(rename = "FIRST_NAME")]
         FirstName,
@@ -445,9 +391,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub enum OrderWording {
         #[serde(rename = "ORDER")]
         Order,
@@ -491,15 +437,8 @@ pub mod types {
         }
     }
     ///Correspondence settings of one payment method: one object per correspondence kind, each with skip_sending and shop_branding. By default invoice is not sent (skip_sending true) and all other correspondences are sent; all are sent in shop branding except dunning_3, which is always in provider branding regardless of shop_branding. advance_notice and advance_notice_sepa_update carry a legal obligation to be sent before a direct debit withdrawal; when they are skipped, the merchant must send a replacement.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PaymentMethodSpecificSettings {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub advance_notice: ::std::option::Option<CorrespondenceSetting>,
@@ -542,9 +481,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub enum PaymentOption {
         #[serde(rename = "OPEN_INVOICE")]
         OpenInvoice,
@@ -592,14 +531,8 @@ pub mod types {
         }
     }
     ///Postal address of the shop.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopAddress {
         ///City.
         pub city: ::std::string::String,
@@ -621,14 +554,8 @@ pub mod types {
         }
     }
     ///Configuration of a shop (update request). The stored configuration is replaced entirely by this object.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopConfiguration {
         pub address: ShopAddress,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -648,15 +575,8 @@ pub mod types {
         }
     }
     ///Error body of the shop configuration update: a message and, for a validation error (400), the errors per field name. A 404 (unknown partner profile) carries only the message.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopConfigurationError {
         ///One array of error messages per field name.
         #[serde(
@@ -678,15 +598,9 @@ pub mod types {
         }
     }
     ///The stored shop, or null when the service answered a 2xx without a body (the specification does not show the success status or body).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopConfigurationOutcome(
         pub ::std::option::Option<ShopConfigurationResponse>,
     );
@@ -709,15 +623,8 @@ pub mod types {
         }
     }
     ///Answer to a successful shop configuration update.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopConfigurationResponse {
         ///Id of the shop whose configuration was stored.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -729,15 +636,8 @@ pub mod types {
         }
     }
     ///Contact addresses of the shop. customer_service carries an email (required) and optionally phone and fax; fraud, incident, data_protection and invoice_copy carry an email only. invoice_copy is a blind-copy address for invoice correspondence.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopContacts {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub customer_service: ::std::option::Option<CustomerServiceContact>,
@@ -756,14 +656,8 @@ pub mod types {
         }
     }
     ///Legal data of the company that runs the shop. The specification marks both vat_id_number and tax_number as required but also says that either vat_id_number or tax_number must be given, so neither is required by this schema: at least one of the two must be given. designation_of_management is mandatory when managing_directors is given.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopLegal {
         ///Chairman of the board.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -795,15 +689,8 @@ pub mod types {
         }
     }
     ///Wording of the correspondence in one language.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct SlangSettings {
         ///Additional lines of customer service contact information.
         #[serde(
@@ -828,15 +715,8 @@ pub mod types {
         }
     }
     ///Wording of the correspondence, keyed by language (en, de, nl).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct SlangSettingsByLanguage {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub de: ::std::option::Option<SlangSettings>,
@@ -861,9 +741,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub enum TransferType {
         #[serde(rename = "BANK_TRANSFER")]
         BankTransfer,
@@ -2816,14 +2696,7 @@ pub mod builder {
                 "{}/v2/partners/{}/shops/{}", client.baseurl, encode_path(&
                 partner_profile_id.to_string()), encode_path(& shop_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client

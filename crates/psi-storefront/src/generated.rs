@@ -9,14 +9,8 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 #[allow(clippy::all)]
 pub mod types {
     ///Body of addItem: a debit or credit line item. Precondition: at least one order item has been marked as shipped and not returned.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct AddItemRequest {
         ///Gross amount of the line item; negative for a credit.
         #[serde(rename = "grossAmount")]
@@ -32,15 +26,9 @@ pub mod types {
         }
     }
     ///The order items. Module 7.x (and the 6.x documentation) return an array; module 6.x returns an object keyed by line item id. The JSON type (array or object) tells the two shapes apart.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub enum LoadData {
         List(LoadItemList),
         Map(LoadItemMap),
@@ -56,15 +44,8 @@ pub mod types {
         }
     }
     ///One processed order item. The specification does not show these fields; they come from the provider's public documentation (docs/service-notes.md).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct LoadItem {
         ///The order line item id, or `shipping` for the shipping costs.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -96,15 +77,9 @@ pub mod types {
         }
     }
     ///The order items as an array: the shape of module 7.x and of the 6.x documentation. Recognised by being a JSON array.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct LoadItemList(pub ::std::vec::Vec<LoadItem>);
     impl ::std::ops::Deref for LoadItemList {
         type Target = ::std::vec::Vec<LoadItem>;
@@ -123,15 +98,9 @@ pub mod types {
         }
     }
     ///The order items as an object keyed by line item id: what module 6.x returns. Recognised by being a JSON object.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct LoadItemMap(
         pub ::std::collections::HashMap<::std::string::String, LoadItem>,
     );
@@ -159,15 +128,8 @@ pub mod types {
         }
     }
     ///Processing state of an order item: quantities canceled, returned and delivered, and the quantities still open for each operation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct LoadItemPosition {
         ///Quantity canceled.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -206,14 +168,8 @@ pub mod types {
         }
     }
     ///State of the order items processed by the payment module. `success` defaults to true.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct LoadResponse {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub data: ::std::option::Option<LoadData>,
@@ -238,15 +194,9 @@ pub mod types {
         }
     }
     ///The module result, or null when the service answered a 2xx without a body (the specification does not show the success status or body).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ModuleOutcome(pub ::std::option::Option<ModuleResult>);
     impl ::std::ops::Deref for ModuleOutcome {
         type Target = ::std::option::Option<ModuleResult>;
@@ -265,15 +215,8 @@ pub mod types {
         }
     }
     ///Answer of the module: 6.x answers 200 with this body even when the payment service refused the operation, so the caller must check `success`; it is also the error body (6.x 400 for an unknown order; 7.x 404, 400 and 500 with success false).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ModuleResult {
         ///Message of the module, for example why the payment service refused.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -288,18 +231,9 @@ pub mod types {
         }
     }
     ///Id of an order in the platform, 32 lowercase hexadecimal characters.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderId(::std::string::String);
     impl ::std::ops::Deref for OrderId {
         type Target = ::std::string::String;
@@ -360,14 +294,8 @@ pub mod types {
         }
     }
     ///An order item and the quantity concerned. `id` is required: an item is named by it, and the module refuses an item without one (400).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderItemQuantity {
         ///Item identifier (the order line item id, or `shipping`).
         pub id: ::std::string::String,
@@ -387,14 +315,8 @@ pub mod types {
         }
     }
     ///Body of deliver, cancel and return (6.x and below): the order items and quantities concerned.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderItemsRequest {
         ///The order items and their quantities.
         pub items: ::std::vec::Vec<OrderItemQuantity>,
@@ -405,14 +327,8 @@ pub mod types {
         }
     }
     ///Body of deliver, cancel and refund (7.x and above). The specification does not show this body; it is modelled as the 6.x item list plus an optional top-level `updateStock`, because one module version reads updateStock at the top level of the body instead of per item.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderItemsRequestV7 {
         ///The order items and their quantities. Must not be empty: module 7.x answers 400 for an empty list (provider's public documentation, docs/service-notes.md).
         pub items: ::std::vec::Vec<OrderItemQuantity>,
@@ -429,15 +345,9 @@ pub mod types {
         }
     }
     ///Error body of the platform's token endpoint. The specification does not show its shape, so it is kept as a free-form object.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PlatformTokenError(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -465,15 +375,8 @@ pub mod types {
         }
     }
     ///Token request to the platform's own OAuth 2.0 token endpoint (client-credentials grant).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PlatformTokenRequest {
         ///Client id of the platform integration.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -494,15 +397,8 @@ pub mod types {
         }
     }
     ///Access token issued by the platform's OAuth 2.0 token endpoint.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PlatformTokenResponse {
         ///The access token, sent in the header `Authorization` as a bearer token.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -520,18 +416,9 @@ pub mod types {
         }
     }
     ///Id of a tax rule in the platform, 32 lowercase hexadecimal characters.
-    #[derive(
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct TaxId(::std::string::String);
     impl ::std::ops::Deref for TaxId {
         type Target = ::std::string::String;
@@ -1863,14 +1750,7 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/addItem", client.baseurl, encode_path(&
                 order_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2016,14 +1896,7 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/cancel", client.baseurl, encode_path(&
                 order_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2169,14 +2042,7 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/deliver", client.baseurl, encode_path(&
                 order_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2291,14 +2157,7 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/info", client.baseurl, encode_path(&
                 order_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2429,14 +2288,7 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/refund", client.baseurl, encode_path(&
                 order_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2582,14 +2434,7 @@ pub mod builder {
                 "{}/gateway/order-management/addItem/{}", client.baseurl, encode_path(&
                 order_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2728,14 +2573,7 @@ pub mod builder {
                 "{}/gateway/order-management/cancel/{}", client.baseurl, encode_path(&
                 order_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2874,14 +2712,7 @@ pub mod builder {
                 "{}/gateway/order-management/deliver/{}", client.baseurl, encode_path(&
                 order_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2989,14 +2820,7 @@ pub mod builder {
                 "{}/gateway/order-management/load/{}", client.baseurl, encode_path(&
                 order_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -3120,14 +2944,7 @@ pub mod builder {
                 "{}/gateway/order-management/return/{}", client.baseurl, encode_path(&
                 order_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -3256,14 +3073,7 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/oauth/token", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client

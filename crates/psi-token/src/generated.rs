@@ -19,9 +19,9 @@ pub mod types {
         Hash,
         Ord,
         PartialEq,
-        PartialOrd,
-        schemars::JsonSchema
+        PartialOrd
     )]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub enum GrantType {
         #[serde(rename = "client_credentials")]
         ClientCredentials,
@@ -61,15 +61,9 @@ pub mod types {
         }
     }
     ///Error body of the token endpoint. Its shape is not shown by the specification, so it is kept as a free-form JSON object (the examples use the OAuth 2.0 `error` / `error_description` convention only for illustration).
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(transparent)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct TokenError(
         pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     );
@@ -97,14 +91,8 @@ pub mod types {
         }
     }
     ///Token request of the OAuth 2.0 client-credentials grant, sent as a JSON body.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct TokenRequest {
         ///Required: each token is issued for one target API (the specification's words), so the token server refuses a request without it (400). Address of the API the token is for: the full address of the target API in the wanted environment, that is `{api_url}` followed by the path of the audience table (Payment API `/transaction/management`, Dispute API `/dispute/management`, Webhook subscriptions `/webhook/management`, Bank account management `/shop/consumer/v1`, Pay later `/paylater`, Transaction status for payment API 1.8 `/order/status/v2/transactions`, Transaction status for payment API 2.0 `/transaction/status/v2/transactions`); for the hosted payment page API it is the host `{base_url}` itself.
         pub audience: ::std::string::String,
@@ -120,15 +108,8 @@ pub mod types {
         }
     }
     ///An issued bearer token.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct TokenResponse {
         ///The bearer token, a JWT. Send it as `Authorization: Bearer <ACCESS_TOKEN>` to the API named by the audience.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -499,14 +480,7 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/oauth/token", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client

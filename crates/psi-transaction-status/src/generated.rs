@@ -12,15 +12,8 @@ pub mod types {
         CurrencyCode, Decline, DeclineCategory, DeclineResponse, InvalidField,
     };
     ///The basket of one shop of the transaction. The specification does not show its inner fields; they come from the public documentation.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct BasketInformationDto {
         ///Basket gross total.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -55,15 +48,8 @@ pub mod types {
         }
     }
     ///Payment and dunning details of the transaction.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PaymentInformationDto {
         ///The dunning status. Its inner fields (and the set of status values) are not shown by the specification nor documented publicly; kept free-form.
         #[serde(
@@ -107,15 +93,8 @@ pub mod types {
         }
     }
     ///One goods line of a shop basket. The category and unit values are not enumerated by the specification; they are plain strings.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct TransactionItem {
         ///Article number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -166,15 +145,8 @@ pub mod types {
         }
     }
     ///One extra line of a shop basket, such as shipping (category shipping). Same fields as an item, without the discount fields.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct TransactionSpecialItem {
         ///Article number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -219,15 +191,8 @@ pub mod types {
         }
     }
     ///Status of a payment API 2.0 transaction. All amounts in the response use `currency`.
-    #[derive(
-        ::serde::Deserialize,
-        ::serde::Serialize,
-        Clone,
-        Debug,
-        Default,
-        PartialEq,
-        schemars::JsonSchema
-    )]
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
+    #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct TransactionStatusResponse {
         ///Time of the payment request for the transaction.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1479,14 +1444,7 @@ pub mod builder {
                 "{}/transaction/status/v2/transactions/{}", client.baseurl, encode_path(&
                 transaction_id.to_string()),
             );
-            let mut header_map = ::reqwest::header::HeaderMap::with_capacity(1usize);
-            header_map
-                .append(
-                    ::reqwest::header::HeaderName::from_static("api-version"),
-                    ::reqwest::header::HeaderValue::from_static(
-                        super::Client::api_version(),
-                    ),
-                );
+            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client

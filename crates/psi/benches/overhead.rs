@@ -3,6 +3,7 @@
 //! in-process server, in the same run.
 //!
 //! cargo bench -p psi --bench overhead
+//! BENCH_SPAN_LEVEL=info cargo bench -p psi --bench overhead   # the call span at INFO
 //!
 //! Both sides deserialize the same response into the same generated type,
 //! so the difference is what psi adds around a call. Rounds alternate
@@ -198,9 +199,18 @@ async fn main() {
     }
     let url = serve(3600, Duration::ZERO, TokenRequests::default()).await;
 
+    // BENCH_SPAN_LEVEL=info measures psi with its `psi.call` span at INFO
+    // (seen by the INFO subscriber) instead of the default DEBUG.
+    let span_level = match std::env::var("BENCH_SPAN_LEVEL").as_deref() {
+        Ok("info") => tracing::Level::INFO,
+        Ok("debug") | Err(_) => tracing::Level::DEBUG,
+        Ok(other) => panic!("BENCH_SPAN_LEVEL is info or debug, not {other}"),
+    };
+    println!("psi.call span at {span_level}");
     let psi = Client::builder()
         .environment(Environment::new(&url, &url, &url).unwrap())
         .credentials(Credentials::new("bench", "bench-secret"))
+        .call_span_level(span_level)
         .build()
         .unwrap()
         .pay_later();

@@ -26,6 +26,8 @@ struct Shared {
     /// Base URL and runtime context of every API the settings allow, built
     /// once: handing out a client is then two clones.
     apis: HashMap<Api, (String, Context)>,
+    /// For the refusing context of an API without its settings.
+    call_span_level: tracing::Level,
 }
 
 /// Settings of a [`Client`]; every setting has a default but the
@@ -39,6 +41,7 @@ pub struct ClientBuilder {
     audiences: HashMap<Api, Audience>,
     skip_preflight: bool,
     http_client: Option<reqwest::Client>,
+    call_span_level: Option<tracing::Level>,
 }
 
 impl ClientBuilder {
@@ -84,6 +87,21 @@ impl ClientBuilder {
         self
     }
 
+    /// The level of each call's `psi.call` span (the API, the operationId,
+    /// the attempt, the status and the duration): DEBUG unless set.
+    ///
+    /// DEBUG because an INFO span is built and formatted on every call by
+    /// every subscriber that logs INFO: measured, the largest part of the
+    /// time psi adds to a call. Log lines lose nothing: a span writes no
+    /// line by itself, and retries, refusals and failures are WARN events
+    /// naming the API and the operationId at any span level. Set
+    /// `tracing::Level::INFO` to have INFO subscribers see the span itself
+    /// (span-close lines, exported traces).
+    pub fn call_span_level(mut self, level: tracing::Level) -> Self {
+        self.call_span_level = Some(level);
+        self
+    }
+
     /// Sends requests without the pre-flight checks (the service still
     /// checks them): for testing how the service answers bad input.
     pub fn skip_preflight(mut self) -> Self {
@@ -105,7 +123,7 @@ impl ClientBuilder {
         let timeout_in_client = self.http_client.is_none();
         let http = match self.http_client {
             Some(http) => http,
-            None => reqwest::Client::builder()
+            None => crate::tls::client_builder()?
                 .connect_timeout(retry.connect_timeout())
                 .timeout(retry.request_timeout())
                 .build()
@@ -113,7 +131,11 @@ impl ClientBuilder {
                     problem: error.to_string(),
                 })?,
         };
-        let with_timeout = |context: Context| {
+        let call_span_level = self
+            .call_span_level
+            .unwrap_or(psi_runtime::DEFAULT_CALL_SPAN_LEVEL);
+        let with_client_settings = |context: Context| {
+            let context = context.with_call_span_level(call_span_level);
             if timeout_in_client {
                 context.with_timeout_in_client()
             } else {
@@ -124,8 +146,9 @@ impl ClientBuilder {
         // Token endpoints run without a token. A token request is a POST, so
         // the runtime sends it again only after a connect error (one more
         // attempt), never once it may have reached the server.
-        let token_context =
-            with_timeout(Context::new("token").with_retry(retry.clone().with_max_attempts(2)));
+        let token_context = with_client_settings(
+            Context::new("token").with_retry(retry.clone().with_max_attempts(2)),
+        );
         let fetcher = Fetcher {
             token_server: psi_token::Client::new_with_client(
                 &crate::api::trimmed(&environment.auth_url),
@@ -165,7 +188,7 @@ impl ClientBuilder {
             .iter()
             .filter_map(|api| {
                 let base_url = api.base_url(&environment)?;
-                let mut context = with_timeout(
+                let mut context = with_client_settings(
                     Context::new(api.name())
                         .with_auth(audiences.get(api)?.clone(), tokens.clone())
                         .with_retry(retry.clone()),
@@ -183,6 +206,7 @@ impl ClientBuilder {
                 tokens,
                 audiences,
                 apis,
+                call_span_level,
             }),
         })
     }
@@ -227,7 +251,7 @@ impl Client {
                 TokenErrorKind::MissingSetting,
                 Audience::Service(String::new()),
                 None,
-                missing_settings(api).to_string(),
+                api.missing_settings().to_string(),
             )
         })?;
         self.shared.tokens.token(audience).await
@@ -239,110 +263,12 @@ impl Client {
             .shared
             .apis
             .get(&api)
-            .ok_or_else(|| missing_settings(api))?;
+            .ok_or_else(|| api.missing_settings())?;
         Ok((base_url.clone(), self.shared.http.clone(), context.clone()))
     }
 }
 
-/// The settings `api` needs beyond the provider's three addresses, named:
-/// the storefront's `platform_url`, and the shop configuration's address and
-/// audience, which the specification does not state.
-fn missing_settings(api: Api) -> ConfigError {
-    match api {
-        Api::ShopConfig => ConfigError::NeededBy {
-            api: api.name().to_owned(),
-            settings: vec![
-                "shop_config_url".to_owned(),
-                "shop_config_audience".to_owned(),
-            ],
-            why: Some(
-                "PSI_SHOP_CONFIG_URL and PSI_SHOP_CONFIG_AUDIENCE, or \
-                 Environment::with_shop_config: the specification states neither its \
-                 address nor its token audience, so psi does not guess them"
-                    .to_owned(),
-            ),
-        },
-        _ => ConfigError::NeededBy {
-            api: api.name().to_owned(),
-            settings: vec!["platform_url".to_owned()],
-            why: None,
-        },
-    }
-}
-
-/// One method per API, each returning the generated client wired to the
-/// right address and audience.
-macro_rules! api_client {
-    ($(#[$doc:meta])* $feature:literal, $method:ident, $krate:ident, $api:expr) => {
-        #[cfg(feature = $feature)]
-        impl Client {
-            $(#[$doc])*
-            pub fn $method(&self) -> $krate::Client {
-                let (base_url, http, context) = self.parts($api).expect("this API needs only the provider's addresses");
-                $krate::Client::new_with_client(&base_url, http, context)
-            }
-        }
-    };
-}
-
-api_client!(
-    /// Hosted payment page sessions and session records (`{base_url}`).
-    "payment-page", payment_page, psi_payment_page, Api::PaymentPage
-);
-api_client!(
-    /// Pay later status, offers and booking.
-    "pay-later", pay_later, psi_pay_later, Api::PayLater
-);
-api_client!(
-    /// A buyer's bank account.
-    "bank-accounts", bank_accounts, psi_bank_accounts, Api::BankAccounts
-);
-api_client!(
-    /// Order status (payment API 1.8) and invoice files.
-    "order-status", order_status, psi_order_status, Api::OrderStatus
-);
-api_client!(
-    /// Transaction status (payment API 2.0).
-    "transaction-status", transaction_status, psi_transaction_status, Api::TransactionStatus
-);
-#[cfg(feature = "shop-config")]
-impl Client {
-    /// Shop configuration, at `shop_config_url` with a token for
-    /// `shop_config_audience` (see [`Environment::with_shop_config`]).
-    ///
-    /// Without those settings the client is still handed out (so code that
-    /// configures shops compiles and runs the same everywhere), but every
-    /// call fails before anything is sent, the token server included, with
-    /// [`Error::Config`](crate::Error::Config) holding the [`ConfigError`]
-    /// that names both settings.
-    pub fn shop_config(&self) -> psi_shop_config::Client {
-        match self.parts(Api::ShopConfig) {
-            Ok((base_url, http, context)) => {
-                psi_shop_config::Client::new_with_client(&base_url, http, context)
-            }
-            Err(missing) => psi_shop_config::Client::new_with_client(
-                UNCONFIGURED_ADDRESS,
-                self.shared.http.clone(),
-                Context::refusing(Api::ShopConfig.name(), missing),
-            ),
-        }
-    }
-}
-
-/// Never contacted: the refusing context stops every call first, and the
-/// `.invalid` top-level domain never resolves (RFC 6761) should one slip by.
-#[cfg(feature = "shop-config")]
-const UNCONFIGURED_ADDRESS: &str = "http://unconfigured.invalid";
-
-#[cfg(feature = "storefront")]
-impl Client {
-    /// The storefront platform's order-management module (both path sets),
-    /// authenticated at the platform's own token endpoint with scope `write`.
-    /// Needs the platform's address and credentials.
-    pub fn storefront(&self) -> Result<psi_storefront::Client, ConfigError> {
-        let (base_url, http, context) = self.parts(Api::Storefront)?;
-        Ok(psi_storefront::Client::new_with_client(
-            &base_url, http, context,
-        ))
-    }
-}
+// One method per API (`Client::pay_later` ...), generated from the x-psi
+// blocks of openapi/*.yaml.
+#[rustfmt::skip]
+mod accessors;

@@ -20,6 +20,7 @@ mod client;
 mod error;
 mod finding;
 pub mod preflight;
+mod tls;
 mod tokens;
 #[cfg(feature = "payment-page")]
 pub mod webhook;
@@ -37,20 +38,8 @@ pub use psi_runtime::{
 /// generated once from `openapi/common.yaml`.
 pub use psi_common as common;
 
-/// The generated clients and types, one module per API.
-#[cfg(feature = "bank-accounts")]
-pub use psi_bank_accounts as bank_accounts;
-#[cfg(feature = "order-status")]
-pub use psi_order_status as order_status;
-#[cfg(feature = "pay-later")]
-pub use psi_pay_later as pay_later;
-#[cfg(feature = "payment-page")]
-pub use psi_payment_page as payment_page;
-#[cfg(feature = "shop-config")]
-pub use psi_shop_config as shop_config;
-#[cfg(feature = "storefront")]
-pub use psi_storefront as storefront;
-/// The generated token client and its types.
-pub use psi_token as token;
-#[cfg(feature = "transaction-status")]
-pub use psi_transaction_status as transaction_status;
+/// The generated clients and types, one module per API (`psi::pay_later`,
+/// `psi::token` ...), generated from the x-psi blocks of `openapi/*.yaml`.
+#[rustfmt::skip]
+mod reexports;
+pub use reexports::*;

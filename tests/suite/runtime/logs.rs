@@ -156,3 +156,100 @@ async fn no_secret_token_or_iban_appears_in_any_log_line() {
         );
     }
 }
+
+/// Runs `calls` under an INFO subscriber that also writes a line when a
+/// span closes (as span exporters see spans); returns what it wrote.
+async fn info_logs_of<F: std::future::Future<Output = ()>>(calls: F) -> String {
+    static GLOBAL: std::sync::Once = std::sync::Once::new();
+    GLOBAL.call_once(|| {
+        let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
+    });
+    let captured = Captured::default();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(captured.clone())
+        .with_max_level(tracing::Level::INFO)
+        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    calls.await;
+    let logs = captured.0.lock().unwrap().clone();
+    String::from_utf8(logs).unwrap()
+}
+
+/// A status lookup answered 503 once, then 200: one retry.
+async fn server_answering_503_once() -> MockServer {
+    let server = MockServer::start().await;
+    mount_token_endpoint(&server, 1800).await;
+    Mock::given(method("GET"))
+        .and(path(format!("/order/paylater/v1/{TRANSACTION}/status")))
+        .respond_with(ResponseTemplate::new(503))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!("/order/paylater/v1/{TRANSACTION}/status")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(status_body()))
+        .mount(&server)
+        .await;
+    server
+}
+
+async fn look_up_status(client: &psi::Client) {
+    client
+        .pay_later()
+        .get_pay_later_status()
+        .transaction_id(TRANSACTION)
+        .send()
+        .await
+        .unwrap();
+}
+
+// The span is DEBUG unless set: an INFO subscriber sees no span, and the
+// retry's WARN event still names the API and the operation by itself.
+#[tokio::test(flavor = "current_thread")]
+async fn by_default_info_sees_no_call_span_but_a_retry_names_its_call() {
+    let server = server_answering_503_once().await;
+    let client = client(&server);
+    let logs = info_logs_of(look_up_status(&client)).await;
+    assert!(!logs.contains("psi.call"), "the span is DEBUG: {logs}");
+    let retry = logs
+        .lines()
+        .find(|line| line.contains("retrying"))
+        .unwrap_or_else(|| panic!("the retry is a WARN line: {logs}"));
+    assert!(retry.contains("WARN"), "{retry}");
+    assert!(retry.contains("api=\"pay-later\""), "{retry}");
+    assert!(retry.contains("operation=\"getPayLaterStatus\""), "{retry}");
+    assert!(retry.contains("status=Some(503)"), "{retry}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_info_call_span_is_seen_by_an_info_subscriber() {
+    let server = server_answering_503_once().await;
+    let url = server.uri();
+    let client = psi::Client::builder()
+        .environment(psi::Environment::new(&url, &url, &url).unwrap())
+        .credentials(psi::Credentials::new("merchant-1", CLIENT_SECRET))
+        .retry(psi::RetryPolicy::default().with_initial_backoff(Duration::from_millis(5)))
+        .call_span_level(tracing::Level::INFO)
+        .build()
+        .unwrap();
+    let logs = info_logs_of(look_up_status(&client)).await;
+    // The pay later call's own close line (the token request's span, nested
+    // inside it, closes on a line of its own).
+    let closed = logs
+        .lines()
+        .find(|line| {
+            line.contains("psi.call{api=\"pay-later\"")
+                && !line.contains("api=\"token\"")
+                && line.contains("close")
+        })
+        .unwrap_or_else(|| panic!("the span closes at INFO: {logs}"));
+    assert!(
+        closed.contains("operation=\"getPayLaterStatus\""),
+        "{closed}"
+    );
+    assert!(closed.contains("attempt=2"), "{closed}");
+    assert!(closed.contains("status=200"), "{closed}");
+    assert!(closed.contains("duration_ms="), "{closed}");
+}

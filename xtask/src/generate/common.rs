@@ -7,7 +7,6 @@
 //! replaces them by `::psi_common::<Name>`.
 
 use super::{base_settings, HEADER};
-use crate::apis::COMMON;
 use crate::bundle::read_yaml;
 use crate::open_enums::{open_enums, render};
 use progenitor_impl::{Generator, TypeImpl};
@@ -32,8 +31,8 @@ pub struct Common {
 const ALL_IMPLS: [TypeImpl; 3] = [TypeImpl::Display, TypeImpl::FromStr, TypeImpl::Default];
 
 pub fn generate(root: &Path) -> Result<Common, String> {
-    let label = COMMON.document_label();
-    let document = read_yaml(&COMMON.document(root))?;
+    let label = "openapi/common.yaml".to_owned();
+    let document = read_yaml(&root.join("openapi").join("common.yaml"))?;
     let open = open_enums(&document);
     let mut for_progenitor = document.clone();
     super::nulls::strip_optional_nullable(&mut for_progenitor);
@@ -83,6 +82,7 @@ pub fn generate(root: &Path) -> Result<Common, String> {
     let mut file: syn::File =
         syn::parse2(tokens).map_err(|e| format!("{label}: generated code does not parse: {e}"))?;
     super::nulls::read_null_as_default(&mut file).map_err(|e| format!("{label}: {e}"))?;
+    super::json_schema::derive_behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
     // Only the `types` module's content: no client, no builders.
     let items = file
         .items

@@ -262,6 +262,7 @@ impl Product for Decimal {
 }
 
 /// The schema of `rust_decimal::Decimal` (a JSON number).
+#[cfg(feature = "schemars")]
 impl schemars::JsonSchema for Decimal {
     fn is_referenceable() -> bool {
         <rust_decimal::Decimal as schemars::JsonSchema>::is_referenceable()

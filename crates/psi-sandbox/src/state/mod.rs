@@ -51,12 +51,16 @@ pub struct Shared {
     store: Option<Arc<store::Store>>,
     /// For webhook deliveries.
     pub http: reqwest::Client,
+    /// The documents served from their examples.
+    pub examples: apis::from_examples::Served,
 }
 
 impl Shared {
     /// The state `settings` ask for: empty, or loaded from the state file.
     /// Fails only when `settings.state` names a file that cannot be used.
     pub fn new(url: String, settings: &crate::Settings) -> Result<Self, crate::StartError> {
+        let examples = apis::from_examples::Served::compile(&url, &settings.documents)
+            .map_err(|(name, reason)| crate::StartError::Document { name, reason })?;
         let (data, clock, keys, store) = match &settings.state {
             None => (Data::default(), Clock::default(), Keys::random(), None),
             Some(path) => {
@@ -68,6 +72,8 @@ impl Shared {
                 (opened.data, clock, keys, Some(store))
             }
         };
+        // Tokens are signed and checked through jsonwebtoken: give it its provider.
+        crate::jwt_hs256::install();
         Ok(Self {
             url,
             clock,
@@ -77,7 +83,8 @@ impl Shared {
             faults: Mutex::new(Vec::new()),
             data: Mutex::new(data),
             store,
-            http: reqwest::Client::new(),
+            http: crate::tls::http_client(),
+            examples,
         })
     }
 

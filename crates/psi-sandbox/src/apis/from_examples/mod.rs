@@ -1,0 +1,231 @@
+//! Every document the sandbox does not emulate by hand, served from its
+//! examples, the way stateless mock servers (Prism) serve a document.
+//!
+//! `cargo xtask generate` bundles each document of `openapi/` into
+//! [`crate::documents::DOCUMENTS`]. The APIs of [`HAND_EMULATED`] keep their
+//! stateful emulation in `apis/`; every other document is compiled once at
+//! startup ([`Served::compile`]) and each of its operations answers at
+//! `<sandbox URL><base_path><path>`:
+//!
+//! 1. an armed fault of its operationId applies first ([`crate::faults`]);
+//! 2. the bearer token is checked as every emulated API checks it
+//!    ([`crate::auth::require_audience`]), against the document's audience
+//!    with its `{placeholder}` replaced by the sandbox URL; a document whose
+//!    audience is a setting gets `<URL><base_path>`, which the token server
+//!    issues and `GET /__sandbox` lists (`documents`); an operation with
+//!    `security: []` takes no token;
+//! 3. the request is checked against the document ([`request`]): the
+//!    Content-Type of a body (415), a required body, path and query
+//!    parameters (presence, type, enum, pattern, bounds) and a JSON body
+//!    against its schema (400), each refusal a decline naming the field and
+//!    the rule;
+//! 4. the answer is a documented example ([`answer`]): of the lowest 2xx
+//!    status, or of the status and example the `Prefer` header asks for.
+//!
+//! Nothing is stored: a created resource is not found afterwards. An API
+//! that needs state gets a hand-written module and a place in
+//! [`HAND_EMULATED`].
+
+mod answer;
+mod compile;
+mod order;
+mod request;
+mod schema;
+mod template;
+
+use crate::AppState;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any;
+use axum::Router;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub use compile::Operation;
+
+/// One bundled document, as `cargo xtask generate` writes it into
+/// `crate::documents::DOCUMENTS`.
+#[derive(Debug, Clone, Copy)]
+pub struct Document {
+    /// The document's stem, `dispute-management`.
+    pub name: &'static str,
+    /// The path below the address the document's operations live under
+    /// (its `x-psi` base path), often `""`.
+    pub base_path: &'static str,
+    /// The token audience, e.g. `{api_url}/dispute/management`: any
+    /// `{placeholder}` stands for the sandbox URL. `None`: the audience is a
+    /// setting of the client; the sandbox then takes `<URL><base_path>`.
+    pub audience: Option<&'static str>,
+    /// The bundled document, JSON, without references to other files.
+    pub json: &'static str,
+}
+
+/// The documents whose APIs `apis/` emulates by hand, with state: tokens
+/// (`auth.rs`), sessions and their page, bookings, accounts, transactions,
+/// shop configurations and storefront orders live across calls there, which
+/// examples cannot give. Every other document is served from its examples.
+pub const HAND_EMULATED: &[&str] = &[
+    "token",
+    "payment-page",
+    "pay-later",
+    "bank-accounts",
+    "order-status",
+    "transaction-status",
+    "shop-config",
+    "storefront",
+];
+
+/// The compiled documents one sandbox serves from their examples.
+#[derive(Default)]
+pub struct Served {
+    documents: Vec<Arc<compile::Compiled>>,
+}
+
+impl Served {
+    /// Compiles the bundled documents not in [`HAND_EMULATED`] plus `extra`
+    /// (a document of `extra` replaces a bundled one of the same name) for
+    /// the sandbox at `url`. `Err((name, reason))` names the document that
+    /// does not compile.
+    pub fn compile(url: &str, extra: &[Document]) -> Result<Self, (String, String)> {
+        let bundled = crate::documents::DOCUMENTS
+            .iter()
+            .filter(|document| !extra.iter().any(|e| e.name == document.name));
+        let documents = bundled
+            .chain(extra)
+            .filter(|document| !HAND_EMULATED.contains(&document.name))
+            .map(|document| {
+                compile::Compiled::new(url, document)
+                    .map(Arc::new)
+                    .map_err(|reason| (document.name.to_owned(), reason))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        // A document of shared types only (`common`) serves nothing.
+        let documents = documents
+            .into_iter()
+            .filter(|document| !document.operations.is_empty())
+            .collect();
+        Ok(Self { documents })
+    }
+
+    /// Does a token for `audience` belong to a served document? (The token
+    /// server issues those too.)
+    pub fn has_audience(&self, audience: &str) -> bool {
+        self.documents.iter().any(|d| d.audience == audience)
+    }
+
+    /// What `GET /__sandbox` lists under `documents`.
+    pub fn about(&self) -> serde_json::Value {
+        self.documents
+            .iter()
+            .map(|document| document.about())
+            .collect()
+    }
+}
+
+/// One route per distinct path of the served documents; the handler picks
+/// the operation by path template and method.
+pub fn routes(served: &Served) -> Router<AppState> {
+    // Keyed by the path with its parameter names blanked: `/a/{x}` and
+    // `/a/{y}` are one axum route.
+    let mut paths: BTreeMap<String, (String, Vec<Target>)> = BTreeMap::new();
+    for document in &served.documents {
+        for (index, operation) in document.operations.iter().enumerate() {
+            let entry = paths
+                .entry(operation.template.shape())
+                .or_insert_with(|| (operation.template.axum_path(), Vec::new()));
+            entry.1.push(Target {
+                document: document.clone(),
+                operation: index,
+            });
+        }
+    }
+    paths
+        .into_values()
+        .fold(Router::new(), |router, (path, targets)| {
+            let targets: Arc<[Target]> = targets.into();
+            router.route(
+                &path,
+                any(move |state: State<AppState>, request: Request| {
+                    let targets = targets.clone();
+                    async move { serve(state, &targets, request).await }
+                }),
+            )
+        })
+}
+
+/// An operation a route may lead to.
+struct Target {
+    document: Arc<compile::Compiled>,
+    operation: usize,
+}
+
+impl Target {
+    fn operation(&self) -> &Operation {
+        &self.document.operations[self.operation]
+    }
+}
+
+async fn serve(State(state): State<AppState>, targets: &[Target], request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let raw_path = parts.uri.path().to_owned();
+    let at_path: Vec<(&Target, Vec<(String, String)>)> = targets
+        .iter()
+        .filter_map(|t| Some((t, t.operation().template.capture(&raw_path)?)))
+        .collect();
+    if at_path.is_empty() {
+        return request::decline(
+            StatusCode::NOT_FOUND,
+            "UNKNOWN_PATH",
+            vec![(
+                "$".to_owned(),
+                "no operation is served at this path".to_owned(),
+            )],
+        );
+    }
+    let Some((target, path_values)) = at_path
+        .iter()
+        .find(|(t, _)| t.operation().method == parts.method)
+    else {
+        return method_not_allowed(at_path.iter().map(|(t, _)| &t.operation().method));
+    };
+    let operation = target.operation();
+    if let Some(fault) = crate::faults::inject(&state, operation.operation_id).await {
+        return fault;
+    }
+    if operation.needs_token {
+        let audience = &target.document.audience;
+        if let Err(refusal) = crate::auth::require_audience(&state, &parts.headers, audience) {
+            return request::decline(StatusCode::UNAUTHORIZED, refusal.reason(), Vec::new());
+        }
+    }
+    let body = match axum::body::to_bytes(body, crate::limits::MAX_BODY_BYTES).await {
+        Ok(body) => body,
+        Err(_) => {
+            let problem = ("$".to_owned(), "the body could not be read".to_owned());
+            return request::decline(StatusCode::BAD_REQUEST, "MALFORMED_BODY", vec![problem]);
+        }
+    };
+    let query = parts.uri.query().unwrap_or("");
+    if let Err(refusal) = request::check(operation, &parts.headers, path_values, query, &body) {
+        return refusal;
+    }
+    answer::answer(operation, &parts.headers)
+}
+
+/// 405 with `Allow`, in the decline shape.
+fn method_not_allowed<'a>(allowed: impl Iterator<Item = &'a Method>) -> Response {
+    let allowed: Vec<&str> = allowed.map(Method::as_str).collect();
+    let mut response = request::decline(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "METHOD_NOT_ALLOWED",
+        vec![(
+            "$".to_owned(),
+            format!("the path is served with {} only", allowed.join(", ")),
+        )],
+    );
+    if let Ok(value) = HeaderValue::from_str(&allowed.join(", ")) {
+        response.headers_mut().insert(header::ALLOW, value);
+    }
+    response.into_response()
+}
