@@ -4,6 +4,7 @@
 //! added through `Settings::with_document` as `cargo xtask generate` would
 //! bundle it. Plain HTTP, so that every status and body is seen as sent.
 
+use super::token;
 use psi_sandbox::{Document, Sandbox, Settings};
 use serde_json::{json, Value};
 
@@ -37,23 +38,6 @@ fn documented(pointer: &str) -> Value {
         .pointer(pointer)
         .unwrap_or_else(|| panic!("the fixture has {pointer}"))
         .clone()
-}
-
-async fn token(sandbox: &Sandbox, audience: &str) -> String {
-    let response = reqwest::Client::new()
-        .post(format!("{}/oauth/token", sandbox.url()))
-        .json(&json!({
-            "grant_type": "client_credentials",
-            "client_id": psi_sandbox::DEMO_CLIENT_ID,
-            "client_secret": psi_sandbox::DEMO_CLIENT_SECRET,
-            "audience": audience,
-        }))
-        .send()
-        .await
-        .expect("the token server answers");
-    assert_eq!(response.status(), 200, "a token for {audience}");
-    let body: Value = response.json().await.expect("a token body");
-    body["access_token"].as_str().expect("a token").to_owned()
 }
 
 async fn dispute_token(sandbox: &Sandbox) -> String {

@@ -7,6 +7,7 @@
 //! a JSON body in the owning API's error shape, and never a word of
 //! serde_json's internals; after all of them the sandbox still serves.
 
+use super::token;
 use base64::Engine;
 use psi_sandbox::Sandbox;
 use serde_json::{json, Value};
@@ -115,23 +116,6 @@ async fn raw(sandbox: &Sandbox, head: &str, body: &[u8]) -> Answer {
         body: serde_json::from_str(body).unwrap_or(Value::Null),
         text: body.to_owned(),
     }
-}
-
-async fn token(sandbox: &Sandbox, audience: &str) -> String {
-    let response = reqwest::Client::new()
-        .post(format!("{}/oauth/token", sandbox.url()))
-        .json(&json!({
-            "grant_type": "client_credentials",
-            "client_id": psi_sandbox::DEMO_CLIENT_ID,
-            "client_secret": psi_sandbox::DEMO_CLIENT_SECRET,
-            "audience": audience,
-        }))
-        .send()
-        .await
-        .expect("the token server answers");
-    assert_eq!(response.status(), 200, "a token for {audience}");
-    let body: Value = response.json().await.expect("a token body");
-    body["access_token"].as_str().expect("a token").to_owned()
 }
 
 /// The audience the sandbox expects of shop configuration tokens (the

@@ -4,3 +4,25 @@
 mod from_examples;
 mod hostile;
 mod remembered_tokens;
+
+use psi_sandbox::Sandbox;
+use serde_json::{json, Value};
+
+/// A token from the sandbox's token server for `audience`, with the demo
+/// credentials.
+pub(super) async fn token(sandbox: &Sandbox, audience: &str) -> String {
+    let response = reqwest::Client::new()
+        .post(format!("{}/oauth/token", sandbox.url()))
+        .json(&json!({
+            "grant_type": "client_credentials",
+            "client_id": psi_sandbox::DEMO_CLIENT_ID,
+            "client_secret": psi_sandbox::DEMO_CLIENT_SECRET,
+            "audience": audience,
+        }))
+        .send()
+        .await
+        .expect("the token server answers");
+    assert_eq!(response.status(), 200, "a token for {audience}");
+    let body: Value = response.json().await.expect("a token body");
+    body["access_token"].as_str().expect("a token").to_owned()
+}

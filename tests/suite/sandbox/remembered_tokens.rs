@@ -3,28 +3,11 @@
 //! remembered token is still refused by every other API, expires with the
 //! sandbox clock (forwards and back), and a forged copy is still refused.
 
+use super::token;
 use psi_sandbox::Sandbox;
 use serde_json::{json, Value};
 
 const TRANSACTION: &str = "12-00000000000000042";
-
-async fn token(sandbox: &Sandbox, audience: &str) -> String {
-    let answer: Value = reqwest::Client::new()
-        .post(format!("{}/oauth/token", sandbox.url()))
-        .json(&json!({
-            "client_id": psi_sandbox::DEMO_CLIENT_ID,
-            "client_secret": psi_sandbox::DEMO_CLIENT_SECRET,
-            "audience": audience,
-            "grant_type": "client_credentials",
-        }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    answer["access_token"].as_str().unwrap().to_owned()
-}
 
 /// The status and the decline reasons (none for a 2xx) of a GET of `path`.
 async fn get(sandbox: &Sandbox, path: &str, token: &str) -> (u16, Vec<String>) {
