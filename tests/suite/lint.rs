@@ -176,6 +176,17 @@ mod x_psi {
         Api::from_document("pay-later", &document).unwrap_err()
     }
 
+    /// What lint reports on the pay later document after `edit`.
+    fn findings_after(edit: impl FnOnce(&mut serde_json::Value)) -> Vec<String> {
+        let mut document = pay_later();
+        edit(&mut document);
+        let api = Api::from_document("pay-later", &document).unwrap().unwrap();
+        check(&api, &document)
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
     #[test]
     fn an_unknown_key_a_missing_key_and_a_wrong_crate_are_refused() {
         let error = error_after(|d| d["x-psi"]["colour"] = json!("blue"));
@@ -201,13 +212,7 @@ mod x_psi {
 
     #[test]
     fn an_audience_outside_the_specification_table_is_reported() {
-        let mut document = pay_later();
-        document["x-psi"]["audience"] = json!("{api_url}/pay-later");
-        let api = Api::from_document("pay-later", &document).unwrap().unwrap();
-        let findings: Vec<String> = check(&api, &document)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let findings = findings_after(|d| d["x-psi"]["audience"] = json!("{api_url}/pay-later"));
         assert!(
             findings.iter().any(|f| f
                 .starts_with("openapi/pay-later.yaml#/x-psi/audience: {api_url}/pay-later is not in the specification's Authentication table")),
@@ -217,13 +222,7 @@ mod x_psi {
 
     #[test]
     fn a_server_that_disagrees_with_the_block_is_reported() {
-        let mut document = pay_later();
-        document["x-psi"]["base_path"] = json!("/v9");
-        let api = Api::from_document("pay-later", &document).unwrap().unwrap();
-        let findings: Vec<String> = check(&api, &document)
-            .iter()
-            .map(ToString::to_string)
-            .collect();
+        let findings = findings_after(|d| d["x-psi"]["base_path"] = json!("/v9"));
         assert!(
             findings
                 .iter()
