@@ -51,17 +51,7 @@ async fn no_secret_token_or_iban_appears_in_any_log_line() {
 
     let server = MockServer::start().await;
     mount_token_endpoint(&server, 1800).await;
-    Mock::given(method("GET"))
-        .and(path(format!("/order/paylater/v1/{TRANSACTION}/status")))
-        .respond_with(ResponseTemplate::new(401))
-        .up_to_n_times(1)
-        .mount(&server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path(format!("/order/paylater/v1/{TRANSACTION}/status")))
-        .respond_with(ResponseTemplate::new(200).set_body_json(status_body()))
-        .mount(&server)
-        .await;
+    mount_status_failing_once(&server, 401).await;
     Mock::given(method("POST"))
         .and(path(
             "/shop/consumer/v1/partners/partner-1/consumer/buyer-1/bank-accounts",
@@ -181,18 +171,23 @@ async fn info_logs_of<F: std::future::Future<Output = ()>>(calls: F) -> String {
 async fn server_answering_503_once() -> MockServer {
     let server = MockServer::start().await;
     mount_token_endpoint(&server, 1800).await;
+    mount_status_failing_once(&server, 503).await;
+    server
+}
+
+/// The pay later status answers `status` once, then 200.
+async fn mount_status_failing_once(server: &MockServer, status: u16) {
     Mock::given(method("GET"))
         .and(path(format!("/order/paylater/v1/{TRANSACTION}/status")))
-        .respond_with(ResponseTemplate::new(503))
+        .respond_with(ResponseTemplate::new(status))
         .up_to_n_times(1)
-        .mount(&server)
+        .mount(server)
         .await;
     Mock::given(method("GET"))
         .and(path(format!("/order/paylater/v1/{TRANSACTION}/status")))
         .respond_with(ResponseTemplate::new(200).set_body_json(status_body()))
-        .mount(&server)
+        .mount(server)
         .await;
-    server
 }
 
 async fn look_up_status(client: &psi::Client) {
