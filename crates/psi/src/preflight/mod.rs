@@ -27,6 +27,8 @@ use std::fmt;
 pub mod bank_account;
 #[cfg(feature = "payment-page")]
 pub mod basket;
+#[cfg(feature = "shop-config")]
+mod country_codes;
 #[cfg(feature = "pay-later")]
 pub mod pay_later;
 #[cfg(feature = "shop-config")]
