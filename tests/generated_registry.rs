@@ -2,17 +2,6 @@
 // Source: openapi/*.yaml. Regenerate with `cargo xtask generate`.
 
 use std::collections::BTreeMap;
-/// The APIs, by document name.
-pub const APIS: &[&str] = &[
-    "bank-accounts",
-    "order-status",
-    "pay-later",
-    "payment-page",
-    "shop-config",
-    "storefront",
-    "token",
-    "transaction-status",
-];
 /// Each crate's compiled `OPERATION_IDS`, by document name.
 pub const OPERATION_TABLES: &[(&str, &[(&str, &str)])] = &[
     ("bank-accounts", psi_bank_accounts::OPERATION_IDS),

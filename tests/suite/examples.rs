@@ -55,7 +55,7 @@ fn every_example_round_trips_through_its_type() {
                 continue;
             }
             count += 1;
-            match psi_tests::round_trip(&api.name, &schema, &example.to_string()) {
+            match crate::generated_registry::round_trip(&api.name, &schema, &example.to_string()) {
                 Ok(back) if without_empty_fields(&back) == without_empty_fields(&example) => {}
                 Ok(back) => failures.push(format!(
                     "{}#{pointer} ({schema}): came back as {back}",
@@ -91,14 +91,15 @@ fn snapshots_of_types_and_examples() {
     for api in apis() {
         insta::assert_json_snapshot!(
             format!("{}__types", api.name),
-            psi_tests::type_schemas(&api.name)
+            crate::generated_registry::type_schemas(&api.name)
         );
         let round_tripped: BTreeMap<String, Value> = examples(&document(&api.name))
             .into_iter()
             .filter(|(_, schema, _)| is_body_type(schema))
             .map(|(pointer, schema, example)| {
-                let back = psi_tests::round_trip(&api.name, &schema, &example.to_string())
-                    .unwrap_or_else(|error| Value::String(format!("ERROR: {error}")));
+                let back =
+                    crate::generated_registry::round_trip(&api.name, &schema, &example.to_string())
+                        .unwrap_or_else(|error| Value::String(format!("ERROR: {error}")));
                 (format!("{pointer} as {schema}"), back)
             })
             .collect();

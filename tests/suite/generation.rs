@@ -85,7 +85,7 @@ fn editing_a_document_without_regenerating_fails_the_check() {
 }
 
 /// Each crate's compiled `OPERATION_IDS`, by document name (generated).
-use psi_tests::OPERATION_TABLES;
+use crate::generated_registry::OPERATION_TABLES;
 
 /// The runtime finds an operation's rules (Idempotency-Key, retries, media
 /// type) through this table: a missing or wrong entry would drop them

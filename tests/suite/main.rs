@@ -20,6 +20,13 @@ mod secrets;
 mod shapes;
 mod time;
 
+/// Written by `cargo xtask generate`: every named schema of every document
+/// mapped to its Rust type. Part of the test binary (not the crate's
+/// library), so only `cargo test` builds it.
+#[rustfmt::skip]
+#[path = "../generated_registry.rs"]
+mod generated_registry;
+
 use std::path::PathBuf;
 
 /// The workspace root (the parent of `tests/`).

@@ -243,7 +243,9 @@ fn null_in_every_optional_field_is_absence_for_schema_and_rust_type() {
                         api.name
                     ));
                 }
-                if let Err(error) = psi_tests::round_trip(&api.name, &name, &input.to_string()) {
+                if let Err(error) =
+                    crate::generated_registry::round_trip(&api.name, &name, &input.to_string())
+                {
                     failures.push(format!(
                         "{}{pointer} as {name}: Rust: {error}\n{input}",
                         api.name

@@ -61,7 +61,7 @@ pub fn published_errors(api: &str, name: &str, value: &Value) -> Vec<String> {
 }
 
 fn rust_accepts(api: &str, name: &str, value: &Value) -> Result<Value, String> {
-    psi_tests::round_trip(api, name, &value.to_string())
+    crate::generated_registry::round_trip(api, name, &value.to_string())
 }
 
 #[test]
