@@ -43,9 +43,13 @@ pub struct Order<'a> {
 }
 
 impl<'a> Order<'a> {
-    /// The order of a stored request's JSON (`{"order_data": ...}`).
-    pub fn read(json: &'a [u8]) -> serde_json::Result<Self> {
-        let request: StoredRequest<'a> = serde_json::from_slice(json)?;
+    /// The order of a stored request's JSON (`{"order_data": ...}`), or
+    /// why it is none.
+    pub fn read(json: &'a [u8]) -> Result<Self, String> {
+        // Checked as UTF-8 once, as a whole: reading from bytes would check
+        // each string and raw value on its own, which costs more.
+        let text = std::str::from_utf8(json).map_err(|e| e.to_string())?;
+        let request: StoredRequest<'a> = serde_json::from_str(text).map_err(|e| e.to_string())?;
         Ok(request.order_data.unwrap_or_default())
     }
 
