@@ -8,10 +8,12 @@
 //! them as raw JSON ([`RawValue`], borrowed from the inflated bytes) and
 //! writes them back unchanged; only the gross total is parsed, to add it up.
 //!
-//! The structs below mirror the generated `TransactionStatusResponse`:
-//! the same field names, in the same order, with the same rules for
-//! leaving a field out, so the bytes are the ones serialising the generated
-//! types gives (a test in `transaction_status` compares both).
+//! The answer is written by hand ([`write`]) with the generated
+//! `TransactionStatusResponse`'s field names, in its order, with its rules
+//! for leaving a field out, so the bytes are the ones serialising the
+//! generated types gives (a test in `transaction_status` compares both).
+//! serde's own serialiser cost more than half again: it escapes every key
+//! and passes each raw value through a marker struct.
 
 use crate::state::{Label, TransactionId};
 use chrono::{DateTime, FixedOffset, NaiveDate};
@@ -94,56 +96,56 @@ struct Basket<'a> {
 /// A basket item as the answer shows it: every field the order's item
 /// has except its description. The order carries no identification
 /// numbers, so the answer's stay absent (and are left out).
-#[derive(Deserialize, Serialize)]
+#[derive(Deserialize)]
 struct Item<'a> {
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     article_number: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     category: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     gross_total_price: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     gross_unit_discount: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     gross_unit_price: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     name: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     net_total_price: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     net_unit_discount: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     net_unit_price: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     quantity: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     tax_rate: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     unit: Raw<'a>,
 }
 
 /// A special item (shipping, ...): no discounts, no identification numbers.
-#[derive(Deserialize, Serialize)]
+#[derive(Deserialize)]
 struct SpecialItem<'a> {
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     article_number: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     category: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     gross_total_price: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     gross_unit_price: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     name: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     net_total_price: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     net_unit_price: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     quantity: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     tax_rate: Raw<'a>,
-    #[serde(borrow, default, skip_serializing_if = "Option::is_none")]
+    #[serde(borrow, default)]
     unit: Raw<'a>,
 }
 
@@ -159,99 +161,164 @@ pub struct Record<'a> {
 /// The answer's JSON: `record` with `order`, its baskets sold by
 /// `shop_name`, its payment status as of `today`.
 pub fn write(record: &Record<'_>, order: &Order<'_>, shop_name: &str, today: NaiveDate) -> Vec<u8> {
-    let currency = order.currency.as_deref().unwrap_or("EUR").parse().ok();
-    let baskets = order
-        .baskets()
-        .iter()
-        .map(|basket| AnswerBasket {
-            gross_amount: basket.gross_amount,
-            items: basket.items.as_deref().unwrap_or_default(),
-            partner_shop_id: basket.partner_shop_id,
-            partner_shop_name: shop_name,
-            shop_transaction_id: basket.shop_transaction_id,
-            special_items: basket.special_items.as_deref().unwrap_or_default(),
-        })
-        .collect();
-    let answer = Answer {
-        created: &record.created,
-        currency,
-        gateway_transaction_id: record.id,
-        partner_transaction_id: order.partner_transaction_id,
-        payment_information: PaymentInformation {
-            dunning_status: DunningStatus { level: 0 },
-            maximum_processing_offset_in_hours: Decimal::from(
-                super::MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
-            ),
-            payment_method: PaymentMethod {
-                payment_option: record.payment_option,
-                transfer_type: record.transfer_type,
-            },
-            payment_status: PaymentStatus {
-                due_date: record.due_date,
-                outstanding_amount: order.gross_total(),
-                status: super::payment_status_label(record.due_date, today),
-            },
-        },
-        shop_baskets: baskets,
-    };
+    let currency: Option<CurrencyCode> = order.currency.as_deref().unwrap_or("EUR").parse().ok();
     // A usual answer is about 1 KB: one allocation, no growing.
-    let mut body = Vec::with_capacity(2048);
-    serde_json::to_writer(&mut body, &answer).expect("the answer serialises");
-    body
+    let mut out = Json(Vec::with_capacity(2048));
+    out.raw("{\"created\":");
+    out.value(&record.created);
+    if let Some(currency) = &currency {
+        out.raw(",\"currency\":");
+        out.value(currency);
+    }
+    out.raw(",\"gateway_transaction_id\":");
+    out.value(&record.id);
+    if let Some(reference) = order.partner_transaction_id {
+        out.raw(",\"partner_transaction_id\":");
+        out.raw(reference.get());
+    }
+    out.raw(",\"payment_information\":{\"dunning_status\":{\"level\":0}");
+    out.raw(",\"maximum_processing_offset_in_hours\":");
+    out.value(&Decimal::from(super::MAXIMUM_PROCESSING_OFFSET_IN_HOURS));
+    out.raw(",\"payment_method\":{\"payment_option\":");
+    out.value(record.payment_option);
+    out.raw(",\"transfer_type\":");
+    out.value(record.transfer_type);
+    out.raw("},\"payment_status\":{\"due_date\":");
+    out.value(&record.due_date);
+    out.raw(",\"outstanding_amount\":");
+    out.value(&order.gross_total());
+    out.raw(",\"status\":");
+    out.value(super::payment_status_label(record.due_date, today));
+    out.raw("}}");
+    if !order.baskets().is_empty() {
+        out.raw(",\"shop_baskets\":[");
+        for (index, basket) in order.baskets().iter().enumerate() {
+            if index > 0 {
+                out.raw(",");
+            }
+            out.basket(basket, shop_name);
+        }
+        out.raw("]");
+    }
+    out.raw("}");
+    out.0
 }
 
-#[derive(Serialize)]
-struct Answer<'a> {
-    created: &'a DateTime<FixedOffset>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    currency: Option<CurrencyCode>,
-    gateway_transaction_id: TransactionId,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    partner_transaction_id: Raw<'a>,
-    payment_information: PaymentInformation<'a>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    shop_baskets: Vec<AnswerBasket<'a>>,
+/// The answer as it is written. The generated types serialise their
+/// fields in declaration order (alphabetical), leaving out absent ones and
+/// empty lists; the free-form payment sections are maps, whose keys
+/// serde_json sorts. The keys below are written in that order, as plain
+/// text (none needs escaping); values go through serde_json, or are the
+/// stored order's own JSON text.
+struct Json(Vec<u8>);
+
+impl Json {
+    fn raw(&mut self, text: &str) {
+        self.0.extend_from_slice(text.as_bytes());
+    }
+
+    fn value<T: Serialize + ?Sized>(&mut self, value: &T) {
+        serde_json::to_writer(&mut self.0, value).expect("a value serialises");
+    }
+
+    /// `{"key":value,...}` of the fields present.
+    fn object(&mut self, fields: &[(&str, Raw<'_>)]) {
+        let mut separator = "{\"";
+        for (key, value) in fields {
+            if let Some(value) = value {
+                self.raw(separator);
+                self.raw(key);
+                self.raw("\":");
+                self.raw(value.get());
+                separator = ",\"";
+            }
+        }
+        if separator == "{\"" {
+            self.raw("{");
+        }
+        self.raw("}");
+    }
+
+    fn basket(&mut self, basket: &Basket<'_>, shop_name: &str) {
+        self.raw("{");
+        if let Some(amount) = basket.gross_amount {
+            self.raw("\"gross_amount\":");
+            self.raw(amount.get());
+            self.raw(",");
+        }
+        let items = basket.items.as_deref().unwrap_or_default();
+        if !items.is_empty() {
+            self.raw("\"items\":[");
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    self.raw(",");
+                }
+                self.object(&item.fields());
+            }
+            self.raw("],");
+        }
+        if let Some(shop) = basket.partner_shop_id {
+            self.raw("\"partner_shop_id\":");
+            self.raw(shop.get());
+            self.raw(",");
+        }
+        self.raw("\"partner_shop_name\":");
+        self.value(shop_name);
+        if let Some(reference) = basket.shop_transaction_id {
+            self.raw(",\"shop_transaction_id\":");
+            self.raw(reference.get());
+        }
+        let special_items = basket.special_items.as_deref().unwrap_or_default();
+        if !special_items.is_empty() {
+            self.raw(",\"special_items\":[");
+            for (index, item) in special_items.iter().enumerate() {
+                if index > 0 {
+                    self.raw(",");
+                }
+                self.object(&item.fields());
+            }
+            self.raw("]");
+        }
+        self.raw("}");
+    }
 }
 
-#[derive(Serialize)]
-struct AnswerBasket<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    gross_amount: Raw<'a>,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    items: &'a [Item<'a>],
-    #[serde(skip_serializing_if = "Option::is_none")]
-    partner_shop_id: Raw<'a>,
-    partner_shop_name: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    shop_transaction_id: Raw<'a>,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    special_items: &'a [SpecialItem<'a>],
+impl<'a> Item<'a> {
+    /// The answer's item fields, in the generated type's order (its
+    /// identification numbers, between `gross_unit_price` and `name` and
+    /// before `unit`, are always absent).
+    fn fields(&self) -> [(&'static str, Raw<'a>); 12] {
+        [
+            ("article_number", self.article_number),
+            ("category", self.category),
+            ("gross_total_price", self.gross_total_price),
+            ("gross_unit_discount", self.gross_unit_discount),
+            ("gross_unit_price", self.gross_unit_price),
+            ("name", self.name),
+            ("net_total_price", self.net_total_price),
+            ("net_unit_discount", self.net_unit_discount),
+            ("net_unit_price", self.net_unit_price),
+            ("quantity", self.quantity),
+            ("tax_rate", self.tax_rate),
+            ("unit", self.unit),
+        ]
+    }
 }
 
-/// The generated type keeps these sections as free-form JSON objects,
-/// which serialise with their keys sorted: so are these fields.
-#[derive(Serialize)]
-struct PaymentInformation<'a> {
-    dunning_status: DunningStatus,
-    maximum_processing_offset_in_hours: Decimal,
-    payment_method: PaymentMethod<'a>,
-    payment_status: PaymentStatus,
-}
-
-#[derive(Serialize)]
-struct DunningStatus {
-    level: u8,
-}
-
-#[derive(Serialize)]
-struct PaymentMethod<'a> {
-    payment_option: &'a Label,
-    transfer_type: &'a Label,
-}
-
-#[derive(Serialize)]
-struct PaymentStatus {
-    due_date: NaiveDate,
-    outstanding_amount: Decimal,
-    status: &'static str,
+impl<'a> SpecialItem<'a> {
+    /// As [`Item::fields`], without discounts.
+    fn fields(&self) -> [(&'static str, Raw<'a>); 10] {
+        [
+            ("article_number", self.article_number),
+            ("category", self.category),
+            ("gross_total_price", self.gross_total_price),
+            ("gross_unit_price", self.gross_unit_price),
+            ("name", self.name),
+            ("net_total_price", self.net_total_price),
+            ("net_unit_price", self.net_unit_price),
+            ("quantity", self.quantity),
+            ("tax_rate", self.tax_rate),
+            ("unit", self.unit),
+        ]
+    }
 }

@@ -93,8 +93,9 @@ fn unusual_orders_answer_as_the_generated_types_do() {
                                                          "gross_total_price": 0.01}]}]}"#,
         // Nothing but the required minimum: no currency, no reference, no basket.
         "{}",
-        // A basket without amounts or items.
+        // A basket without amounts or items; one with empty items.
         r#"{"currency": "EUR", "shop_baskets": [{"partner_shop_id": "shop-1"}]}"#,
+        r#"{"shop_baskets": [{"items": [{}, {"unit": "kg"}], "special_items": [{}]}]}"#,
         // Large amounts.
         r#"{"shop_baskets": [{"gross_amount": 99999999999.99}, {"gross_amount": 12345678901234567.80}]}"#,
     ];
