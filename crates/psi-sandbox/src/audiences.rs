@@ -59,6 +59,19 @@ pub enum Service {
     Storefront,
 }
 
+impl Service {
+    /// Every service, in declaration order (`service as usize` indexes it).
+    pub const ALL: [Service; 7] = [
+        Service::PaymentPage,
+        Service::PayLater,
+        Service::BankAccounts,
+        Service::OrderStatus,
+        Service::TransactionStatus,
+        Service::ShopConfig,
+        Service::Storefront,
+    ];
+}
+
 /// The paths after `U` of the audiences the token server issues tokens for
 /// and the sandbox serves no operation of.
 const UNSERVED_AUDIENCE_PATHS: [&str; 3] = [
@@ -143,5 +156,17 @@ impl Addresses {
             self.shop_config_url,
             self.shop_config_audience
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Service;
+
+    #[test]
+    fn all_lists_every_service_at_its_index() {
+        for (index, service) in Service::ALL.iter().enumerate() {
+            assert_eq!(*service as usize, index, "{service:?}");
+        }
     }
 }

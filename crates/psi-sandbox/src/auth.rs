@@ -269,7 +269,7 @@ pub fn require(
     headers: &HeaderMap,
     api: Service,
 ) -> Result<Arc<Claims>, Refusal> {
-    let claims = require_audience(state, headers, &audiences::audience_of(&state.url, api))?;
+    let claims = require_audience(state, headers, state.audience(api))?;
     if api == Service::Storefront
         && !claims
             .scope

@@ -21,10 +21,10 @@
 use crate::AppState;
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use std::cell::RefCell;
+use std::future::Future;
 use std::time::Duration;
 
 /// A fault armed through `POST /__sandbox/faults`.
@@ -128,12 +128,17 @@ fn take(state: &AppState, operation: &str) -> Option<Fault> {
     Some(fault)
 }
 
-/// The layer: runs the call and, when its handler met an after-processing
-/// fault, answers the fault's status, body and Content-Type instead.
-pub async fn after_processing(request: Request, next: Next) -> Response {
+/// Around the router ([`crate::per_request`]): `serve` answers `request`
+/// and, when its handler met an after-processing fault, the fault's
+/// status, body and Content-Type are answered instead.
+pub async fn after_processing<F, Fut>(request: Request, serve: F) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Response>,
+{
     let (response, fault) = REPLACE
         .scope(RefCell::new(None), async {
-            let response = next.run(request).await;
+            let response = serve(request).await;
             (response, REPLACE.with(|slot| slot.borrow_mut().take()))
         })
         .await;

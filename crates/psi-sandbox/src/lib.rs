@@ -52,6 +52,7 @@ mod limits;
 pub mod media_type;
 #[doc(hidden)]
 pub mod numbers;
+mod per_request;
 mod request_log;
 pub mod seed;
 mod serve;
@@ -84,9 +85,10 @@ pub const DEMO_WEBHOOK_SECRET: &str = "sandbox-webhook-secret";
 pub const DEFAULT_PORT: u16 = 8787;
 
 /// The whole sandbox as one axum router: the routes, the path-id rule
-/// after routing ([`ids`]), JSON answers for unknown paths and methods, the
-/// after-processing faults, the size limits and plain-number rewrite before
-/// routing ([`limits`]), and outermost one log line per request
+/// after routing ([`ids`]), JSON answers for unknown paths and methods,
+/// and around it all, in one middleware ([`per_request`]), the
+/// after-processing faults, the size limits and plain-number rewrite
+/// before routing ([`limits`]) and outermost one log line per request
 /// ([`request_log`]).
 fn router(state: AppState) -> axum::Router {
     axum::Router::new()
@@ -97,9 +99,7 @@ fn router(state: AppState) -> axum::Router {
         .route_layer(axum::middleware::from_fn(ids::check))
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::middleware::from_fn(faults::after_processing))
-        .layer(axum::middleware::from_fn(limits::enforce))
-        .layer(axum::middleware::from_fn(request_log::log))
+        .layer(axum::middleware::from_fn(per_request::around))
         .with_state(state)
 }
 

@@ -15,11 +15,12 @@
 //! answered the same way by [`crate::serve`].
 
 use crate::api_errors::{Owner, Problem};
+use axum::body::HttpBody as _;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::Response;
+use std::future::Future;
 
 /// The longest request target (path and query) served.
 pub const MAX_URI_BYTES: usize = 8 * 1024;
@@ -28,11 +29,16 @@ pub const MAX_HEADER_BYTES: usize = 64 * 1024;
 /// The largest body served; also axum's default body limit.
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
-/// The middleware (`axum::middleware::from_fn(limits::enforce)`).
-pub async fn enforce(request: Request, next: Next) -> Response {
+/// Before routing ([`crate::per_request`]): `serve` answers `request` if
+/// it is within the limits; otherwise the refusal is answered.
+pub async fn enforce<F, Fut>(request: Request, serve: F) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Response>,
+{
     let owner = Owner::of_path(request.uri().path());
     match admitted(request).await {
-        Ok(request) => next.run(request).await,
+        Ok(request) => serve(request).await,
         Err((status, problem)) => owner.refuse(status, problem),
     }
 }
@@ -72,6 +78,11 @@ async fn admitted(request: Request) -> Result<Request, (StatusCode, Problem)> {
         .and_then(|length| length.parse::<u64>().ok());
     if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
         return Err(too_large());
+    }
+    // A request without a body (every GET a client sends) has nothing to
+    // read or rewrite: it goes on as it came, without a new body.
+    if request.body().is_end_stream() {
+        return Ok(request);
     }
     let (mut parts, body) = request.into_parts();
     let bytes = read_body(body).await?;

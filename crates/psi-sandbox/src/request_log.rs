@@ -10,10 +10,10 @@
 //! operation (the control API, the hosted page) log `-`.
 
 use axum::extract::Request;
-use axum::middleware::Next;
 use axum::response::Response;
 use std::cell::Cell;
 use std::fmt::Write as _;
+use std::future::Future;
 use std::time::Instant;
 
 /// The `tracing` target of the request lines.
@@ -30,22 +30,27 @@ pub fn name_operation(operation: &'static str) {
     let _ = OPERATION.try_with(|slot| slot.set(operation));
 }
 
-/// The layer, outermost: times the call and logs it once answered.
+/// Outermost around every request ([`crate::per_request`]): times
+/// `serve` answering `request` and logs the call once answered.
 ///
 /// Allocation-free on the way: the URI is kept by reference count (its
 /// bytes are shared with the request), and the masked path is written
 /// straight into the subscriber's line by [`Masked`].
-pub async fn log(request: Request, next: Next) -> Response {
+pub async fn logged<F, Fut>(request: Request, serve: F) -> Response
+where
+    F: FnOnce(Request) -> Fut,
+    Fut: Future<Output = Response>,
+{
     // Cheap when nothing listens (a test, a benchmark): skip even the clock.
     if !tracing::enabled!(target: TARGET, tracing::Level::INFO) {
-        return next.run(request).await;
+        return serve(request).await;
     }
     let started = Instant::now();
     let method = request.method().clone();
     let uri = request.uri().clone();
     let (response, operation) = OPERATION
         .scope(Cell::new("-"), async {
-            let response = next.run(request).await;
+            let response = serve(request).await;
             (response, OPERATION.with(Cell::get))
         })
         .await;

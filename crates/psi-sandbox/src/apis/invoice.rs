@@ -14,6 +14,9 @@ use psi_runtime::RoundingStrategy;
 use psi_shop_config::types::ShopConfiguration;
 use std::collections::BTreeMap;
 
+/// The seller's name when the shop has no stored shop configuration.
+pub const SANDBOX_SHOP_NAME: &str = "Sandbox shop";
+
 /// Who issues the invoice.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Seller {
@@ -29,7 +32,7 @@ impl Seller {
     /// The seller when the shop has no stored shop configuration.
     pub fn sandbox() -> Self {
         Self {
-            name: "Sandbox shop".to_owned(),
+            name: SANDBOX_SHOP_NAME.to_owned(),
             address_lines: vec![
                 "Sandboxstrasse 1".to_owned(),
                 "10115 Berlin".to_owned(),

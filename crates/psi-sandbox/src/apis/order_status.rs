@@ -291,16 +291,20 @@ pub(crate) fn payment_status_of(
     gross_total: Decimal,
     today: NaiveDate,
 ) -> Map<String, Value> {
-    let status = if today > transaction.due_date {
-        "OVERDUE"
-    } else {
-        "OPEN"
-    };
     object(json!({
-        "status": status,
+        "status": payment_status_label(transaction.due_date, today),
         "due_date": transaction.due_date,
         "outstanding_amount": gross_total,
     }))
+}
+
+/// `OPEN` until the due date, `OVERDUE` after it.
+pub(crate) fn payment_status_label(due_date: NaiveDate, today: NaiveDate) -> &'static str {
+    if today > due_date {
+        "OVERDUE"
+    } else {
+        "OPEN"
+    }
 }
 
 /// `{level: 0}`: the sandbox sends no dunning letters.
@@ -359,6 +363,15 @@ pub(crate) fn seller_of_shop(data: &Data, shop_id: Option<&str>) -> Seller {
         .and_then(|shop_id| data.shop_config.of_shop(shop_id))
         .map(Seller::from_shop_configuration)
         .unwrap_or_else(Seller::sandbox)
+}
+
+/// Only the name of [`seller_of_shop`]: what a transaction status answer
+/// shows, without building the whole seller.
+pub(crate) fn shop_name_of(data: &Data, shop_id: Option<&str>) -> std::borrow::Cow<'static, str> {
+    match shop_id.and_then(|shop_id| data.shop_config.of_shop(shop_id)) {
+        Some(configuration) => configuration.legal.name.clone().into(),
+        None => invoice::SANDBOX_SHOP_NAME.into(),
+    }
 }
 
 fn invoice_file(invoice: &Invoice, format: CorrespondenceFormat) -> Response {

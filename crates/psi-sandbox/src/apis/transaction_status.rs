@@ -10,26 +10,20 @@
 //! order status API shows with `include=all`. The document's 422 has no
 //! stated condition, so the sandbox never answers it.
 
+mod answer;
+
 use super::order_status::{
-    dunning_status, payment_method, payment_status_of, seller_of_shop, transaction_not_found,
-    MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
+    payment_status_label, shop_name_of, transaction_not_found, MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
 };
 use crate::audiences::Service;
 use crate::faults::inject;
-use crate::state::{currency_of, gross_total_of, OrderSummary};
-use crate::{auth, AppState, Transaction};
+use crate::{auth, AppState};
+use axum::body::Body;
 use axum::extract::{Path, State as AxumState};
 use axum::http::{header, HeaderMap, HeaderValue};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::get;
-use axum::{Json, Router};
-use chrono::NaiveDate;
-use psi_payment_page::types::{BasketItem, ShopBasket, SpecialItem};
-use psi_runtime::Decimal;
-use psi_transaction_status::types::{
-    BasketInformationDto, PaymentInformationDto, TransactionItem, TransactionSpecialItem,
-    TransactionStatusResponse,
-};
+use axum::Router;
 
 pub fn routes() -> Router<AppState> {
     Router::new().route(
@@ -38,6 +32,11 @@ pub fn routes() -> Router<AppState> {
     )
 }
 
+/// A lookup is the sandbox's most frequent call, so it does only what the
+/// answer needs: the record's few fields and its stored order's bytes (by
+/// reference count) are taken under the lock, the order is inflated into
+/// a reused buffer after it and the answer written from its JSON directly
+/// ([`answer`]).
 async fn get_transaction_status(
     AxumState(state): AxumState<AppState>,
     Path(transaction_id): Path<String>,
@@ -49,118 +48,34 @@ async fn get_transaction_status(
     if let Err(response) = auth::require_or_decline(&state, &headers, Service::TransactionStatus) {
         return response;
     }
-    let Some(transaction) = state.data().transactions.get(&transaction_id).cloned() else {
+    let found = state.data().transactions.get(&transaction_id).map(|t| {
+        let record = (t.id, t.created, t.due_date);
+        let labels = (t.payment_option.clone(), t.transfer_type.clone());
+        (record, labels, t.request.clone())
+    });
+    let Some(((id, created, due_date), (payment_option, transfer_type), request)) = found else {
         return transaction_not_found();
     };
-    // The stored order is read once, outside the lock (it is deflated JSON:
-    // reading it is the dearest part of a lookup).
-    let order = transaction.order_summary();
-    let shop_id = order
-        .shop_baskets
-        .first()
-        .and_then(|basket| basket.partner_shop_id.as_deref());
-    let shop_name = seller_of_shop(&state.data(), shop_id).name;
+    let record = answer::Record {
+        id,
+        created,
+        due_date,
+        payment_option: &payment_option,
+        transfer_type: &transfer_type,
+    };
     let today = state.clock.now_local().date_naive();
-    json(&transaction_status(&transaction, order, &shop_name, today))
+    let body = request.with_json(|json| {
+        let order = answer::Order::read(json).expect("the sandbox stored a valid request");
+        let shop_name = shop_name_of(&state.data(), order.first_shop_id().as_deref());
+        answer::write(&record, &order, &shop_name, today)
+    });
+    let mut response = Response::new(Body::from(body));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
 }
 
-/// What `Json` answers, serialised into a buffer that holds a usual answer
-/// (about 1 KB) from the start instead of growing from 128 bytes.
-fn json(answer: &TransactionStatusResponse) -> Response {
-    let mut body = Vec::with_capacity(2048);
-    match serde_json::to_writer(&mut body, answer) {
-        Ok(()) => {
-            let json = HeaderValue::from_static("application/json");
-            ([(header::CONTENT_TYPE, json)], body).into_response()
-        }
-        // Generated types always serialise; if one did not, `Json` answers
-        // the error as it always has.
-        Err(_) => Json(answer).into_response(),
-    }
-}
-
-/// `order` is the transaction's stored order; `shop_name` the stored shop
-/// configuration's legal name, or the sandbox shop's.
-fn transaction_status(
-    transaction: &Transaction,
-    order: OrderSummary,
-    shop_name: &str,
-    today: NaiveDate,
-) -> TransactionStatusResponse {
-    let gross_total = gross_total_of(&order);
-    let currency = currency_of(&order).parse().ok();
-    TransactionStatusResponse {
-        gateway_transaction_id: Some(transaction.id.to_string()),
-        partner_transaction_id: order.partner_transaction_id,
-        created: Some(transaction.created),
-        // The session request carries no buyer id, so the shop never sent one.
-        shop_buyer_id: None,
-        currency,
-        shop_baskets: order
-            .shop_baskets
-            .iter()
-            .map(|basket| basket_information(basket, shop_name))
-            .collect(),
-        payment_information: Some(PaymentInformationDto {
-            maximum_processing_offset_in_hours: Some(Decimal::from(
-                MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
-            )),
-            payment_method: payment_method(transaction),
-            payment_status: payment_status_of(transaction, gross_total, today),
-            dunning_status: dunning_status(),
-        }),
-    }
-}
-
-fn basket_information(basket: &ShopBasket, shop_name: &str) -> BasketInformationDto {
-    BasketInformationDto {
-        partner_shop_id: basket.partner_shop_id.clone(),
-        partner_shop_name: Some(shop_name.to_owned()),
-        shop_transaction_id: basket.shop_transaction_id.clone(),
-        gross_amount: basket.gross_amount,
-        items: basket.items.iter().map(transaction_item).collect(),
-        special_items: basket
-            .special_items
-            .iter()
-            .map(transaction_special_item)
-            .collect(),
-    }
-}
-
-/// Every field the session's item carries, unchanged. The session request
-/// has no identification numbers, so those stay absent.
-fn transaction_item(item: &BasketItem) -> TransactionItem {
-    TransactionItem {
-        article_number: item.article_number.clone(),
-        name: item.name.clone(),
-        category: item.category.clone(),
-        unit: item.unit.clone(),
-        quantity: item.quantity,
-        tax_rate: item.tax_rate,
-        gross_unit_price: item.gross_unit_price,
-        net_unit_price: item.net_unit_price,
-        gross_unit_discount: item.gross_unit_discount,
-        net_unit_discount: item.net_unit_discount,
-        gross_total_price: item.gross_total_price,
-        net_total_price: item.net_total_price,
-        identification_number: None,
-        unique_identification_number: None,
-    }
-}
-
-fn transaction_special_item(item: &SpecialItem) -> TransactionSpecialItem {
-    TransactionSpecialItem {
-        article_number: item.article_number.clone(),
-        name: item.name.clone(),
-        category: item.category.clone(),
-        unit: item.unit.clone(),
-        quantity: item.quantity,
-        tax_rate: item.tax_rate,
-        gross_unit_price: item.gross_unit_price,
-        net_unit_price: item.net_unit_price,
-        gross_total_price: item.gross_total_price,
-        net_total_price: item.net_total_price,
-        identification_number: None,
-        unique_identification_number: None,
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -19,6 +19,7 @@
 //! The clock's offset is written by [`Clock::advance`] itself and the
 //! token-signing key once per file. Armed faults are not kept.
 
+mod inflate;
 pub mod store;
 mod table;
 mod transactions;
@@ -40,6 +41,9 @@ pub type AppState = Arc<Shared>;
 pub struct Shared {
     /// `http://127.0.0.1:<port>`: base, api, auth and platform address at once.
     pub url: String,
+    /// Each service's token audience, built from `url` once
+    /// ([`Shared::audience`]).
+    audiences: Vec<String>,
     pub clock: Clock,
     pub keys: Keys,
     pub token_lifetime: Duration,
@@ -74,8 +78,13 @@ impl Shared {
         };
         // Tokens are signed and checked through jsonwebtoken: give it its provider.
         crate::jwt_hs256::install();
+        let audiences = crate::audiences::Service::ALL
+            .iter()
+            .map(|&service| crate::audiences::audience_of(&url, service))
+            .collect();
         Ok(Self {
             url,
+            audiences,
             clock,
             keys,
             token_lifetime: settings.token_lifetime,
@@ -86,6 +95,12 @@ impl Shared {
             http: crate::tls::http_client(),
             examples,
         })
+    }
+
+    /// The audience a token for `service` must carry (checked on every
+    /// call, so not formatted anew each time).
+    pub fn audience(&self, service: crate::audiences::Service) -> &str {
+        &self.audiences[service as usize]
     }
 
     /// The data, locked. Handlers hold it briefly and never across an

@@ -1,7 +1,7 @@
 //! Transactions in their compact in-memory form: 100,000 of them stay
 //! under 100 MB (BENCHMARKS.md), also when a state file keeps them.
 
-use super::{tables, Batch, Loader, Persisted, Table};
+use super::{inflate, tables, Batch, Loader, Persisted, Table};
 use chrono::{DateTime, FixedOffset};
 use serde::{Deserialize, Serialize};
 
@@ -91,9 +91,11 @@ pub fn gross_total_of(order: &OrderSummary) -> psi_runtime::Decimal {
 /// Parsed, the provider's documented request is about 3.4 KB of small allocations;
 /// as compact JSON 1.7 KB, deflated 0.7 KB. Transactions keep their
 /// request this way so 100,000 of them stay under 100 MB (BENCHMARKS.md);
-/// reading one back costs a few microseconds.
+/// reading one back costs a few microseconds. The bytes are shared by
+/// reference count, so a handler takes them out of the locked data
+/// without a copy and inflates them after the lock is released.
 #[derive(Clone)]
-pub struct StoredRequest(Box<[u8]>);
+pub struct StoredRequest(std::sync::Arc<[u8]>);
 
 impl StoredRequest {
     /// Keeps the order data; the URLs served the session and are not kept.
@@ -103,7 +105,7 @@ impl StoredRequest {
             url_data: None,
         };
         let json = serde_json::to_vec(&order_only).expect("a session request serialises");
-        Self(miniz_oxide::deflate::compress_to_vec(&json, 10).into_boxed_slice())
+        Self(miniz_oxide::deflate::compress_to_vec(&json, 10).into())
     }
 
     /// The request, parsed again.
@@ -120,12 +122,10 @@ impl StoredRequest {
             .unwrap_or_default()
     }
 
-    /// Calls `read` with the request's JSON. (Inflating with a reused
-    /// decompressor and buffer per thread instead measured no faster.)
-    fn with_json<R>(&self, read: impl FnOnce(&[u8]) -> R) -> R {
-        let json =
-            miniz_oxide::inflate::decompress_to_vec(&self.0).expect("the sandbox wrote this");
-        read(&json)
+    /// Calls `read` with the request's JSON, inflated into this thread's
+    /// buffer ([`inflate::with_inflated`]): a lookup allocates nothing for it.
+    pub fn with_json<R>(&self, read: impl FnOnce(&[u8]) -> R) -> R {
+        inflate::with_inflated(&self.0, read).expect("the sandbox wrote this")
     }
 
     /// Bytes kept.
@@ -154,7 +154,7 @@ impl<'de> Deserialize<'de> for StoredRequest {
             .map_err(|e| serde::de::Error::custom(format!("request: not deflated data: {e}")))?;
         serde_json::from_slice::<psi_payment_page::types::SessionRequest>(&json)
             .map_err(|e| serde::de::Error::custom(format!("request: {e}")))?;
-        Ok(Self(bytes.into_boxed_slice()))
+        Ok(Self(bytes.into()))
     }
 }
 
