@@ -82,7 +82,7 @@ impl Verified {
 
 impl Keys {
     pub fn random() -> Self {
-        Self::from_secret(&rand::random::<[u8; 32]>())
+        Self::from_secret(&random_secret())
     }
 
     pub fn from_secret(secret: &[u8; 32]) -> Self {
@@ -334,4 +334,12 @@ pub fn require_or_decline(
     require(state, headers, api).map_err(|refusal| {
         crate::errors::decline(StatusCode::UNAUTHORIZED, &[refusal.reason()], Vec::new())
     })
+}
+
+/// 32 bytes from the operating system's random source: the signing secret
+/// of a sandbox without a state file.
+fn random_secret() -> [u8; 32] {
+    let mut secret = [0; 32];
+    getrandom::fill(&mut secret).expect("the operating system's random source answers");
+    secret
 }

@@ -292,7 +292,8 @@ fn signing_key(connection: &Connection, fresh: bool) -> Result<[u8; 32], String>
     if !fresh {
         return Err(format!("meta {SIGNING_KEY} is missing"));
     }
-    let key: [u8; 32] = rand::random();
+    let mut key = [0; 32];
+    getrandom::fill(&mut key).map_err(|e| format!("no random signing key: {e}"))?;
     set_meta(connection, SIGNING_KEY, &engine.encode(key)).map_err(|e| explain(&e))?;
     Ok(key)
 }

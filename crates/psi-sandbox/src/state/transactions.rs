@@ -174,7 +174,7 @@ impl TransactionId {
 
     /// A fresh id shaped like the provider's.
     pub fn random() -> Self {
-        Self(rand::random::<u64>() % Self::LIMIT)
+        Self(fastrand::u64(..Self::LIMIT))
     }
 
     /// The id whose 17 digits spell `number` (below 10^17).
