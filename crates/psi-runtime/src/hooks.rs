@@ -164,7 +164,7 @@ pub async fn exec(
         operation: operations.operation_id(info),
     };
     let span = call_span!(context.call_span_level(), call.api, call.operation);
-    async move {
+    let run = async {
         if let Err(reason) = check_before_sending(context, &mut request, call.operation).await {
             tracing::warn!(
                 api = call.api,
@@ -179,7 +179,7 @@ pub async fn exec(
             };
             return Ok(refusal.into_response());
         }
-        let (response, attempts) = send_with_retries(context, http, request, call).await?;
+        let (response, attempts) = send_with_retries(context, http, request, call, &span).await?;
         let status = response.status();
         if status.is_success() {
             // Only an empty body is ever replaced: a body of known, non-zero
@@ -202,9 +202,14 @@ pub async fn exec(
             attempts,
         };
         with_read_body(response, b"{}", Some(annotation)).await
+    };
+    // A span nobody listens to (the DEBUG default under an INFO subscriber)
+    // is not entered and left on every poll: nothing would see it.
+    if span.is_disabled() {
+        run.await
+    } else {
+        run.instrument(span.clone()).await
     }
-    .instrument(span)
-    .await
 }
 
 /// Which call this is, for the WARN events (which must name it by
@@ -291,8 +296,10 @@ async fn send_with_retries(
     http: &reqwest::Client,
     mut template: Request,
     call: Call,
+    // The call's own span, even when it is not entered (disabled): the
+    // caller's current span must never receive this call's fields.
+    span: &tracing::Span,
 ) -> reqwest::Result<(Response, u32)> {
-    let span = tracing::Span::current();
     let started = Instant::now();
     let settings = context.settings();
     let repeatable = is_repeatable(
@@ -322,7 +329,7 @@ async fn send_with_retries(
         let copy = if may_resend { copy_of(&template) } else { None };
         let Some(this_attempt) = copy else {
             let result = http.execute(template).await;
-            return finish(&span, call, started, result).map(|r| (r, attempt));
+            return finish(span, call, started, result).map(|r| (r, attempt));
         };
         let result = http.execute(this_attempt).await;
         let outcome = match &result {
@@ -381,7 +388,7 @@ async fn send_with_retries(
                 attempt += 1;
                 retry += 1;
             }
-            None => return finish(&span, call, started, result).map(|r| (r, attempt)),
+            None => return finish(span, call, started, result).map(|r| (r, attempt)),
         }
     }
 }
