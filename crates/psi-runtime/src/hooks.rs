@@ -94,11 +94,13 @@ pub async fn pre<E>(
         request
             .headers_mut()
             .insert(CONTENT_TYPE, HeaderValue::from_static(media_type));
-    } else if !request.headers().contains_key(CONTENT_TYPE) {
-        // The specification requires Content-Type on every call, GETs included.
+    } else {
+        // The specification requires Content-Type on every call, GETs
+        // included; one that is already there stays (one lookup, not two).
         request
             .headers_mut()
-            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            .entry(CONTENT_TYPE)
+            .or_insert(HeaderValue::from_static("application/json"));
     }
     if operations.idempotent.contains(&operation)
         && !request.headers().contains_key(IDEMPOTENCY_KEY_NAME)

@@ -43,34 +43,54 @@ impl Write for Encoding<'_, '_> {
         let mut plain = 0; // start of the run of bytes written as they are
         for (at, &byte) in bytes.iter().enumerate() {
             if must_encode(byte) {
-                // `text` splits only at ASCII bytes here, so both runs are whole UTF-8.
-                self.0.write_str(&text[plain..at])?;
+                self.0.write_str(ascii(&bytes[plain..at])?)?;
                 let hex = b"0123456789ABCDEF";
                 let escaped = [
                     b'%',
                     hex[usize::from(byte >> 4)],
                     hex[usize::from(byte & 0xF)],
                 ];
-                // Three ASCII bytes: always valid UTF-8.
-                self.0
-                    .write_str(std::str::from_utf8(&escaped).map_err(|_| fmt::Error)?)?;
+                self.0.write_str(ascii(&escaped)?)?;
                 plain = at + 1;
             }
         }
-        self.0.write_str(&text[plain..])
+        if plain == 0 {
+            // Nothing encoded (nearly every id): the text as it is.
+            return self.0.write_str(text);
+        }
+        self.0.write_str(ascii(&bytes[plain..])?)
     }
 }
 
-/// The bytes of the WHATWG URL path-segment percent-encode set as
-/// progenitor-client 0.15 defines it (`PATH_SET`): C0 controls, DEL,
-/// every non-ASCII byte, and ` "#<>?`{}/%`.
-fn must_encode(byte: u8) -> bool {
-    !(0x20..0x7F).contains(&byte)
-        || matches!(
-            byte,
-            b' ' | b'"' | b'#' | b'<' | b'>' | b'?' | b'`' | b'{' | b'}' | b'/' | b'%'
-        )
+/// A run of bytes written as they are: ASCII only, as every non-ASCII byte
+/// is encoded (so it may start inside a multi-byte character of `text`
+/// without being one).
+fn ascii(run: &[u8]) -> Result<&str, fmt::Error> {
+    std::str::from_utf8(run).map_err(|_| fmt::Error)
 }
+
+/// Whether `byte` is written as `%XX`: the WHATWG URL path-segment
+/// percent-encode set as progenitor-client 0.15 defines it (`PATH_SET`): C0
+/// controls, DEL, every non-ASCII byte, and ` "#<>?`{}/%`. A table, as this
+/// runs for every byte of every path parameter.
+fn must_encode(byte: u8) -> bool {
+    ENCODED[usize::from(byte)]
+}
+
+const ENCODED: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        table[byte] = byte < 0x20
+            || byte >= 0x7F
+            || matches!(
+                byte as u8,
+                b' ' | b'"' | b'#' | b'<' | b'>' | b'?' | b'`' | b'{' | b'}' | b'/' | b'%'
+            );
+        byte += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
@@ -93,13 +113,14 @@ mod tests {
     }
 
     #[test]
-    fn every_byte_is_encoded_as_progenitor_encodes_it() {
-        for code in 0..=0x7Fu8 {
-            let text = format!("a{}b", code as char);
+    fn every_character_is_encoded_as_progenitor_encodes_it() {
+        for code in (0..=0x7Fu32).chain([0x80, 0xE4, 0x7FF, 0x800, 0x20AC, 0x1F600]) {
+            let code = char::from_u32(code).unwrap();
+            let text = format!("a{code}b");
             assert_eq!(
                 PathSegment(&text).to_string(),
                 encode_path(&text),
-                "byte {code:#04x}"
+                "{code:?}"
             );
         }
     }
