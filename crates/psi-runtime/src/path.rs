@@ -127,7 +127,14 @@ mod tests {
 
     #[test]
     fn multi_byte_text_and_other_types_match_progenitor() {
-        for text in ["12-34567890123456789", "ä/ö ü%2F", "", "/", "naïve?x=1#f", "€"] {
+        for text in [
+            "12-34567890123456789",
+            "ä/ö ü%2F",
+            "",
+            "/",
+            "naïve?x=1#f",
+            "€",
+        ] {
             assert_eq!(PathSegment(text).to_string(), encode_path(text), "{text:?}");
         }
         assert_eq!((-42i64).path_segment().to_string(), encode_path("-42"));

@@ -26,9 +26,11 @@ pub fn rewrite(file: &mut syn::File) -> Result<(), String> {
     let mut counts = Counts::default();
     let tokens = rewrite_stream(file.to_token_stream(), &mut counts);
     if file.to_token_stream().to_string().contains("OperationInfo") && counts.decodes == 0 {
-        return Err("progenitor's `ResponseValue::from_response` was not found: \
+        return Err(
+            "progenitor's `ResponseValue::from_response` was not found: \
                     check xtask/src/generate/per_call.rs against the generated code"
-            .into());
+                .into(),
+        );
     }
     *file = syn::parse2(tokens).map_err(|e| format!("per_call rewrite does not parse: {e}"))?;
     let left = file
@@ -59,7 +61,9 @@ fn rewrite_stream(stream: TokenStream, counts: &mut Counts) -> TokenStream {
         if is_ident(&tokens[at], "ResponseValue")
             && is_colon(tokens.get(at + 1))
             && is_colon(tokens.get(at + 2))
-            && tokens.get(at + 3).is_some_and(|t| is_ident(t, "from_response"))
+            && tokens
+                .get(at + 3)
+                .is_some_and(|t| is_ident(t, "from_response"))
         {
             out.extend(quote!(::psi_runtime::decode_response));
             counts.decodes += 1;
@@ -141,10 +145,7 @@ mod tests {
         );
         assert!(!code.contains("from_response"), "{code}");
         assert_eq!(code.matches(":: psi_runtime :: decode_response").count(), 2);
-        assert!(
-            code.contains("transaction_id . path_segment ()"),
-            "{code}"
-        );
+        assert!(code.contains("transaction_id . path_segment ()"), "{code}");
     }
 
     #[test]
