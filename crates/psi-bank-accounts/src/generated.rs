@@ -747,7 +747,6 @@ pub mod builder {
                 ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
                 use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -756,7 +755,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_bank_account",
@@ -933,7 +931,6 @@ pub mod builder {
                 ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
                 use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -943,7 +940,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "store_bank_account",
@@ -1115,7 +1111,6 @@ pub mod builder {
                 use ::psi_runtime::ToPathSegment as _; bank_account_reference
                 .path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1124,7 +1119,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_bank_account",
@@ -1292,7 +1286,6 @@ pub mod builder {
                 use ::psi_runtime::ToPathSegment as _; bank_account_reference
                 .path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1301,7 +1294,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_bank_account_by_reference",

@@ -1542,9 +1542,8 @@ pub mod builder {
                 ::psi_runtime::ToPathSegment as _; correspondence_id.path_segment() }, {
                 use ::psi_runtime::ToPathSegment as _; format.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
-            let mut request = client.client.get(url).headers(header_map).build()?;
+            let mut request = client.client.get(url).build()?;
             let info = OperationInfo {
                 operation_id: "get_invoice_correspondence",
             };
@@ -1661,7 +1660,6 @@ pub mod builder {
                 "{}/order/status/v2/transactions/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1671,7 +1669,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .query(&progenitor_client::QueryParam::new("include", &include))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_order_status",

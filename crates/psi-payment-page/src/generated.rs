@@ -4029,7 +4029,6 @@ pub mod builder {
             let Self { client, created_date } = self;
             let created_date = created_date.map_err(Error::InvalidRequest)?;
             let url = format!("{}/pps/api/v1/session-record", client.baseurl,);
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -4039,7 +4038,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .query(&progenitor_client::QueryParam::new("createdDate", &created_date))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "list_session_records",
@@ -4129,7 +4127,6 @@ pub mod builder {
                 "{}/pps/api/v1/session-record/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; session_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -4138,7 +4135,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_session_record",

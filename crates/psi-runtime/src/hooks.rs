@@ -304,10 +304,6 @@ async fn send_with_retries(
 ) -> reqwest::Result<(Response, u32)> {
     let started = Instant::now();
     let settings = context.settings();
-    let repeatable = is_repeatable(
-        template.method(),
-        template.headers().contains_key(IDEMPOTENCY_KEY_NAME),
-    );
     // A client built by psi applies the timeout itself; setting it per
     // request would also allocate the request's extension map every call.
     if template.timeout().is_none() && !settings.client_applies_timeout {
@@ -334,6 +330,11 @@ async fn send_with_retries(
             return finish(span, call, started, result).map(|r| (r, attempt));
         };
         let result = http.execute(this_attempt).await;
+        // A success ends the call: nothing below would retry it (no 2xx is
+        // a retryable status, and only a 401 is sent again).
+        if result.as_ref().is_ok_and(|r| r.status().is_success()) {
+            return finish(span, call, started, result).map(|r| (r, attempt));
+        }
         let outcome = match &result {
             Ok(response) => Outcome::Answered {
                 status: response.status(),
@@ -372,6 +373,10 @@ async fn send_with_retries(
                 }
             }
         }
+        let repeatable = is_repeatable(
+            template.method(),
+            template.headers().contains_key(IDEMPOTENCY_KEY_NAME),
+        );
         match settings.retry.next_delay(retry, repeatable, &outcome) {
             Some(delay) => {
                 let status = result.as_ref().map(|r| r.status().as_u16()).ok();

@@ -2697,7 +2697,6 @@ pub mod builder {
                 ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
                 use ::psi_runtime::ToPathSegment as _; shop_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2707,7 +2706,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "update_shop_configuration",

@@ -1750,7 +1750,6 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/addItem", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1760,7 +1759,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "add_order_item_v7",
@@ -1896,7 +1894,6 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/cancel", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1906,7 +1903,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cancel_order_items_v7",
@@ -2042,7 +2038,6 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/deliver", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2052,7 +2047,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "deliver_order_items_v7",
@@ -2157,7 +2151,6 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/info", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2166,7 +2159,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_order_info",
@@ -2288,7 +2280,6 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/refund", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2298,7 +2289,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "refund_order_items_v7",
@@ -2434,7 +2424,6 @@ pub mod builder {
                 "{}/gateway/order-management/addItem/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2444,7 +2433,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "add_order_item",
@@ -2573,7 +2561,6 @@ pub mod builder {
                 "{}/gateway/order-management/cancel/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2583,7 +2570,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "cancel_order_items",
@@ -2712,7 +2698,6 @@ pub mod builder {
                 "{}/gateway/order-management/deliver/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2722,7 +2707,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "deliver_order_items",
@@ -2820,7 +2804,6 @@ pub mod builder {
                 "{}/gateway/order-management/load/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2829,7 +2812,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "load_order_items",
@@ -2944,7 +2926,6 @@ pub mod builder {
                 "{}/gateway/order-management/return/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -2954,7 +2935,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "return_order_items",
@@ -3073,7 +3053,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/oauth/token", client.baseurl,);
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -3083,7 +3062,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_platform_token",

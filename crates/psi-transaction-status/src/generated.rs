@@ -1444,7 +1444,6 @@ pub mod builder {
                 "{}/transaction/status/v2/transactions/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1453,7 +1452,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_transaction_status",
