@@ -45,10 +45,15 @@ pub struct Operations {
 impl Operations {
     /// The document's operationId of the call `info` describes.
     pub fn operation_id(&self, info: &OperationInfo) -> &'static str {
+        // The generated call and the table name the method with the same
+        // literal, usually merged into one: comparing addresses first
+        // finds it without comparing text (this runs twice per call).
+        let method = info.operation_id;
         self.ids
             .iter()
-            .find(|(method, _)| *method == info.operation_id)
-            .map_or(info.operation_id, |(_, id)| id)
+            .find(|(name, _)| std::ptr::eq(*name, method))
+            .or_else(|| self.ids.iter().find(|(name, _)| *name == method))
+            .map_or(method, |(_, id)| id)
     }
 
     /// Whether `operation` sends its query parameter `name` as one
