@@ -743,11 +743,10 @@ pub mod builder {
             let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
             let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, encode_path(&
-                partner_profile_id.to_string()), encode_path(& shop_buyer_id
-                .to_string()),
+                "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, { use
+                ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
+                use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -756,7 +755,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_bank_account",
@@ -766,74 +764,74 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200..=299 => ResponseValue::from_response(response).await,
+                200..=299 => ::psi_runtime::decode_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 405u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 406u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 413u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 414u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 415u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 431u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
@@ -929,11 +927,10 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, encode_path(&
-                partner_profile_id.to_string()), encode_path(& shop_buyer_id
-                .to_string()),
+                "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, { use
+                ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
+                use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -943,7 +940,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "store_bank_account",
@@ -953,81 +949,81 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200..=299 => ResponseValue::from_response(response).await,
+                200..=299 => ::psi_runtime::decode_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 405u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 406u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 413u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 414u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 415u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 431u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
@@ -1109,12 +1105,12 @@ pub mod builder {
             let bank_account_reference = bank_account_reference
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/partners/{}/consumer/{}/bank-accounts/{}", client.baseurl,
-                encode_path(& partner_profile_id.to_string()), encode_path(&
-                shop_buyer_id.to_string()), encode_path(& bank_account_reference
-                .to_string()),
+                "{}/partners/{}/consumer/{}/bank-accounts/{}", client.baseurl, { use
+                ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
+                use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() }, {
+                use ::psi_runtime::ToPathSegment as _; bank_account_reference
+                .path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1123,7 +1119,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "delete_bank_account",
@@ -1137,70 +1132,70 @@ pub mod builder {
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 405u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 406u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 413u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 414u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 415u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 431u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
@@ -1285,12 +1280,12 @@ pub mod builder {
             let bank_account_reference = bank_account_reference
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/partners/{}/shop-buyers/{}/bank-accounts/{}", client.baseurl,
-                encode_path(& partner_profile_id.to_string()), encode_path(&
-                shop_buyer_id.to_string()), encode_path(& bank_account_reference
-                .to_string()),
+                "{}/partners/{}/shop-buyers/{}/bank-accounts/{}", client.baseurl, { use
+                ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
+                use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() }, {
+                use ::psi_runtime::ToPathSegment as _; bank_account_reference
+                .path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1299,7 +1294,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_bank_account_by_reference",
@@ -1309,67 +1303,67 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200..=299 => ResponseValue::from_response(response).await,
+                200..=299 => ::psi_runtime::decode_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 405u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 406u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 413u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 414u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 431u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }

@@ -1537,13 +1537,13 @@ pub mod builder {
             let correspondence_id = correspondence_id.map_err(Error::InvalidRequest)?;
             let format = format.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/api/order/{}/correspondences/invoices/{}/{}", client.baseurl,
-                encode_path(& transaction_id.to_string()), encode_path(&
-                correspondence_id.to_string()), encode_path(& format.to_string()),
+                "{}/api/order/{}/correspondences/invoices/{}/{}", client.baseurl, { use
+                ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() }, { use
+                ::psi_runtime::ToPathSegment as _; correspondence_id.path_segment() }, {
+                use ::psi_runtime::ToPathSegment as _; format.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
-            let mut request = client.client.get(url).headers(header_map).build()?;
+            let mut request = client.client.get(url).build()?;
             let info = OperationInfo {
                 operation_id: "get_invoice_correspondence",
             };
@@ -1556,42 +1556,42 @@ pub mod builder {
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 414u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 431u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
@@ -1657,10 +1657,9 @@ pub mod builder {
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let include = include.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/order/status/v2/transactions/{}", client.baseurl, encode_path(&
-                transaction_id.to_string()),
+                "{}/order/status/v2/transactions/{}", client.baseurl, { use
+                ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1670,7 +1669,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .query(&progenitor_client::QueryParam::new("include", &include))
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_order_status",
@@ -1680,46 +1678,46 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200..=299 => ResponseValue::from_response(response).await,
+                200..=299 => ::psi_runtime::decode_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 414u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 431u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }

@@ -1131,10 +1131,9 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/order/paylater/v1/{}", client.baseurl, encode_path(& transaction_id
-                .to_string()),
+                "{}/order/paylater/v1/{}", client.baseurl, { use
+                ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1144,7 +1143,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "book_pay_later_offer",
@@ -1154,81 +1152,81 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200..=299 => ResponseValue::from_response(response).await,
+                200..=299 => ::psi_runtime::decode_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 405u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 406u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 409u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 413u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 414u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 415u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 431u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
@@ -1273,10 +1271,9 @@ pub mod builder {
             let Self { client, transaction_id } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/order/paylater/v1/{}/offers", client.baseurl, encode_path(&
-                transaction_id.to_string()),
+                "{}/order/paylater/v1/{}/offers", client.baseurl, { use
+                ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1285,7 +1282,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_pay_later_offers",
@@ -1295,74 +1291,74 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200..=299 => ResponseValue::from_response(response).await,
+                200..=299 => ::psi_runtime::decode_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 405u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 406u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 413u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 414u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 415u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 431u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
@@ -1407,10 +1403,9 @@ pub mod builder {
             let Self { client, transaction_id } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/order/paylater/v1/{}/status", client.baseurl, encode_path(&
-                transaction_id.to_string()),
+                "{}/order/paylater/v1/{}/status", client.baseurl, { use
+                ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1419,7 +1414,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_pay_later_status",
@@ -1429,74 +1423,74 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200..=299 => ResponseValue::from_response(response).await,
+                200..=299 => ::psi_runtime::decode_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 405u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 406u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 413u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 414u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 415u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 431u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }

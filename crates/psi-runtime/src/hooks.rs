@@ -45,10 +45,15 @@ pub struct Operations {
 impl Operations {
     /// The document's operationId of the call `info` describes.
     pub fn operation_id(&self, info: &OperationInfo) -> &'static str {
+        // The generated call and the table name the method with the same
+        // literal, usually merged into one: comparing addresses first
+        // finds it without comparing text (this runs twice per call).
+        let method = info.operation_id;
         self.ids
             .iter()
-            .find(|(method, _)| *method == info.operation_id)
-            .map_or(info.operation_id, |(_, id)| id)
+            .find(|(name, _)| std::ptr::eq(*name, method))
+            .or_else(|| self.ids.iter().find(|(name, _)| *name == method))
+            .map_or(method, |(_, id)| id)
     }
 
     /// Whether `operation` sends its query parameter `name` as one
@@ -94,11 +99,13 @@ pub async fn pre<E>(
         request
             .headers_mut()
             .insert(CONTENT_TYPE, HeaderValue::from_static(media_type));
-    } else if !request.headers().contains_key(CONTENT_TYPE) {
-        // The specification requires Content-Type on every call, GETs included.
+    } else {
+        // The specification requires Content-Type on every call, GETs
+        // included; one that is already there stays (one lookup, not two).
         request
             .headers_mut()
-            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            .entry(CONTENT_TYPE)
+            .or_insert(HeaderValue::from_static("application/json"));
     }
     if operations.idempotent.contains(&operation)
         && !request.headers().contains_key(IDEMPOTENCY_KEY_NAME)
@@ -164,7 +171,7 @@ pub async fn exec(
         operation: operations.operation_id(info),
     };
     let span = call_span!(context.call_span_level(), call.api, call.operation);
-    async move {
+    let run = async {
         if let Err(reason) = check_before_sending(context, &mut request, call.operation).await {
             tracing::warn!(
                 api = call.api,
@@ -179,7 +186,7 @@ pub async fn exec(
             };
             return Ok(refusal.into_response());
         }
-        let (response, attempts) = send_with_retries(context, http, request, call).await?;
+        let (response, attempts) = send_with_retries(context, http, request, call, &span).await?;
         let status = response.status();
         if status.is_success() {
             // Only an empty body is ever replaced: a body of known, non-zero
@@ -202,9 +209,14 @@ pub async fn exec(
             attempts,
         };
         with_read_body(response, b"{}", Some(annotation)).await
+    };
+    // A span nobody listens to (the DEBUG default under an INFO subscriber)
+    // is not entered and left on every poll: nothing would see it.
+    if span.is_disabled() {
+        run.await
+    } else {
+        run.instrument(span.clone()).await
     }
-    .instrument(span)
-    .await
 }
 
 /// Which call this is, for the WARN events (which must name it by
@@ -291,14 +303,12 @@ async fn send_with_retries(
     http: &reqwest::Client,
     mut template: Request,
     call: Call,
+    // The call's own span, even when it is not entered (disabled): the
+    // caller's current span must never receive this call's fields.
+    span: &tracing::Span,
 ) -> reqwest::Result<(Response, u32)> {
-    let span = tracing::Span::current();
     let started = Instant::now();
     let settings = context.settings();
-    let repeatable = is_repeatable(
-        template.method(),
-        template.headers().contains_key(IDEMPOTENCY_KEY_NAME),
-    );
     // A client built by psi applies the timeout itself; setting it per
     // request would also allocate the request's extension map every call.
     if template.timeout().is_none() && !settings.client_applies_timeout {
@@ -322,9 +332,14 @@ async fn send_with_retries(
         let copy = if may_resend { copy_of(&template) } else { None };
         let Some(this_attempt) = copy else {
             let result = http.execute(template).await;
-            return finish(&span, call, started, result).map(|r| (r, attempt));
+            return finish(span, call, started, result).map(|r| (r, attempt));
         };
         let result = http.execute(this_attempt).await;
+        // A success ends the call: nothing below would retry it (no 2xx is
+        // a retryable status, and only a 401 is sent again).
+        if result.as_ref().is_ok_and(|r| r.status().is_success()) {
+            return finish(span, call, started, result).map(|r| (r, attempt));
+        }
         let outcome = match &result {
             Ok(response) => Outcome::Answered {
                 status: response.status(),
@@ -363,6 +378,10 @@ async fn send_with_retries(
                 }
             }
         }
+        let repeatable = is_repeatable(
+            template.method(),
+            template.headers().contains_key(IDEMPOTENCY_KEY_NAME),
+        );
         match settings.retry.next_delay(retry, repeatable, &outcome) {
             Some(delay) => {
                 let status = result.as_ref().map(|r| r.status().as_u16()).ok();
@@ -381,7 +400,7 @@ async fn send_with_retries(
                 attempt += 1;
                 retry += 1;
             }
-            None => return finish(&span, call, started, result).map(|r| (r, attempt)),
+            None => return finish(span, call, started, result).map(|r| (r, attempt)),
         }
     }
 }

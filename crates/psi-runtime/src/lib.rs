@@ -27,7 +27,9 @@ mod field;
 pub mod hooks;
 pub mod nulls;
 mod open_enum;
+mod path;
 mod request;
+mod response;
 mod retry;
 mod secret;
 mod token;
@@ -42,7 +44,11 @@ pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};
 #[cfg(feature = "schemars")]
 pub use open_enum::open_enum_schema;
 #[doc(hidden)]
+pub use path::{PathSegment, ToPathSegment};
+#[doc(hidden)]
 pub use request::prepare as prepare_request;
+#[doc(hidden)]
+pub use response::decode as decode_response;
 pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 /// How [`Decimal::round_dp_with_strategy`] rounds.
 pub use rust_decimal::RoundingStrategy;

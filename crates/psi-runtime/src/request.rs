@@ -44,29 +44,35 @@ macro_rules! wire_client {
         };
 
         impl $crate::__private::progenitor_client::ClientHooks<$crate::Context> for Client {
-            async fn pre<E>(
+            // Plain functions returning the runtime's futures, not `async fn`s
+            // wrapping them: one layer less to build and move on every call.
+            fn pre<E>(
                 &self,
                 request: &mut $crate::__private::reqwest::Request,
                 info: &$crate::__private::progenitor_client::OperationInfo,
-            ) -> ::std::result::Result<(), $crate::__private::progenitor_client::Error<E>> {
+            ) -> impl ::std::future::Future<
+                Output = ::std::result::Result<(), $crate::__private::progenitor_client::Error<E>>,
+            > {
                 let context = <Self as $crate::__private::progenitor_client::ClientInfo<
                     $crate::Context,
                 >>::inner(self);
-                $crate::hooks::pre(context, request, info, OPERATIONS).await
+                $crate::hooks::pre(context, request, info, OPERATIONS)
             }
 
-            async fn exec(
+            fn exec(
                 &self,
                 request: $crate::__private::reqwest::Request,
                 info: &$crate::__private::progenitor_client::OperationInfo,
-            ) -> $crate::__private::reqwest::Result<$crate::__private::reqwest::Response> {
+            ) -> impl ::std::future::Future<
+                Output = $crate::__private::reqwest::Result<$crate::__private::reqwest::Response>,
+            > {
                 let context = <Self as $crate::__private::progenitor_client::ClientInfo<
                     $crate::Context,
                 >>::inner(self);
                 let http = <Self as $crate::__private::progenitor_client::ClientInfo<
                     $crate::Context,
                 >>::client(self);
-                $crate::hooks::exec(context, http, request, info, OPERATIONS).await
+                $crate::hooks::exec(context, http, request, info, OPERATIONS)
             }
         }
     };

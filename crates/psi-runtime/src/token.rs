@@ -187,13 +187,22 @@ struct Slot {
 }
 
 impl Slot {
-    /// The token, if it may still be sent at `now`.
-    fn usable(&self, now: Instant) -> Option<CachedToken> {
+    /// `pick` of the token and when to refresh it, if it may still be sent
+    /// at `now`. Only what `pick` takes is copied: a call needs the header,
+    /// not a copy of the token's text (an allocation per call).
+    fn usable<R>(
+        &self,
+        now: Instant,
+        pick: impl FnOnce(&CachedToken) -> R,
+    ) -> Option<(R, Instant)> {
         let current = self
             .current
             .read()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        current.as_ref().filter(|t| now < t.usable_until).cloned()
+        current
+            .as_ref()
+            .filter(|t| now < t.usable_until)
+            .map(|t| (pick(t), t.refresh_at))
     }
 
     /// Whether the token held at `now` is missing or due for a refresh.
@@ -272,7 +281,9 @@ impl TokenCache {
     /// A valid token for `audience`. Concurrent callers on a cold or expired
     /// cache wait for the one fetch in flight instead of starting their own.
     pub async fn token(self: &Arc<Self>, audience: &Audience) -> Result<Secret, TokenError> {
-        Ok(self.handle(audience).current().await?.token)
+        self.handle(audience)
+            .current(|token| token.token.clone())
+            .await
     }
 
     /// The cache entry of one audience, resolved once (clients keep it so a
@@ -322,24 +333,25 @@ impl TokenHandle {
     /// The `Authorization` header value for a valid token (sensitive: never
     /// printed by the HTTP stack).
     pub async fn authorization(&self) -> Result<HeaderValue, TokenError> {
-        Ok(self.current().await?.header)
+        self.current(|token| token.header.clone()).await
     }
 
-    async fn current(&self) -> Result<CachedToken, TokenError> {
+    /// `pick` of a valid token, from the cache or fetched.
+    async fn current<R>(&self, pick: impl Fn(&CachedToken) -> R) -> Result<R, TokenError> {
         let now = Instant::now();
-        if let Some(token) = self.0.slot.usable(now) {
-            if now >= token.refresh_at {
+        if let Some((picked, refresh_at)) = self.0.slot.usable(now, &pick) {
+            if now >= refresh_at {
                 self.refresh_in_background();
             }
-            return Ok(token);
+            return Ok(picked);
         }
         let _fetching = self.0.slot.fetching.lock().await;
         // Another caller (or the background refresh) may have fetched while this one waited.
-        if let Some(token) = self.0.slot.usable(Instant::now()) {
-            return Ok(token);
+        if let Some((picked, _)) = self.0.slot.usable(Instant::now(), &pick) {
+            return Ok(picked);
         }
         let span = tracing::debug_span!("psi.token", audience = %self.0.audience);
-        self.fetch().instrument(span).await
+        Ok(pick(&self.fetch().instrument(span).await?))
     }
 
     /// Fetches a token and caches it; the caller holds `fetching`.

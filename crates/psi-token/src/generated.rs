@@ -480,7 +480,6 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/oauth/token", client.baseurl,);
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -490,7 +489,6 @@ pub mod builder {
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
                 .json(&body)
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_token",
@@ -500,53 +498,53 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200..=299 => ResponseValue::from_response(response).await,
+                200..=299 => ::psi_runtime::decode_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 413u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 414u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 415u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 431u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }

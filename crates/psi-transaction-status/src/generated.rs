@@ -1441,10 +1441,9 @@ pub mod builder {
             let Self { client, transaction_id } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let url = format!(
-                "{}/transaction/status/v2/transactions/{}", client.baseurl, encode_path(&
-                transaction_id.to_string()),
+                "{}/transaction/status/v2/transactions/{}", client.baseurl, { use
+                ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
             );
-            let header_map = ::reqwest::header::HeaderMap::new();
             #[allow(unused_mut)]
             let mut request = client
                 .client
@@ -1453,7 +1452,6 @@ pub mod builder {
                     ::reqwest::header::ACCEPT,
                     ::reqwest::header::HeaderValue::from_static("application/json"),
                 )
-                .headers(header_map)
                 .build()?;
             let info = OperationInfo {
                 operation_id: "get_transaction_status",
@@ -1463,53 +1461,53 @@ pub mod builder {
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
-                200..=299 => ResponseValue::from_response(response).await,
+                200..=299 => ::psi_runtime::decode_response(response).await,
                 400u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 401u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 404u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 414u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 422u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 431u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }
                 500u16 => {
                     Err(
                         Error::ErrorResponse(
-                            ResponseValue::from_response(response).await?,
+                            ::psi_runtime::decode_response(response).await?,
                         ),
                     )
                 }

@@ -248,3 +248,33 @@ async fn an_info_call_span_is_seen_by_an_info_subscriber() {
     assert!(closed.contains("status=200"), "{closed}");
     assert!(closed.contains("duration_ms="), "{closed}");
 }
+
+// With the span at DEBUG under an INFO subscriber the call has no span of
+// its own to record into; the caller's span (here one that happens to have
+// the same field names) must not get the call's attempt, status and duration.
+#[tokio::test(flavor = "current_thread")]
+async fn a_call_without_a_live_span_records_nothing_into_the_callers_span() {
+    use tracing::Instrument;
+    let server = server_answering_503_once().await;
+    let client = client(&server);
+    let logs = info_logs_of(async {
+        let handler = tracing::info_span!(
+            "handler",
+            attempt = tracing::field::Empty,
+            status = tracing::field::Empty,
+            duration_ms = tracing::field::Empty,
+        );
+        look_up_status(&client).instrument(handler).await;
+    })
+    .await;
+    let closed = logs
+        .lines()
+        .find(|line| line.contains("handler") && line.contains("close"))
+        .unwrap_or_else(|| panic!("the handler's span closes at INFO: {logs}"));
+    // The retry happened (so an `attempt` would have been recorded) ...
+    assert!(logs.contains("retrying"), "{logs}");
+    // ... and none of the call's fields landed on the caller's span.
+    for field in ["attempt=", "status=", "duration_ms="] {
+        assert!(!closed.contains(field), "{field} in {closed}");
+    }
+}

@@ -4,7 +4,9 @@
 //! header map it was built for starts empty (`HeaderMap::new()` does not
 //! allocate; with no header parameter it stays empty). Doing it here rather
 //! than removing the header at run time saves a map allocation, an insert
-//! and a removal on every call.
+//! and a removal on every call. An operation without header parameters
+//! then has no map at all: its `let header_map` and `.headers(header_map)`
+//! go too.
 
 use quote::ToTokens;
 
@@ -58,6 +60,9 @@ fn rewrite_body(body: &mut syn::Block, removed: &mut usize) {
             .to_string()
             .contains("header_map . append")
     });
+    if !still_appended {
+        drop_empty_header_map(body);
+    }
     for stmt in &mut body.stmts {
         let syn::Stmt::Local(local) = stmt else {
             continue;
@@ -77,6 +82,46 @@ fn rewrite_body(body: &mut syn::Block, removed: &mut usize) {
             }
         }
     }
+}
+
+/// An operation without header parameters: the empty `header_map` and the
+/// `.headers(header_map)` that merges it into the request go (merging even
+/// an empty map costs every call a map iteration and its drop).
+fn drop_empty_header_map(body: &mut syn::Block) {
+    let mut merged = false;
+    for stmt in &mut body.stmts {
+        if let syn::Stmt::Local(local) = stmt {
+            if let Some(init) = &mut local.init {
+                merged |= drop_headers_call(&mut init.expr);
+            }
+        }
+    }
+    if merged {
+        body.stmts.retain(|stmt| !binds_header_map(stmt));
+    }
+}
+
+/// Removes `.headers(header_map)` from a builder chain (`a.b().headers(header_map).build()?`).
+fn drop_headers_call(expr: &mut syn::Expr) -> bool {
+    match expr {
+        syn::Expr::Try(attempt) => drop_headers_call(&mut attempt.expr),
+        syn::Expr::MethodCall(call)
+            if call.method == "headers"
+                && call.args.len() == 1
+                && call.args[0].to_token_stream().to_string() == "header_map" =>
+        {
+            *expr = (*call.receiver).clone();
+            true
+        }
+        syn::Expr::MethodCall(call) => drop_headers_call(&mut call.receiver),
+        _ => false,
+    }
+}
+
+/// `let header_map = …;`
+fn binds_header_map(stmt: &syn::Stmt) -> bool {
+    matches!(stmt, syn::Stmt::Local(local)
+        if matches!(&local.pat, syn::Pat::Ident(binding) if binding.ident == "header_map"))
 }
 
 /// `header_map.append(HeaderName::from_static("api-version"), ...);`
