@@ -28,8 +28,8 @@ impl ::std::str::FromStr for CountryCode {
         if value.chars().count() < 2usize {
             return Err("shorter than 2 characters".into());
         }
-        static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-        { ::regress::Regex::new("^[A-Z]{2}$").unwrap() });
+        static PATTERN: ::std::sync::LazyLock<::psi_runtime::Pattern> = ::std::sync::LazyLock::new(||
+        { ::psi_runtime::Pattern::new("^[A-Z]{2}$").unwrap() });
         if PATTERN.find(value).is_none() {
             return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
         }
@@ -91,8 +91,8 @@ impl ::std::str::FromStr for CurrencyCode {
         if value.chars().count() < 3usize {
             return Err("shorter than 3 characters".into());
         }
-        static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-        { ::regress::Regex::new("^[A-Z]{3}$").unwrap() });
+        static PATTERN: ::std::sync::LazyLock<::psi_runtime::Pattern> = ::std::sync::LazyLock::new(||
+        { ::psi_runtime::Pattern::new("^[A-Z]{3}$").unwrap() });
         if PATTERN.find(value).is_none() {
             return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
         }

@@ -28,6 +28,7 @@ pub mod hooks;
 pub mod nulls;
 mod open_enum;
 mod path;
+mod pattern;
 mod request;
 mod response;
 mod retry;
@@ -45,6 +46,8 @@ pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};
 pub use open_enum::open_enum_schema;
 #[doc(hidden)]
 pub use path::{PathSegment, ToPathSegment};
+#[doc(hidden)]
+pub use pattern::Pattern;
 #[doc(hidden)]
 pub use request::prepare as prepare_request;
 #[doc(hidden)]

@@ -192,8 +192,11 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::psi_runtime::Pattern> = ::std::sync::LazyLock::new(||
+            {
+                ::psi_runtime::Pattern::new("^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$")
+                    .unwrap()
+            });
             if PATTERN.find(value).is_none() {
                 return Err(
                     "doesn't match pattern \"^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$\"".into(),

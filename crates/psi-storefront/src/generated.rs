@@ -257,8 +257,8 @@ pub mod types {
             if value.chars().count() < 32usize {
                 return Err("shorter than 32 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-f]{32}$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::psi_runtime::Pattern> = ::std::sync::LazyLock::new(||
+            { ::psi_runtime::Pattern::new("^[0-9a-f]{32}$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-f]{32}$\"".into());
             }
@@ -442,8 +442,8 @@ pub mod types {
             if value.chars().count() < 32usize {
                 return Err("shorter than 32 characters".into());
             }
-            static PATTERN: ::std::sync::LazyLock<::regress::Regex> = ::std::sync::LazyLock::new(||
-            { ::regress::Regex::new("^[0-9a-f]{32}$").unwrap() });
+            static PATTERN: ::std::sync::LazyLock<::psi_runtime::Pattern> = ::std::sync::LazyLock::new(||
+            { ::psi_runtime::Pattern::new("^[0-9a-f]{32}$").unwrap() });
             if PATTERN.find(value).is_none() {
                 return Err("doesn't match pattern \"^[0-9a-f]{32}$\"".into());
             }
