@@ -109,7 +109,7 @@ async fn main() {
     let blob_bytes = sandbox.seed_transactions(TRANSACTIONS);
     let seeded_in = seeding.elapsed();
     let stored = resident_mib();
-    println!("stored requests: {blob_bytes} bytes each on average (deflated JSON), stored in {seeded_in:.1?}");
+    println!("stored requests: {blob_bytes} bytes each on average (compact baskets and deflated rest), stored in {seeded_in:.1?}");
     println!("memory: {before:.1} MiB before the sandbox, {started:.1} MiB running, {stored:.1} MiB with {TRANSACTIONS} transactions (+{:.1} MiB)", stored - started);
 
     let api = sandbox.addresses().api_url;

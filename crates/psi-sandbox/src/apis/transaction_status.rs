@@ -34,9 +34,9 @@ pub fn routes() -> Router<AppState> {
 
 /// A lookup is the sandbox's most frequent call, so it does only what the
 /// answer needs: the record's few fields and its stored order's bytes (by
-/// reference count) are taken under the lock, the order is inflated into
-/// a reused buffer after it and the answer written from its JSON directly
-/// ([`answer`]).
+/// reference count) are taken under the lock; after it, the order's
+/// compact part is decoded (nothing inflated, no JSON parsed) and the
+/// answer written from its texts directly ([`answer`]).
 async fn get_transaction_status(
     AxumState(state): AxumState<AppState>,
     Path(transaction_id): Path<String>,
@@ -64,11 +64,9 @@ async fn get_transaction_status(
         transfer_type: &transfer_type,
     };
     let today = state.clock.now_local().date_naive();
-    let body = request.with_json(|json| {
-        let order = answer::Order::read(json).expect("the sandbox stored a valid request");
-        let shop_name = shop_name_of(&state.data(), order.first_shop_id().as_deref());
-        answer::write(&record, &order, &shop_name, today)
-    });
+    let order = request.order();
+    let shop_name = shop_name_of(&state.data(), answer::first_shop_id(&order).as_deref());
+    let body = answer::write(&record, &order, &shop_name, today);
     let mut response = Response::new(Body::from(body));
     response.headers_mut().insert(
         header::CONTENT_TYPE,

@@ -2,8 +2,9 @@
 //!
 //! `miniz_oxide::inflate::decompress_to_vec` allocates and zeroes an 11 KB
 //! decompressor and a fresh output vector on every call, then grows the
-//! vector by doubling (each step a copy). A lookup inflates one stored
-//! request, so the sandbox keeps both per worker thread instead: after the
+//! vector by doubling (each step a copy). Readers of a whole stored request
+//! (invoices, order status, ...) inflate its rest, the part without the
+//! baskets, so the sandbox keeps both per worker thread instead: after the
 //! first call an inflation allocates nothing.
 
 use miniz_oxide::inflate::core::inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
@@ -11,8 +12,8 @@ use miniz_oxide::inflate::core::{decompress, DecompressorOxide};
 use miniz_oxide::inflate::TINFLStatus;
 use std::cell::RefCell;
 
-/// The output buffer a thread starts with: a usual stored request (about
-/// 1.7 KB of JSON) fits; larger ones grow it once, and it stays grown.
+/// The output buffer a thread starts with: a usual stored request's rest
+/// (well under 1.7 KB of JSON) fits; larger ones grow it once, and it stays grown.
 const FIRST_BUFFER_BYTES: usize = 8 * 1024;
 
 /// A buffer that grew past this is given back after use, so one very

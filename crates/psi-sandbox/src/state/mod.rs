@@ -19,6 +19,7 @@
 //! The clock's offset is written by [`Clock::advance`] itself and the
 //! token-signing key once per file. Armed faults are not kept.
 
+pub mod compact;
 mod inflate;
 pub mod store;
 mod table;

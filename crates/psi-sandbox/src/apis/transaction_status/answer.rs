@@ -1,12 +1,13 @@
 //! The transaction status answer, written straight from the stored order's
-//! JSON: no generated types are built, no string or amount is copied.
+//! compact form ([`crate::state::compact`]): no generated types are built,
+//! no string or amount is copied.
 //!
-//! The stored order is JSON the sandbox serialised itself from the
-//! generated session request types, so each string and amount in it is
-//! already written exactly as serialising it again would write it (amounts
-//! are `Decimal`s, whose text keeps its scale). The answer therefore takes
-//! them as raw JSON ([`RawValue`], borrowed from the inflated bytes) and
-//! writes them back unchanged; only the gross total is parsed, to add it up.
+//! The compact form keeps each string and amount of the order as its JSON
+//! text, as the sandbox serialised it from the generated session request
+//! types, so it is already written exactly as serialising it again would
+//! write it (amounts are `Decimal`s, whose text keeps its scale). The
+//! answer writes those texts back unchanged; only the gross total is
+//! parsed, to add it up.
 //!
 //! The answer is written by hand ([`write`]) with the generated
 //! `TransactionStatusResponse`'s field names, in its order, with its rules
@@ -15,138 +16,31 @@
 //! serde's own serialiser cost more than half again: it escapes every key
 //! and passes each raw value through a marker struct.
 
+use crate::state::compact::{string_of, Basket, Order, Text, ITEM_KEYS, SPECIAL_ITEM_KEYS};
 use crate::state::{Label, TransactionId};
 use chrono::{DateTime, FixedOffset, NaiveDate};
 use psi_runtime::Decimal;
 use psi_transaction_status::types::CurrencyCode;
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
-use std::borrow::Cow;
+use serde::Serialize;
 
-/// A string or amount of the stored order, as its JSON text.
-type Raw<'a> = Option<&'a RawValue>;
-
-/// A stored session request, read for what the answer shows.
-#[derive(Deserialize)]
-struct StoredRequest<'a> {
-    #[serde(borrow, default)]
-    order_data: Option<Order<'a>>,
+/// The shop of the order's first basket, whose configuration names the seller.
+pub fn first_shop_id(order: &Order<'_>) -> Option<String> {
+    let text = order.shop_baskets.first()?.partner_shop_id?;
+    string_of(text).map(|shop| shop.into_owned())
 }
 
-/// The parts of a stored order the answer shows.
-#[derive(Deserialize, Default)]
-pub struct Order<'a> {
-    #[serde(borrow, default)]
-    partner_transaction_id: Raw<'a>,
-    #[serde(borrow, default)]
-    currency: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    shop_baskets: Option<Vec<Basket<'a>>>,
-}
-
-impl<'a> Order<'a> {
-    /// The order of a stored request's JSON (`{"order_data": ...}`), or
-    /// why it is none.
-    pub fn read(json: &'a [u8]) -> Result<Self, String> {
-        // Checked as UTF-8 once, as a whole: reading from bytes would check
-        // each string and raw value on its own, which costs more.
-        let text = std::str::from_utf8(json).map_err(|e| e.to_string())?;
-        let request: StoredRequest<'a> = serde_json::from_str(text).map_err(|e| e.to_string())?;
-        Ok(request.order_data.unwrap_or_default())
-    }
-
-    fn baskets(&self) -> &[Basket<'a>] {
-        self.shop_baskets.as_deref().unwrap_or_default()
-    }
-
-    /// The shop of the first basket, whose configuration names the seller.
-    pub fn first_shop_id(&self) -> Option<String> {
-        let raw = self.baskets().first()?.partner_shop_id?;
-        serde_json::from_str(raw.get()).ok()
-    }
-
-    /// The baskets' gross amounts added up; an amount that is no number
-    /// counts as absent (the sandbox stored numbers only). The stored text
-    /// is what `Decimal` wrote, so it is read back as a plain decimal,
-    /// without the checks a client's number goes through.
-    fn gross_total(&self) -> Decimal {
-        self.baskets()
-            .iter()
-            .filter_map(|basket| basket.gross_amount)
-            .filter_map(|raw| rust_decimal::Decimal::from_str_exact(raw.get()).ok())
-            .map(Decimal::from)
-            .sum()
-    }
-}
-
-#[derive(Deserialize)]
-struct Basket<'a> {
-    #[serde(borrow, default)]
-    gross_amount: Raw<'a>,
-    #[serde(borrow, default)]
-    items: Option<Vec<Item<'a>>>,
-    #[serde(borrow, default)]
-    partner_shop_id: Raw<'a>,
-    #[serde(borrow, default)]
-    shop_transaction_id: Raw<'a>,
-    #[serde(borrow, default)]
-    special_items: Option<Vec<SpecialItem<'a>>>,
-}
-
-/// A basket item as the answer shows it: every field the order's item
-/// has except its description. The order carries no identification
-/// numbers, so the answer's stay absent (and are left out).
-#[derive(Deserialize)]
-struct Item<'a> {
-    #[serde(borrow, default)]
-    article_number: Raw<'a>,
-    #[serde(borrow, default)]
-    category: Raw<'a>,
-    #[serde(borrow, default)]
-    gross_total_price: Raw<'a>,
-    #[serde(borrow, default)]
-    gross_unit_discount: Raw<'a>,
-    #[serde(borrow, default)]
-    gross_unit_price: Raw<'a>,
-    #[serde(borrow, default)]
-    name: Raw<'a>,
-    #[serde(borrow, default)]
-    net_total_price: Raw<'a>,
-    #[serde(borrow, default)]
-    net_unit_discount: Raw<'a>,
-    #[serde(borrow, default)]
-    net_unit_price: Raw<'a>,
-    #[serde(borrow, default)]
-    quantity: Raw<'a>,
-    #[serde(borrow, default)]
-    tax_rate: Raw<'a>,
-    #[serde(borrow, default)]
-    unit: Raw<'a>,
-}
-
-/// A special item (shipping, ...): no discounts, no identification numbers.
-#[derive(Deserialize)]
-struct SpecialItem<'a> {
-    #[serde(borrow, default)]
-    article_number: Raw<'a>,
-    #[serde(borrow, default)]
-    category: Raw<'a>,
-    #[serde(borrow, default)]
-    gross_total_price: Raw<'a>,
-    #[serde(borrow, default)]
-    gross_unit_price: Raw<'a>,
-    #[serde(borrow, default)]
-    name: Raw<'a>,
-    #[serde(borrow, default)]
-    net_total_price: Raw<'a>,
-    #[serde(borrow, default)]
-    net_unit_price: Raw<'a>,
-    #[serde(borrow, default)]
-    quantity: Raw<'a>,
-    #[serde(borrow, default)]
-    tax_rate: Raw<'a>,
-    #[serde(borrow, default)]
-    unit: Raw<'a>,
+/// The baskets' gross amounts added up; an amount that is no number
+/// counts as absent (the sandbox stored numbers only). The stored text is
+/// what `Decimal` wrote, so it is read back as a plain decimal, without
+/// the checks a client's number goes through.
+fn gross_total(order: &Order<'_>) -> Decimal {
+    order
+        .shop_baskets
+        .iter()
+        .filter_map(|basket| basket.gross_amount)
+        .filter_map(|text| rust_decimal::Decimal::from_str_exact(text).ok())
+        .map(Decimal::from)
+        .sum()
 }
 
 /// What the answer shows of the transaction record itself.
@@ -161,7 +55,8 @@ pub struct Record<'a> {
 /// The answer's JSON: `record` with `order`, its baskets sold by
 /// `shop_name`, its payment status as of `today`.
 pub fn write(record: &Record<'_>, order: &Order<'_>, shop_name: &str, today: NaiveDate) -> Vec<u8> {
-    let currency: Option<CurrencyCode> = order.currency.as_deref().unwrap_or("EUR").parse().ok();
+    let currency = order.currency.and_then(string_of);
+    let currency: Option<CurrencyCode> = currency.as_deref().unwrap_or("EUR").parse().ok();
     // A usual answer is about 1 KB: one allocation, no growing.
     let mut out = Json(Vec::with_capacity(2048));
     out.raw("{\"created\":");
@@ -174,7 +69,7 @@ pub fn write(record: &Record<'_>, order: &Order<'_>, shop_name: &str, today: Nai
     out.value(&record.id);
     if let Some(reference) = order.partner_transaction_id {
         out.raw(",\"partner_transaction_id\":");
-        out.raw(reference.get());
+        out.raw(reference);
     }
     out.raw(",\"payment_information\":{\"dunning_status\":{\"level\":0}");
     out.raw(",\"maximum_processing_offset_in_hours\":");
@@ -186,13 +81,13 @@ pub fn write(record: &Record<'_>, order: &Order<'_>, shop_name: &str, today: Nai
     out.raw("},\"payment_status\":{\"due_date\":");
     out.value(&record.due_date);
     out.raw(",\"outstanding_amount\":");
-    out.value(&order.gross_total());
+    out.value(&gross_total(order));
     out.raw(",\"status\":");
     out.value(super::payment_status_label(record.due_date, today));
     out.raw("}}");
-    if !order.baskets().is_empty() {
+    if !order.shop_baskets.is_empty() {
         out.raw(",\"shop_baskets\":[");
-        for (index, basket) in order.baskets().iter().enumerate() {
+        for (index, basket) in order.shop_baskets.iter().enumerate() {
             if index > 0 {
                 out.raw(",");
             }
@@ -221,15 +116,19 @@ impl Json {
         serde_json::to_writer(&mut self.0, value).expect("a value serialises");
     }
 
-    /// `{"key":value,...}` of the fields present.
-    fn object(&mut self, fields: &[(&str, Raw<'_>)]) {
+    /// `{"key":value,...}` of the fields present, but those named in
+    /// `left_out` (which the answer's type does not have).
+    fn object(&mut self, keys: &[&str], fields: &[Text<'_>], left_out: &str) {
         let mut separator = "{\"";
-        for (key, value) in fields {
+        for (key, value) in keys.iter().zip(fields) {
             if let Some(value) = value {
+                if *key == left_out {
+                    continue;
+                }
                 self.raw(separator);
                 self.raw(key);
                 self.raw("\":");
-                self.raw(value.get());
+                self.raw(value);
                 separator = ",\"";
             }
         }
@@ -243,82 +142,45 @@ impl Json {
         self.raw("{");
         if let Some(amount) = basket.gross_amount {
             self.raw("\"gross_amount\":");
-            self.raw(amount.get());
+            self.raw(amount);
             self.raw(",");
         }
-        let items = basket.items.as_deref().unwrap_or_default();
+        let items = &basket.items;
         if !items.is_empty() {
             self.raw("\"items\":[");
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
                     self.raw(",");
                 }
-                self.object(&item.fields());
+                // The answer's item has every field of the order's item
+                // but its description; its identification numbers (which
+                // the order does not carry) stay absent and are left out.
+                self.object(&ITEM_KEYS, item, "description");
             }
             self.raw("],");
         }
         if let Some(shop) = basket.partner_shop_id {
             self.raw("\"partner_shop_id\":");
-            self.raw(shop.get());
+            self.raw(shop);
             self.raw(",");
         }
         self.raw("\"partner_shop_name\":");
         self.value(shop_name);
         if let Some(reference) = basket.shop_transaction_id {
             self.raw(",\"shop_transaction_id\":");
-            self.raw(reference.get());
+            self.raw(reference);
         }
-        let special_items = basket.special_items.as_deref().unwrap_or_default();
+        let special_items = &basket.special_items;
         if !special_items.is_empty() {
             self.raw(",\"special_items\":[");
             for (index, item) in special_items.iter().enumerate() {
                 if index > 0 {
                     self.raw(",");
                 }
-                self.object(&item.fields());
+                self.object(&SPECIAL_ITEM_KEYS, item, "description");
             }
             self.raw("]");
         }
         self.raw("}");
-    }
-}
-
-impl<'a> Item<'a> {
-    /// The answer's item fields, in the generated type's order (its
-    /// identification numbers, between `gross_unit_price` and `name` and
-    /// before `unit`, are always absent).
-    fn fields(&self) -> [(&'static str, Raw<'a>); 12] {
-        [
-            ("article_number", self.article_number),
-            ("category", self.category),
-            ("gross_total_price", self.gross_total_price),
-            ("gross_unit_discount", self.gross_unit_discount),
-            ("gross_unit_price", self.gross_unit_price),
-            ("name", self.name),
-            ("net_total_price", self.net_total_price),
-            ("net_unit_discount", self.net_unit_discount),
-            ("net_unit_price", self.net_unit_price),
-            ("quantity", self.quantity),
-            ("tax_rate", self.tax_rate),
-            ("unit", self.unit),
-        ]
-    }
-}
-
-impl<'a> SpecialItem<'a> {
-    /// As [`Item::fields`], without discounts.
-    fn fields(&self) -> [(&'static str, Raw<'a>); 10] {
-        [
-            ("article_number", self.article_number),
-            ("category", self.category),
-            ("gross_total_price", self.gross_total_price),
-            ("gross_unit_price", self.gross_unit_price),
-            ("name", self.name),
-            ("net_total_price", self.net_total_price),
-            ("net_unit_price", self.net_unit_price),
-            ("quantity", self.quantity),
-            ("tax_rate", self.tax_rate),
-            ("unit", self.unit),
-        ]
     }
 }

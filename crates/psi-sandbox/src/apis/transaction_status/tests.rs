@@ -1,4 +1,4 @@
-//! The answer written from the stored JSON ([`super::answer`]) is, byte for
+//! The answer written from the stored order's compact form ([`super::answer`]) is, byte for
 //! byte, the one the generated types give (the way the sandbox answered
 //! before: the order parsed, the generated answer built and serialised).
 
@@ -16,7 +16,7 @@ use psi_transaction_status::types::{
     TransactionStatusResponse,
 };
 
-/// The answer written from the stored JSON, as the handler writes it.
+/// The answer written from the compact form, as the handler writes it.
 fn written(transaction: &Transaction, shop_name: &str, today: NaiveDate) -> String {
     let record = answer::Record {
         id: transaction.id,
@@ -25,16 +25,16 @@ fn written(transaction: &Transaction, shop_name: &str, today: NaiveDate) -> Stri
         payment_option: &transaction.payment_option,
         transfer_type: &transaction.transfer_type,
     };
-    let body = transaction.request.with_json(|json| {
-        let order = answer::Order::read(json).expect("a stored order");
-        answer::write(&record, &order, shop_name, today)
-    });
+    let order = transaction.request.order();
+    let body = answer::write(&record, &order, shop_name, today);
     String::from_utf8(body).expect("UTF-8")
 }
 
-/// The answer through the generated types.
+/// The answer through the generated types, from the whole stored request.
 fn reference(transaction: &Transaction, shop_name: &str, today: NaiveDate) -> String {
-    let order = transaction.order_summary();
+    let order = transaction.request.get().order_data.unwrap_or_default();
+    let order: OrderSummary =
+        serde_json::from_str(&serde_json::to_string(&order).expect("JSON")).expect("an order");
     let answer = generated_answer(transaction, order, shop_name, today);
     serde_json::to_string(&answer).expect("serialises")
 }
@@ -138,14 +138,10 @@ fn the_first_baskets_shop_names_the_seller() {
         r#"{"shop_baskets": [{"partner_shop_id": "shop \"7\""}, {"partner_shop_id": "other"}]}"#,
         "2026-11-30",
     );
-    let shop = transaction
-        .request
-        .with_json(|json| answer::Order::read(json).expect("an order").first_shop_id());
+    let shop = answer::first_shop_id(&transaction.request.order());
     assert_eq!(shop.as_deref(), Some("shop \"7\""));
     let empty = transaction_of_nothing();
-    let shop = empty
-        .request
-        .with_json(|json| answer::Order::read(json).expect("an order").first_shop_id());
+    let shop = answer::first_shop_id(&empty.request.order());
     assert_eq!(shop, None);
 }
 
