@@ -97,16 +97,10 @@ pub fn audience_of(url: &str, service: Service) -> String {
 /// Every audience the token server (`/oauth/token`) issues tokens for: the
 /// table's rows plus the shop configuration; not the platform's.
 pub fn token_server_audiences(url: &str) -> Vec<String> {
-    let served = [
-        Service::PaymentPage,
-        Service::PayLater,
-        Service::BankAccounts,
-        Service::OrderStatus,
-        Service::TransactionStatus,
-        Service::ShopConfig,
-    ]
-    .into_iter()
-    .map(|service| audience_of(url, service));
+    let served = Service::ALL
+        .into_iter()
+        .filter(|service| *service != Service::Storefront)
+        .map(|service| audience_of(url, service));
     let unserved = UNSERVED_AUDIENCE_PATHS
         .iter()
         .map(|path| format!("{url}{path}"));
