@@ -7,6 +7,7 @@
 //! compiled here once instead of in every API crate that has a pattern.
 
 /// A compiled pattern.
+#[derive(Debug)]
 pub struct Pattern(regress::Regex);
 
 impl Pattern {
@@ -20,12 +21,6 @@ impl Pattern {
     #[inline(never)]
     pub fn find(&self, text: &str) -> Option<regress::Match> {
         self.0.find(text)
-    }
-}
-
-impl std::fmt::Debug for Pattern {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("Pattern").field(&self.0).finish()
     }
 }
 

@@ -31,73 +31,57 @@ const BAD_IBAN: &str = "DE88 3704 0044 0532 0130 00";
 // subscriber captures the logs.
 #[tokio::test(flavor = "current_thread")]
 async fn no_secret_token_or_iban_appears_in_any_log_line() {
-    // tracing caches per call site whether anyone listens. A call site first
-    // hit by another test's thread while no subscriber exists anywhere can be
-    // cached as "never" just as this test installs its own, and the capture
-    // then misses it. A global subscriber that listens to everything (and
-    // writes nothing) keeps every call site live for the scoped one below.
-    static GLOBAL: std::sync::Once = std::sync::Once::new();
-    GLOBAL.call_once(|| {
-        let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
-    });
-    let captured = Captured::default();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(captured.clone())
-        .with_max_level(tracing::Level::TRACE)
-        .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
-        .with_ansi(false)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let logs = logs_of(tracing::Level::TRACE, async {
+        let server = MockServer::start().await;
+        mount_token_endpoint(&server, 1800).await;
+        mount_status_failing_once(&server, 401).await;
+        Mock::given(method("POST"))
+            .and(path(
+                "/shop/consumer/v1/partners/partner-1/consumer/buyer-1/bank-accounts",
+            ))
+            .respond_with(ResponseTemplate::new(503))
+            .mount(&server)
+            .await;
 
-    let server = MockServer::start().await;
-    mount_token_endpoint(&server, 1800).await;
-    mount_status_failing_once(&server, 401).await;
-    Mock::given(method("POST"))
-        .and(path(
-            "/shop/consumer/v1/partners/partner-1/consumer/buyer-1/bank-accounts",
-        ))
-        .respond_with(ResponseTemplate::new(503))
-        .mount(&server)
-        .await;
-
-    let client = client(&server);
-    client
-        .pay_later()
-        .get_pay_later_status()
-        .transaction_id(TRANSACTION)
-        .send()
-        .await
-        .unwrap();
-    let _ = client
-        .bank_accounts()
-        .store_bank_account()
-        .partner_profile_id("partner-1")
-        .shop_buyer_id("buyer-1")
-        .body(psi::bank_accounts::types::BankAccountStoreRequest {
-            owner: "Erika Mustermann".try_into().unwrap(),
-            iban: GROUPED_IBAN.try_into().unwrap(),
-            bic: None,
-        })
-        .send()
-        .await;
-    // Refused by the pre-flight check (wrong check digits): traced too.
-    let refused = client
-        .bank_accounts()
-        .store_bank_account()
-        .partner_profile_id("partner-1")
-        .shop_buyer_id("buyer-1")
-        .body(psi::bank_accounts::types::BankAccountStoreRequest {
-            owner: "Erika Mustermann".try_into().unwrap(),
-            iban: BAD_IBAN.try_into().unwrap(),
-            bic: None,
-        })
-        .send()
-        .await;
-    assert!(matches!(
-        refused.map_err(psi::Error::from),
-        Err(psi::Error::Preflight(_))
-    ));
-    let logs = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let client = client(&server);
+        client
+            .pay_later()
+            .get_pay_later_status()
+            .transaction_id(TRANSACTION)
+            .send()
+            .await
+            .unwrap();
+        let _ = client
+            .bank_accounts()
+            .store_bank_account()
+            .partner_profile_id("partner-1")
+            .shop_buyer_id("buyer-1")
+            .body(psi::bank_accounts::types::BankAccountStoreRequest {
+                owner: "Erika Mustermann".try_into().unwrap(),
+                iban: GROUPED_IBAN.try_into().unwrap(),
+                bic: None,
+            })
+            .send()
+            .await;
+        // Refused by the pre-flight check (wrong check digits): traced too.
+        let refused = client
+            .bank_accounts()
+            .store_bank_account()
+            .partner_profile_id("partner-1")
+            .shop_buyer_id("buyer-1")
+            .body(psi::bank_accounts::types::BankAccountStoreRequest {
+                owner: "Erika Mustermann".try_into().unwrap(),
+                iban: BAD_IBAN.try_into().unwrap(),
+                bic: None,
+            })
+            .send()
+            .await;
+        assert!(matches!(
+            refused.map_err(psi::Error::from),
+            Err(psi::Error::Preflight(_))
+        ));
+    })
+    .await;
     let refusal = logs
         .lines()
         .find(|line| line.contains("call refused before sending"))
@@ -147,9 +131,14 @@ async fn no_secret_token_or_iban_appears_in_any_log_line() {
     }
 }
 
-/// Runs `calls` under an INFO subscriber that also writes a line when a
-/// span closes (as span exporters see spans); returns what it wrote.
-async fn info_logs_of<F: std::future::Future<Output = ()>>(calls: F) -> String {
+/// Runs `calls` under a subscriber at `level` that also writes a line when
+/// a span closes (as span exporters see spans); returns what it wrote.
+async fn logs_of<F: std::future::Future<Output = ()>>(level: tracing::Level, calls: F) -> String {
+    // tracing caches per call site whether anyone listens. A call site first
+    // hit by another test's thread while no subscriber exists anywhere can be
+    // cached as "never" just as this test installs its own, and the capture
+    // then misses it. A global subscriber that listens to everything (and
+    // writes nothing) keeps every call site live for the scoped one below.
     static GLOBAL: std::sync::Once = std::sync::Once::new();
     GLOBAL.call_once(|| {
         let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry());
@@ -157,7 +146,7 @@ async fn info_logs_of<F: std::future::Future<Output = ()>>(calls: F) -> String {
     let captured = Captured::default();
     let subscriber = tracing_subscriber::fmt()
         .with_writer(captured.clone())
-        .with_max_level(tracing::Level::INFO)
+        .with_max_level(level)
         .with_span_events(tracing_subscriber::fmt::format::FmtSpan::CLOSE)
         .with_ansi(false)
         .finish();
@@ -206,7 +195,7 @@ async fn look_up_status(client: &psi::Client) {
 async fn by_default_info_sees_no_call_span_but_a_retry_names_its_call() {
     let server = server_answering_503_once().await;
     let client = client(&server);
-    let logs = info_logs_of(look_up_status(&client)).await;
+    let logs = logs_of(tracing::Level::INFO, look_up_status(&client)).await;
     assert!(!logs.contains("psi.call"), "the span is DEBUG: {logs}");
     let retry = logs
         .lines()
@@ -229,7 +218,7 @@ async fn an_info_call_span_is_seen_by_an_info_subscriber() {
         .call_span_level(tracing::Level::INFO)
         .build()
         .unwrap();
-    let logs = info_logs_of(look_up_status(&client)).await;
+    let logs = logs_of(tracing::Level::INFO, look_up_status(&client)).await;
     // The pay later call's own close line (the token request's span, nested
     // inside it, closes on a line of its own).
     let closed = logs
@@ -257,7 +246,7 @@ async fn a_call_without_a_live_span_records_nothing_into_the_callers_span() {
     use tracing::Instrument;
     let server = server_answering_503_once().await;
     let client = client(&server);
-    let logs = info_logs_of(async {
+    let logs = logs_of(tracing::Level::INFO, async {
         let handler = tracing::info_span!(
             "handler",
             attempt = tracing::field::Empty,

@@ -111,6 +111,18 @@ async fn get(sandbox: &Sandbox, path: &str, token: Option<&str>) -> Answer {
     call(sandbox, reqwest::Method::GET, path, token, &[], None).await
 }
 
+async fn delete(sandbox: &Sandbox, path: &str, token: &str) -> Answer {
+    call(
+        sandbox,
+        reqwest::Method::DELETE,
+        path,
+        Some(token),
+        &[],
+        None,
+    )
+    .await
+}
+
 async fn post(sandbox: &Sandbox, path: &str, token: &str, body: &str) -> Answer {
     call(
         sandbox,
@@ -169,15 +181,7 @@ async fn the_documented_example_of_the_lowest_success_is_answered() {
 
     // A response without content: no body.
     let path = "/v1/disputes/D-000001/evidence/0b6f4c3e-8d2a-4f7e-9a51-3c2d1e0f9a8b";
-    let deleted = call(
-        &sandbox,
-        reqwest::Method::DELETE,
-        path,
-        Some(&token),
-        &[],
-        None,
-    )
-    .await;
+    let deleted = delete(&sandbox, path, &token).await;
     assert_eq!(deleted.status, 204, "{}", deleted.text);
     assert_eq!(deleted.text, "");
 }
@@ -244,15 +248,7 @@ async fn bad_path_and_query_parameters_are_refused_naming_them() {
     assert!(fields[0].1.contains("pattern ^D-[0-9]{6}$"), "{fields:?}");
 
     let path = "/v1/disputes/D-000001/evidence/not-a-uuid";
-    let deleted = call(
-        &sandbox,
-        reqwest::Method::DELETE,
-        path,
-        Some(&token),
-        &[],
-        None,
-    )
-    .await;
+    let deleted = delete(&sandbox, path, &token).await;
     assert_eq!(
         deleted.invalid_fields(400)[0],
         ("evidence_id".to_owned(), "must be a valid uuid".to_owned())
