@@ -19,14 +19,14 @@
 //! Everything else about the call (the span, the order of the refusals, the
 //! stand-in answer) stays in `psi_runtime::hooks::exec`.
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
 /// Rewrites every `send()` with a JSON body in `file`; an error when one has
 /// a body but not exactly one `client.exec(request, &info)` to rewrite, or a
 /// body sent other than as `.json(&body)`, or a `.json(&body)` outside a
 /// `send()`: progenitor's output changed and this needs a look.
-pub fn check_typed_body(file: &mut syn::File) -> Result<(), String> {
+pub fn hand_typed_body_to_exec(file: &mut syn::File) -> Result<(), String> {
     let serialized = count(&file.to_token_stream(), JSON_BODY);
     let mut rewritten = 0;
     rewrite_items(&mut file.items, &mut rewritten)?;
@@ -68,12 +68,12 @@ fn rewrite_items(items: &mut [syn::Item], rewritten: &mut usize) -> Result<(), S
 /// Rewrites one `send()`; `false` when it has no body.
 fn rewrite_send(function: &mut syn::ImplItemFn) -> Result<bool, String> {
     let code = function.block.to_token_stream();
-    let name = function_owner(&code);
+    let name = operation_of(&code);
     let sends_json = count(&code, JSON_BODY) == 1;
     if !sends_json {
         if code.to_string().contains("let body =") {
             return Err(format!(
-                "a `send()` ({name}) with a body not sent as `.json(&body)`: \
+                "a `send()` ({name}) with a body not sent once as `.json(&body)`: \
                  check xtask/src/generate/typed_preflight.rs"
             ));
         }
@@ -93,7 +93,7 @@ fn rewrite_send(function: &mut syn::ImplItemFn) -> Result<bool, String> {
 }
 
 /// The operation a `send()` belongs to, for error messages.
-fn function_owner(code: &TokenStream) -> String {
+fn operation_of(code: &TokenStream) -> String {
     let text = code.to_string();
     text.split("operation_id : \"")
         .nth(1)
@@ -109,19 +109,14 @@ fn with_checked_exec(stream: TokenStream) -> TokenStream {
     let mut out = TokenStream::new();
     let mut at = 0;
     while at < tokens.len() {
-        let call: TokenStream = tokens[at..(at + 4).min(tokens.len())]
-            .iter()
-            .cloned()
-            .collect();
-        if tokens.len() >= at + 4 && call.to_string() == EXEC {
+        if is_plain_exec(&tokens[at..]) {
             out.extend(quote!(client.exec_checked(request, &info, &body)));
             at += 4;
             continue;
         }
         match &tokens[at] {
             TokenTree::Group(group) => {
-                let mut inner =
-                    proc_macro2::Group::new(group.delimiter(), with_checked_exec(group.stream()));
+                let mut inner = Group::new(group.delimiter(), with_checked_exec(group.stream()));
                 inner.set_span(group.span());
                 out.extend([TokenTree::Group(inner)]);
             }
@@ -130,6 +125,20 @@ fn with_checked_exec(stream: TokenStream) -> TokenStream {
         at += 1;
     }
     out
+}
+
+/// Whether `tokens` start with `client . exec (request , & info)`.
+fn is_plain_exec(tokens: &[TokenTree]) -> bool {
+    match tokens {
+        [TokenTree::Ident(client), TokenTree::Punct(dot), TokenTree::Ident(exec), TokenTree::Group(args), ..] => {
+            client == "client"
+                && dot.as_char() == '.'
+                && exec == "exec"
+                && args.delimiter() == Delimiter::Parenthesis
+                && args.stream().to_string() == "request , & info"
+        }
+        _ => false,
+    }
 }
 
 /// How often the token sequence `pattern` (as printed) occurs in `stream`,
@@ -171,7 +180,7 @@ mod tests {
     #[test]
     fn only_calls_with_a_body_pass_it_to_the_checked_exec() {
         let mut file: syn::File = syn::parse_str(SENDS).unwrap();
-        check_typed_body(&mut file).unwrap();
+        hand_typed_body_to_exec(&mut file).unwrap();
         let code = file.to_token_stream().to_string();
         assert_eq!(
             code.matches("client . exec_checked (request , & info , & body) . await")
@@ -194,19 +203,19 @@ mod tests {
             1,
         );
         let mut file: syn::File = syn::parse_str(&renamed).unwrap();
-        let error = check_typed_body(&mut file).unwrap_err();
+        let error = hand_typed_body_to_exec(&mut file).unwrap_err();
         assert!(error.contains("create_session"), "{error}");
 
         // A body sent another way than `.json(&body)`.
         let form = SENDS.replace(".json(&body)", ".form_urlencoded(&body)?");
         let mut file: syn::File = syn::parse_str(&form).unwrap();
-        let error = check_typed_body(&mut file).unwrap_err();
-        assert!(error.contains("not sent as `.json(&body)`"), "{error}");
+        let error = hand_typed_body_to_exec(&mut file).unwrap_err();
+        assert!(error.contains("not sent once as `.json(&body)`"), "{error}");
 
         // A JSON body outside a `send()`.
         let elsewhere = SENDS.replace("pub async fn send(self)", "pub async fn run(self)");
         let mut file: syn::File = syn::parse_str(&elsewhere).unwrap();
-        let error = check_typed_body(&mut file).unwrap_err();
+        let error = hand_typed_body_to_exec(&mut file).unwrap_err();
         assert!(
             error.contains("1 `.json(&body)` but 0 `send()` rewritten"),
             "{error}"
