@@ -3,12 +3,16 @@
 use crate::failure::PreflightError;
 use crate::token::{Audience, TokenCache, TokenHandle};
 use crate::{ConfigError, RetryPolicy};
+use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
 
-/// Checks a request body before it is sent: `(operationId, body)`; the
-/// error (the facade's typed violations) comes back to the caller as it is.
-pub type Preflight = Arc<dyn Fn(&str, &[u8]) -> Result<(), PreflightError> + Send + Sync>;
+/// Checks a request body before it is sent: `(operationId, body)`, the body
+/// being the generated request type (`psi_payment_page::types::SessionRequest`)
+/// exactly as the call is about to serialize it, so a check downcasts it
+/// rather than parsing JSON back. The error (the facade's typed violations)
+/// comes back to the caller as it is.
+pub type Preflight = Arc<dyn Fn(&str, &dyn Any) -> Result<(), PreflightError> + Send + Sync>;
 
 /// The level of the `psi.call` span unless
 /// [`Context::with_call_span_level`] sets another: DEBUG.
@@ -113,6 +117,19 @@ impl Context {
     /// Checks every request body with `preflight` before it is sent.
     pub fn with_preflight(self, preflight: Preflight) -> Self {
         self.with(|settings| settings.preflight = Some(preflight))
+    }
+
+    /// The pre-flight verdict on the typed request `body` of `operation`
+    /// (its operationId): `Ok` at once when no pre-flight is set.
+    pub(crate) fn check_preflight(
+        &self,
+        operation: &str,
+        body: &dyn Any,
+    ) -> Result<(), PreflightError> {
+        match &self.0.preflight {
+            Some(preflight) => preflight(operation, body),
+            None => Ok(()),
+        }
     }
 
     /// The API's name as it appears in traces (`pay-later`).

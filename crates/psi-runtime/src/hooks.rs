@@ -16,6 +16,7 @@ use reqwest::header::{
     HeaderName, HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER, USER_AGENT,
 };
 use reqwest::{Request, Response, StatusCode};
+use std::any::Any;
 use std::time::Instant;
 use tracing::Instrument;
 
@@ -159,12 +160,16 @@ macro_rules! call_span {
 /// [`REFUSED`](crate::failure::REFUSED) carrying the typed
 /// [`Refusal`]; an answer that is not a 2xx carries the API, the
 /// operationId and the number of attempts (see [`crate::failure`]).
+///
+/// `body` is the call's typed request body (the value its JSON was
+/// serialized from), which the pre-flight checks read.
 pub async fn exec(
     context: &Context,
     http: &reqwest::Client,
     mut request: Request,
     info: &OperationInfo,
     operations: Operations,
+    body: Option<&(dyn Any + Sync)>,
 ) -> reqwest::Result<Response> {
     let call = Call {
         api: context.api(),
@@ -172,7 +177,8 @@ pub async fn exec(
     };
     let span = call_span!(context.call_span_level(), call.api, call.operation);
     let run = async {
-        if let Err(reason) = check_before_sending(context, &mut request, call.operation).await {
+        if let Err(reason) = check_before_sending(context, &mut request, call.operation, body).await
+        {
             tracing::warn!(
                 api = call.api,
                 operation = call.operation,
@@ -228,21 +234,22 @@ struct Call {
 }
 
 /// What may refuse a call before it is sent, in order: a missing setting,
-/// the pre-flight checks, the bearer token.
+/// the pre-flight checks (on the typed `body`, never its bytes), the bearer
+/// token.
 async fn check_before_sending(
     context: &Context,
     request: &mut Request,
     operation: &str,
+    body: Option<&(dyn Any + Sync)>,
 ) -> Result<(), RefusalReason> {
     let settings = context.settings();
     if let Some(missing) = &settings.missing_setting {
         return Err(RefusalReason::Config(missing.clone()));
     }
-    if let (Some(preflight), Some(body)) = (
-        &settings.preflight,
-        request.body().and_then(|b| b.as_bytes()),
-    ) {
-        preflight(operation, body).map_err(RefusalReason::Preflight)?;
+    if let Some(body) = body {
+        context
+            .check_preflight(operation, body)
+            .map_err(RefusalReason::Preflight)?;
     }
     if let Some(tokens) = &settings.auth {
         let bearer = tokens.authorization().await.map_err(RefusalReason::Token)?;

@@ -72,7 +72,31 @@ macro_rules! wire_client {
                 let http = <Self as $crate::__private::progenitor_client::ClientInfo<
                     $crate::Context,
                 >>::client(self);
-                $crate::hooks::exec(context, http, request, info, OPERATIONS)
+                $crate::hooks::exec(context, http, request, info, OPERATIONS, None)
+            }
+        }
+
+        impl Client {
+            /// The hooks' `exec` for a call with a request body: `body` is the
+            /// typed value its JSON was serialized from, which the pre-flight
+            /// checks read instead of parsing the JSON back. Every generated
+            /// `send()` with a body calls this (`cargo xtask generate` writes it).
+            #[doc(hidden)]
+            pub fn exec_checked<'a>(
+                &'a self,
+                request: $crate::__private::reqwest::Request,
+                info: &'a $crate::__private::progenitor_client::OperationInfo,
+                body: &'a (dyn ::std::any::Any + ::std::marker::Sync),
+            ) -> impl ::std::future::Future<
+                Output = $crate::__private::reqwest::Result<$crate::__private::reqwest::Response>,
+            > + 'a {
+                let context = <Self as $crate::__private::progenitor_client::ClientInfo<
+                    $crate::Context,
+                >>::inner(self);
+                let http = <Self as $crate::__private::progenitor_client::ClientInfo<
+                    $crate::Context,
+                >>::client(self);
+                $crate::hooks::exec(context, http, request, info, OPERATIONS, Some(body))
             }
         }
     };

@@ -2714,7 +2714,7 @@ pub mod builder {
                 operation_id: "update_shop_configuration",
             };
             client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client.exec_checked(request, &info, &body).await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {

@@ -1764,7 +1764,7 @@ pub mod builder {
                 operation_id: "add_order_item_v7",
             };
             client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client.exec_checked(request, &info, &body).await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -1908,7 +1908,7 @@ pub mod builder {
                 operation_id: "cancel_order_items_v7",
             };
             client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client.exec_checked(request, &info, &body).await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2052,7 +2052,7 @@ pub mod builder {
                 operation_id: "deliver_order_items_v7",
             };
             client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client.exec_checked(request, &info, &body).await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2294,7 +2294,7 @@ pub mod builder {
                 operation_id: "refund_order_items_v7",
             };
             client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client.exec_checked(request, &info, &body).await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2438,7 +2438,7 @@ pub mod builder {
                 operation_id: "add_order_item",
             };
             client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client.exec_checked(request, &info, &body).await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2575,7 +2575,7 @@ pub mod builder {
                 operation_id: "cancel_order_items",
             };
             client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client.exec_checked(request, &info, &body).await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2712,7 +2712,7 @@ pub mod builder {
                 operation_id: "deliver_order_items",
             };
             client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client.exec_checked(request, &info, &body).await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2940,7 +2940,7 @@ pub mod builder {
                 operation_id: "return_order_items",
             };
             client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client.exec_checked(request, &info, &body).await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -3067,7 +3067,7 @@ pub mod builder {
                 operation_id: "get_platform_token",
             };
             client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client.exec_checked(request, &info, &body).await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {

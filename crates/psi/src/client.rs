@@ -179,7 +179,7 @@ impl ClientBuilder {
         audiences.extend(self.audiences);
         let tokens = Arc::new(TokenCache::new(fetcher));
         let preflight: Option<psi_runtime::Preflight> = (!self.skip_preflight).then(|| {
-            Arc::new(|operation_id: &str, body: &[u8]| {
+            Arc::new(|operation_id: &str, body: &dyn std::any::Any| {
                 crate::preflight::check_request(operation_id, body)
                     .map_err(|violations| Arc::new(violations) as psi_runtime::PreflightError)
             }) as psi_runtime::Preflight

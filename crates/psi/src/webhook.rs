@@ -243,7 +243,7 @@ impl WebhookVerifier {
             rule: "the body is not UTF-8".to_owned(),
         })?;
         psi_runtime::parse_json(text).map_err(|error| WebhookError::InvalidPayload {
-            path: crate::preflight::json_path(&error.field),
+            path: json_path(&error.field),
             rule: error.rule,
         })
     }
@@ -264,6 +264,16 @@ impl WebhookVerifier {
                 tolerance: self.tolerance,
             })
         }
+    }
+}
+
+/// Turns a path from [`psi_runtime::parse_json`] (`order_data.items[0]`,
+/// `$` for the root) into a JSON path (`$.order_data.items[0]`).
+fn json_path(field: &str) -> String {
+    match field {
+        "" | "$" | "." => "$".to_owned(),
+        indexed if indexed.starts_with('[') => format!("${indexed}"),
+        named => format!("$.{named}"),
     }
 }
 
@@ -365,6 +375,16 @@ mod tests {
     const SECRET: &str = "whsec-test-4f9c6f0e2d0b";
     const NOW: i64 = 1_715_934_930;
     const BODY: &[u8] = br#"{"session_id":"5f0c7a52-1d2e-4b8a-9c3f-2a6d8e4b1c70","transaction_id":"12-34567890123456789","partner_transaction_id":"order-100045","shop_buyer_id":"buyer-4711","session_status":"COMPLETED","created_date":"2024-05-17T10:15:30.123+02:00","updated_date":"2024-05-17T10:18:02.456+02:00"}"#;
+
+    #[test]
+    fn parse_paths_become_json_paths() {
+        assert_eq!(json_path("$"), "$");
+        assert_eq!(json_path("[2].id"), "$[2].id");
+        assert_eq!(
+            json_path("order_data.shop_baskets[0]"),
+            "$.order_data.shop_baskets[0]"
+        );
+    }
 
     fn verifier() -> WebhookVerifier {
         let clock = FixedClock::at_unix(NOW).expect("a representable instant");

@@ -283,16 +283,20 @@ async fn a_bic_longer_than_50_characters_is_400_and_never_leaves_the_typed_clien
     let (sandbox, client) = sandbox().await;
     let long_bic = "B".repeat(51);
 
-    // The generated type refuses it, and so does the client's pre-flight
-    // when handed the same JSON.
+    // The generated type refuses it, built or read from the same JSON
+    // (naming the field), so no request carrying it can be made.
     assert_eq!(
         long_bic.parse::<Bic>().unwrap_err().to_string(),
         "longer than 50 characters"
     );
     let body = json!({"owner": "Erika Mustermann", "iban": IBAN, "bic": long_bic});
-    let found =
-        psi::preflight::check_request("storeBankAccount", body.to_string().as_bytes()).unwrap_err();
-    assert_eq!(found.paths(), ["$.bic"]);
+    let refused =
+        psi_runtime::parse_json::<BankAccountStoreRequest>(&body.to_string()).unwrap_err();
+    assert_eq!(refused.field, "bic");
+    assert!(
+        refused.rule.contains("longer than 50 characters"),
+        "{refused}"
+    );
 
     // Sent raw, the service names the field.
     let response = store_raw(&sandbox, &client, body).await;

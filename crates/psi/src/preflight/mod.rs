@@ -10,7 +10,7 @@
 //! - shop configuration: a real ISO 3166-1 alpha-2 country code, vat_id_number
 //!   or tax_number, designation_of_management with managing_directors, see
 //!   [`shop_config`] (required fields, the hex colour and the enumerations
-//!   are enforced by the generated types when the body is parsed).
+//!   are enforced by the generated types themselves).
 //!
 //! Every other consistency check (line totals, VAT per rate, the VAT lines
 //! adding up to the gross amount, blank strings, email shapes) is advice:
@@ -18,9 +18,14 @@
 //!
 //! Every check reports all violations at once, each with the JSON path of
 //! the field (`$.order_data.shop_baskets[0].gross_amount`) and the rule it
-//! breaks, so a merchant fixes a request in one round. A member that is
-//! `null` is treated exactly like an absent one.
+//! breaks, so a merchant fixes a request in one round. The checks read the
+//! generated request types (the value a call is about to send, never its
+//! JSON parsed back): what a schema states (types, required fields,
+//! patterns, lengths, enumerations, amounts a decimal holds exactly) those
+//! types enforce when they are built or parsed, where a `null` member reads
+//! like an absent one.
 
+use std::any::Any;
 use std::fmt;
 
 #[cfg(feature = "bank-accounts")]
@@ -62,9 +67,10 @@ pub struct Violation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Rule {
-    /// The body does not fit the document's schema (a type, a required
-    /// field, a pattern, a length, a bound, an enumeration, a number no
-    /// decimal holds exactly).
+    /// The body does not fit the document's schema: a body of another type
+    /// than the operation's (the generated types refuse the rest, a type, a
+    /// required field, a pattern, a length, a bound, an enumeration, a
+    /// number no decimal holds exactly, when they are built or parsed).
     Schema,
     /// A shop basket's item sum differs from its `gross_amount` by more
     /// than (sum of all quantities) x 0.02.
@@ -159,15 +165,23 @@ impl fmt::Display for Violations {
 
 impl std::error::Error for Violations {}
 
-/// Checks the JSON body of an operation before it is sent: the body is
-/// parsed into the operation's request type (a parse failure is a violation
-/// at the offending path; `null` members count as absent) and the matching
-/// check runs. Operations without a check pass.
+/// Checks the request body of an operation before it is sent. `body` is
+/// the operation's generated request type, exactly as the client is about to
+/// serialize it: `psi::payment_page::types::SessionRequest` for
+/// `createSession`, `psi::bank_accounts::types::BankAccountStoreRequest` for
+/// `storeBankAccount`, `psi::shop_config::types::ShopConfiguration` for
+/// `updateShopConfiguration`. Operations without a check pass.
+///
+/// Nothing is parsed here: the generated types already hold only what
+/// their schema allows (required fields, patterns, lengths, enumerations,
+/// amounts a decimal holds exactly; `null` read as absent), so what is left
+/// are the rules across fields. A body of another type than the
+/// operation's is refused (a [`Rule::Schema`] violation at `$`).
 ///
 /// `operation_id` may be spelled as in the OpenAPI documents
 /// (`createSession`) or as progenitor reports it to request hooks
 /// (`create_session`).
-pub fn check_request(operation_id: &str, body: &[u8]) -> Result<(), Violations> {
+pub fn check_request(operation_id: &str, body: &dyn Any) -> Result<(), Violations> {
     #[cfg(not(any(
         feature = "payment-page",
         feature = "bank-accounts",
@@ -177,51 +191,38 @@ pub fn check_request(operation_id: &str, body: &[u8]) -> Result<(), Violations> 
     match operation_id {
         #[cfg(feature = "payment-page")]
         "createSession" | "create_session" => {
-            parse_body(body).and_then(|request| basket::check_session_request(&request))
+            typed(operation_id, body).and_then(basket::check_session_request)
         }
         #[cfg(feature = "bank-accounts")]
         "storeBankAccount" | "store_bank_account" => {
-            parse_body(body).and_then(|request| bank_account::check_bank_account(&request))
+            typed(operation_id, body).and_then(bank_account::check_bank_account)
         }
         #[cfg(feature = "shop-config")]
-        "updateShopConfiguration" | "update_shop_configuration" => parse_body(body)
-            .and_then(|configuration| shop_config::check_shop_configuration(&configuration)),
+        "updateShopConfiguration" | "update_shop_configuration" => {
+            typed(operation_id, body).and_then(shop_config::check_shop_configuration)
+        }
         _ => Ok(()),
     }
 }
 
-/// Parses a request body, naming the path of the first field that does not
-/// fit the type. `null` members are dropped first (null is absence), and a
-/// number no decimal holds exactly is refused, never rounded. serde's
-/// messages state types and lengths, never the string values, so no IBAN
-/// ends up in the rule.
+/// `body` as the operation's request type `T`.
 #[cfg(any(
     feature = "payment-page",
     feature = "bank-accounts",
     feature = "shop-config"
 ))]
-pub fn parse_body<T: serde::de::DeserializeOwned + serde::Serialize>(
-    body: &[u8],
-) -> Result<T, Violations> {
-    let text = std::str::from_utf8(body)
-        .map_err(|_| Violation::new(Rule::Schema, "$", "the body is not UTF-8 text"))?;
-    psi_runtime::parse_json_ignoring_nulls(text)
-        .map_err(|error| Violation::new(Rule::Schema, json_path(&error.field), error.rule).into())
-}
-
-/// Turns a path from [`psi_runtime::parse_json`] (`order_data.items[0]`,
-/// `$` for the root) into a JSON path (`$.order_data.items[0]`).
-#[cfg(any(
-    feature = "payment-page",
-    feature = "bank-accounts",
-    feature = "shop-config"
-))]
-pub(crate) fn json_path(field: &str) -> String {
-    match field {
-        "" | "$" | "." => "$".to_owned(),
-        indexed if indexed.starts_with('[') => format!("${indexed}"),
-        named => format!("$.{named}"),
-    }
+fn typed<'a, T: Any>(operation_id: &str, body: &'a dyn Any) -> Result<&'a T, Violations> {
+    body.downcast_ref::<T>().ok_or_else(|| {
+        Violation::new(
+            Rule::Schema,
+            "$",
+            format!(
+                "the body of {operation_id} must be a {}",
+                std::any::type_name::<T>()
+            ),
+        )
+        .into()
+    })
 }
 
 #[cfg(test)]
@@ -246,60 +247,68 @@ mod tests {
         assert_eq!(Violations(Vec::new()).into_result(), Ok(()));
     }
 
+    #[test]
+    fn operations_without_a_check_pass_any_body() {
+        assert_eq!(check_request("getPayLaterStatus", &"not a request"), Ok(()));
+    }
+
+    /// A generated request type read from JSON as a caller might build it
+    /// (the generated types read `null` members as absent).
     #[cfg(any(
         feature = "payment-page",
         feature = "bank-accounts",
         feature = "shop-config"
     ))]
-    #[test]
-    fn parse_paths_become_json_paths() {
-        assert_eq!(json_path("$"), "$");
-        assert_eq!(json_path("[2].id"), "$[2].id");
-        assert_eq!(
-            json_path("order_data.shop_baskets[0]"),
-            "$.order_data.shop_baskets[0]"
-        );
-    }
-
-    #[test]
-    fn operations_without_a_check_pass_any_body() {
-        assert_eq!(check_request("getPayLaterStatus", b"not json"), Ok(()));
+    fn typed<T: serde::de::DeserializeOwned>(json: &str) -> T {
+        serde_json::from_str(json).unwrap_or_else(|error| panic!("{error}: {json}"))
     }
 
     #[cfg(feature = "payment-page")]
     #[test]
-    fn a_session_body_is_parsed_and_checked() {
-        let good = br#"{"order_data":{"shop_baskets":[{"gross_amount":10,"items":[{"quantity":1,"gross_unit_price":10,"gross_total_price":10}]}]}}"#;
-        assert_eq!(check_request("createSession", good), Ok(()));
-        assert_eq!(check_request("create_session", good), Ok(()));
+    fn a_session_request_is_checked() {
+        use psi_payment_page::types::SessionRequest;
+        let good: SessionRequest = typed(
+            r#"{"order_data":{"shop_baskets":[{"gross_amount":10,"items":[{"quantity":1,"gross_unit_price":10,"gross_total_price":10}]}]}}"#,
+        );
+        assert_eq!(check_request("createSession", &good), Ok(()));
+        assert_eq!(check_request("create_session", &good), Ok(()));
 
-        let wrong_sum = br#"{"order_data":{"shop_baskets":[{"gross_amount":12,"items":[{"quantity":1,"gross_unit_price":10,"gross_total_price":10}]}]}}"#;
-        let found = check_request("createSession", wrong_sum).unwrap_err();
+        let wrong_sum: SessionRequest = typed(
+            r#"{"order_data":{"shop_baskets":[{"gross_amount":12,"items":[{"quantity":1,"gross_unit_price":10,"gross_total_price":10}]}]}}"#,
+        );
+        let found = check_request("createSession", &wrong_sum).unwrap_err();
         assert_eq!(found.paths(), ["$.order_data.shop_baskets[0].gross_amount"]);
+        assert_eq!(found.0[0].rule, Rule::BasketTotal);
+    }
 
-        let bad_type = br#"{"order_data":{"shop_baskets":[{"items":[{"quantity":"two"}]}]}}"#;
-        let found = check_request("createSession", bad_type).unwrap_err();
-        assert_eq!(
-            found.paths(),
-            ["$.order_data.shop_baskets[0].items[0].quantity"]
-        );
-
-        let found = check_request("createSession", b"\xff").unwrap_err();
+    #[cfg(all(feature = "payment-page", feature = "bank-accounts"))]
+    #[test]
+    fn a_body_of_another_type_than_the_operations_is_refused() {
+        let account: psi_bank_accounts::types::BankAccountStoreRequest =
+            typed(r#"{"owner":"Erika Mustermann","iban":"DE89 3704 0044 0532 0130 00"}"#);
+        let found = check_request("createSession", &account).unwrap_err();
         assert_eq!(found.paths(), ["$"]);
+        assert_eq!(found.0[0].rule, Rule::Schema);
+        assert!(found.to_string().contains("SessionRequest"), "{found}");
+        assert_eq!(check_request("storeBankAccount", &account), Ok(()));
     }
 
     #[cfg(feature = "payment-page")]
     #[test]
-    fn null_members_are_absent_in_a_session_body() {
+    fn null_members_are_absent_in_a_session_request() {
         // null lists, a null total (skipped like a missing one) and a null
         // gross amount (nothing to compare): all pass.
-        let body = br#"{"order_data":{"buyer":null,"shop_baskets":[{"gross_amount":10,"special_items":null,"vats":null,"items":[{"quantity":1,"gross_total_price":10},{"quantity":2,"gross_total_price":null}]},{"gross_amount":null,"items":[{"gross_total_price":3}]}]},"url_data":null}"#;
-        assert_eq!(check_request("createSession", body), Ok(()));
+        let request: psi_payment_page::types::SessionRequest = typed(
+            r#"{"order_data":{"buyer":null,"shop_baskets":[{"gross_amount":10,"special_items":null,"vats":null,"items":[{"quantity":1,"gross_total_price":10},{"quantity":2,"gross_total_price":null}]},{"gross_amount":null,"items":[{"gross_total_price":3}]}]},"url_data":null}"#,
+        );
+        assert_eq!(check_request("createSession", &request), Ok(()));
     }
 
+    /// What the bytes check used to refuse now never becomes a request:
+    /// reading it into the generated type fails, naming the field.
     #[cfg(feature = "payment-page")]
     #[test]
-    fn an_amount_a_decimal_cannot_hold_is_refused_with_its_path() {
+    fn an_amount_a_decimal_cannot_hold_never_becomes_a_session_request() {
         for amount in [
             "1e400",
             "123456789012345678901234567890",
@@ -308,53 +317,63 @@ mod tests {
             let body = format!(
                 r#"{{"order_data":{{"shop_baskets":[{{"gross_amount":{amount},"items":[]}}]}}}}"#
             );
-            let found = check_request("createSession", body.as_bytes()).unwrap_err();
+            let error = psi_runtime::parse_json::<psi_payment_page::types::SessionRequest>(&body)
+                .unwrap_err();
             assert_eq!(
-                found.paths(),
-                ["$.order_data.shop_baskets[0].gross_amount"],
+                error.field, "order_data.shop_baskets[0].gross_amount",
                 "{amount}"
             );
             assert!(
-                found.to_string().contains("refused rather than rounded"),
-                "{found}"
+                error.rule.contains("refused rather than rounded"),
+                "{error}"
             );
-            assert!(!found.to_string().contains("serde_json"), "{found}");
         }
     }
 
     #[cfg(feature = "bank-accounts")]
     #[test]
-    fn a_bank_account_body_never_echoes_the_iban() {
+    fn a_bank_account_is_checked_without_echoing_the_iban() {
+        use psi_bank_accounts::types::BankAccountStoreRequest;
         let iban = "DE89370400440532013001";
-        let body = format!(r#"{{"owner":"Erika Mustermann","iban":"{iban}"}}"#);
-        let found = check_request("storeBankAccount", body.as_bytes()).unwrap_err();
+        let account: BankAccountStoreRequest = typed(&format!(
+            r#"{{"owner":"Erika Mustermann","iban":"{iban}"}}"#
+        ));
+        let found = check_request("storeBankAccount", &account).unwrap_err();
         assert_eq!(found.paths(), ["$.iban"]);
-        assert!(!found.to_string().contains(iban));
+        assert!(!found.to_string().contains(iban), "{found}");
 
+        // Too long for the generated type: refused when it is read, and the
+        // rule does not echo it either.
         let overlong = "DE89 3704 0044 0532 0130 00 DE89 3704 0044 0532 0130 00";
-        let body = format!(r#"{{"owner":"Erika Mustermann","iban":"{overlong}"}}"#);
-        let found = check_request("store_bank_account", body.as_bytes()).unwrap_err();
-        assert_eq!(found.paths(), ["$.iban"]);
-        assert!(!found.to_string().contains("3704"), "{found}");
+        let error = psi_runtime::parse_json::<BankAccountStoreRequest>(&format!(
+            r#"{{"owner":"Erika Mustermann","iban":"{overlong}"}}"#
+        ))
+        .unwrap_err();
+        assert_eq!(error.field, "iban");
+        assert!(!error.to_string().contains("3704"), "{error}");
 
-        let body =
-            r#"{"owner":"Erika Mustermann","iban":"DE89 3704 0044 0532 0130 00","bic":null}"#;
-        assert_eq!(check_request("storeBankAccount", body.as_bytes()), Ok(()));
+        let account: BankAccountStoreRequest = typed(
+            r#"{"owner":"Erika Mustermann","iban":"DE89 3704 0044 0532 0130 00","bic":null}"#,
+        );
+        assert_eq!(check_request("store_bank_account", &account), Ok(()));
     }
 
     #[cfg(feature = "shop-config")]
     #[test]
-    fn a_shop_configuration_body_is_parsed_and_checked() {
-        let body = br#"{"name":" ","address":{"street":"S","city":"C","postal_code":"1","country_code":"XX"},"legal":{"name":"N","legal_form":"GmbH","commercial_register_number":"HRB 1","registration_office":"AG","tax_number":null,"vat_id_number":null}}"#;
-        let found = check_request("updateShopConfiguration", body).unwrap_err();
+    fn a_shop_configuration_is_checked() {
+        use psi_shop_config::types::ShopConfiguration;
+        let configuration: ShopConfiguration = typed(
+            r#"{"name":" ","address":{"street":"S","city":"C","postal_code":"1","country_code":"XX"},"legal":{"name":"N","legal_form":"GmbH","commercial_register_number":"HRB 1","registration_office":"AG","tax_number":null,"vat_id_number":null}}"#,
+        );
+        let found = check_request("updateShopConfiguration", &configuration).unwrap_err();
         assert_eq!(found.paths(), ["$.address.country_code", "$.legal"]);
 
-        let missing = br#"{"name":null,"address":{"street":"S","city":"C","postal_code":"1","country_code":"DE"},"legal":{"name":"N","legal_form":"GmbH","commercial_register_number":"HRB 1","registration_office":"AG","tax_number":"1"}}"#;
-        let found = check_request("updateShopConfiguration", missing).unwrap_err();
-        assert_eq!(found.paths(), ["$"]);
-        assert!(
-            found.to_string().contains("missing field `name`"),
-            "{found}"
-        );
+        // A missing required member (null counts as missing) is the
+        // generated type's to refuse.
+        let error = psi_runtime::parse_json_ignoring_nulls::<ShopConfiguration>(
+            r#"{"name":null,"address":{"street":"S","city":"C","postal_code":"1","country_code":"DE"},"legal":{"name":"N","legal_form":"GmbH","commercial_register_number":"HRB 1","registration_office":"AG","tax_number":"1"}}"#,
+        )
+        .unwrap_err();
+        assert!(error.rule.contains("missing field `name`"), "{error}");
     }
 }
