@@ -65,6 +65,9 @@ mod typed;
 pub use apis::from_examples::Document;
 pub use audiences::Addresses;
 pub use control_client::{Control, ControlError, StoredTransaction};
+/// The `tracing` target of the one INFO event per request (method, path,
+/// operationId, status, duration), for a subscriber that treats them apart.
+pub use request_log::TARGET as REQUEST_LOG_TARGET;
 use state::{AppState, Shared, Transaction};
 
 use std::net::SocketAddr;
