@@ -223,6 +223,11 @@ impl TransactionId {
         Self(number % Self::LIMIT)
     }
 
+    /// The number the 17 digits spell.
+    pub fn number(self) -> u64 {
+        self.0
+    }
+
     /// `12-34567890123456789`; anything else is no id of this service.
     pub fn parse(id: &str) -> Option<Self> {
         let digits = id.strip_prefix("12-")?;
