@@ -174,6 +174,20 @@ fn times_dates_and_labels_answer_as_serde_writes_them() {
 }
 
 #[test]
+fn currency_codes_are_the_generated_types_own() {
+    use psi_transaction_status::types::CurrencyCode;
+    for text in [
+        "EUR", "CHF", "XXX", "eur", "EU", "EURO", "", "E1R", "ÄBC", "EUR\n", " EU", "AB€",
+    ] {
+        let parsed = text.parse::<CurrencyCode>();
+        assert_eq!(answer::is_currency_code(text), parsed.is_ok(), "{text:?}");
+        if let Ok(code) = parsed {
+            assert_eq!(serde_json::to_string(&code).unwrap(), format!("\"{text}\""));
+        }
+    }
+}
+
+#[test]
 fn the_first_baskets_shop_names_the_seller() {
     let transaction = transaction(
         r#"{"shop_baskets": [{"partner_shop_id": "shop \"7\""}, {"partner_shop_id": "other"}]}"#,
