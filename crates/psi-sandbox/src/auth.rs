@@ -79,7 +79,8 @@ struct SignatureHasher(std::hash::DefaultHasher);
 
 impl std::hash::Hasher for SignatureHasher {
     fn write(&mut self, bytes: &[u8]) {
-        self.0.write(&bytes[bytes.len().saturating_sub(HASHED_BYTES)..]);
+        self.0
+            .write(&bytes[bytes.len().saturating_sub(HASHED_BYTES)..]);
     }
 
     fn finish(&self) -> u64 {
