@@ -101,8 +101,17 @@ pub struct Basket<'a> {
 /// postcard's form: an `Option` is a tag byte (0 or 1) then the value; a
 /// string and a list are a length (LEB128 varint) then their bytes or
 /// elements; arrays and structs are their elements in order.
+///
+/// The texts are checked as UTF-8 all at once when they can be: when every
+/// length fits one byte (below 128), the tags and lengths are ASCII and the
+/// whole part is UTF-8 exactly when every text is; a longer length's bytes
+/// are never UTF-8, and then each text is checked on its own.
 pub fn decode(bytes: &[u8]) -> Option<Order<'_>> {
-    let mut reader = Reader(bytes);
+    let mut reader = Reader {
+        bytes,
+        whole: std::str::from_utf8(bytes).ok(),
+        at: 0,
+    };
     Some(Order {
         currency: reader.text()?,
         partner_transaction_id: reader.text()?,
@@ -110,13 +119,23 @@ pub fn decode(bytes: &[u8]) -> Option<Order<'_>> {
     })
 }
 
-struct Reader<'a>(&'a [u8]);
+struct Reader<'a> {
+    bytes: &'a [u8],
+    /// `bytes` as a string, when it is UTF-8.
+    whole: Option<&'a str>,
+    /// Where the next value starts.
+    at: usize,
+}
 
 impl<'a> Reader<'a> {
     fn byte(&mut self) -> Option<u8> {
-        let (&first, rest) = self.0.split_first()?;
-        self.0 = rest;
-        Some(first)
+        let byte = *self.bytes.get(self.at)?;
+        self.at += 1;
+        Some(byte)
+    }
+
+    fn left(&self) -> usize {
+        self.bytes.len() - self.at
     }
 
     /// A varint of at most 10 bytes (a `u64`).
@@ -137,12 +156,17 @@ impl<'a> Reader<'a> {
             0 => Some(None),
             1 => {
                 let length = self.length()?;
-                if length > self.0.len() {
+                if length > self.left() {
                     return None;
                 }
-                let (text, rest) = self.0.split_at(length);
-                self.0 = rest;
-                std::str::from_utf8(text).ok().map(Some)
+                let range = self.at..self.at + length;
+                self.at += length;
+                match self.whole {
+                    // Checked with the whole (`get` checks the ends fall
+                    // between characters, as they do after ASCII).
+                    Some(whole) => whole.get(range).map(Some),
+                    None => std::str::from_utf8(&self.bytes[range]).ok().map(Some),
+                }
             }
             _ => None,
         }
@@ -159,7 +183,7 @@ impl<'a> Reader<'a> {
     fn list<T>(&mut self, mut element: impl FnMut(&mut Self) -> Option<T>) -> Option<Vec<T>> {
         let length = self.length()?;
         // Every element takes a byte at least: a wrong length allocates nothing.
-        if length > self.0.len() {
+        if length > self.left() {
             return None;
         }
         let mut list = Vec::with_capacity(length);

@@ -104,6 +104,9 @@ fn unusual_orders_come_back_whole() {
         r#"{"order_data": {}}"#,
         r#"{"order_data": {"shop_baskets": []}}"#,
         r#"{"order_data": {"shop_baskets": [{}, {"items": [{}, {"unit": "kg"}], "special_items": [{}]}]}}"#,
+        // A text of 128 bytes and more: a length of two bytes.
+        r#"{"order_data": {"partner_transaction_id": "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789ä",
+            "shop_baskets": [{"partner_shop_id": "ü"}]}}"#,
         // Big numbers.
         r#"{"order_data": {"shop_baskets": [{"gross_amount": 99999999999.99},
             {"gross_amount": 12345678901234567.80, "items": [{"quantity": 79228162514264337593543950335}]}]}}"#,
