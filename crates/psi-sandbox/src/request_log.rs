@@ -81,20 +81,24 @@ impl std::fmt::Display for Masked<'_> {
         let bytes = path.as_bytes();
         let mut written = 0;
         let mut segment_start = 0;
-        for index in 0..=bytes.len() {
-            if index < bytes.len() && !matches!(bytes[index], b'/' | b'?' | b'&' | b'=') {
-                continue;
-            }
-            if index - segment_start >= SHORTEST_IBAN {
-                if let Some(iban) = masked_iban(&path[segment_start..index]) {
+        loop {
+            let end = bytes[segment_start..]
+                .iter()
+                .position(|b| matches!(b, b'/' | b'?' | b'&' | b'='))
+                .map_or(bytes.len(), |at| segment_start + at);
+            if end - segment_start >= SHORTEST_IBAN {
+                if let Some(iban) = masked_iban(&path[segment_start..end]) {
                     f.write_str(&path[written..segment_start])?;
                     f.write_str(&iban[..4])?;
                     f.write_char('…')?;
                     f.write_str(&iban[iban.len() - 4..])?;
-                    written = index;
+                    written = end;
                 }
             }
-            segment_start = index + 1;
+            if end == bytes.len() {
+                break;
+            }
+            segment_start = end + 1;
         }
         f.write_str(&path[written..])
     }

@@ -220,24 +220,28 @@ impl Json {
 
     /// `{"key":value,...}` of the fields present, but those named in
     /// `left_out` (which the answer's type does not have).
+    /// (Bytes of known length are pushed as such: the compiler writes
+    /// them in place, where a piece of unknown length calls `memcpy`.)
     fn object(&mut self, keys: &[&str], fields: &[Text<'_>], left_out: &str) {
-        let mut separator = "{\"";
+        self.0.push(b'{');
+        let mut first = true;
         for (key, value) in keys.iter().zip(fields) {
-            if let Some(value) = value {
-                if *key == left_out {
-                    continue;
-                }
-                self.raw(separator);
-                self.raw(key);
-                self.raw("\":");
-                self.raw(value);
-                separator = ",\"";
+            let Some(value) = value else {
+                continue;
+            };
+            if key.len() == left_out.len() && *key == left_out {
+                continue;
             }
+            if !first {
+                self.0.push(b',');
+            }
+            first = false;
+            self.0.push(b'"');
+            self.raw(key);
+            self.0.extend_from_slice(b"\":");
+            self.raw(value);
         }
-        if separator == "{\"" {
-            self.raw("{");
-        }
-        self.raw("}");
+        self.0.push(b'}');
     }
 
     fn basket(&mut self, basket: &Basket<'_>, shop_name: &str) {
