@@ -22,15 +22,17 @@
 //! is not UTF-8 once decoded is refused the same way.
 
 use crate::api_errors::{Owner, Problem};
-use axum::extract::rejection::PathRejection;
-use axum::extract::{Path, Request};
+use axum::extract::rejection::RawPathParamsRejection;
+use axum::extract::{RawPathParams, Request};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::Response;
 
 /// The middleware (`route_layer(axum::middleware::from_fn(ids::check))`).
 pub async fn check(
-    params: Result<Path<Vec<(String, String)>>, PathRejection>,
+    // Borrowed, decoded: no string is copied (refused when a decoded
+    // segment is not UTF-8, as `Path` is).
+    params: Result<RawPathParams, RawPathParamsRejection>,
     request: Request,
     next: Next,
 ) -> Response {
@@ -53,8 +55,8 @@ pub async fn check(
         return next.run(request).await;
     }
     let refused = match params {
-        Ok(Path(params)) => params.into_iter().find_map(|(name, value)| {
-            refusal(&value).map(|rule| Problem::new("UNKNOWN_ID", rule).at(name))
+        Ok(params) => params.iter().find_map(|(name, value)| {
+            refusal(value).map(|rule| Problem::new("UNKNOWN_ID", rule).at(name))
         }),
         Err(_) => Some(Problem::new(
             "UNKNOWN_ID",

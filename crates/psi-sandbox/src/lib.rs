@@ -65,6 +65,9 @@ mod typed;
 pub use apis::from_examples::Document;
 pub use audiences::Addresses;
 pub use control_client::{Control, ControlError, StoredTransaction};
+/// The `tracing` target of the one INFO event per request (method, path,
+/// operationId, status, duration), for a subscriber that treats them apart.
+pub use request_log::TARGET as REQUEST_LOG_TARGET;
 use state::{AppState, Shared, Transaction};
 
 use std::net::SocketAddr;
@@ -84,13 +87,23 @@ pub const DEMO_WEBHOOK_SECRET: &str = "sandbox-webhook-secret";
 /// The port `cargo run -p psi-sandbox` listens on.
 pub const DEFAULT_PORT: u16 = 8787;
 
-/// The whole sandbox as one axum router: the routes, the path-id rule
-/// after routing ([`ids`]), JSON answers for unknown paths and methods,
-/// and around it all, in one middleware ([`per_request`]), the
-/// after-processing faults, the size limits and plain-number rewrite
-/// before routing ([`limits`]) and outermost one log line per request
-/// ([`request_log`]).
+/// The whole sandbox as hyper serves it: the [`routes`], and around them,
+/// in one middleware ([`per_request`]), the after-processing faults, the
+/// size limits and plain-number rewrite before routing ([`limits`]) and
+/// outermost one log line per request ([`request_log`]).
+fn served(state: AppState) -> per_request::PerRequest {
+    per_request::PerRequest::new(routes(state))
+}
+
+/// The same as one axum router, driven in-process by tests.
+#[cfg(test)]
 fn router(state: AppState) -> axum::Router {
+    routes(state).layer(axum::middleware::from_fn(per_request::layer))
+}
+
+/// The routes, the path-id rule after routing ([`ids`]) and JSON answers
+/// for unknown paths and methods.
+fn routes(state: AppState) -> axum::Router {
     axum::Router::new()
         .merge(auth::routes())
         .merge(control::routes())
@@ -99,7 +112,6 @@ fn router(state: AppState) -> axum::Router {
         .route_layer(axum::middleware::from_fn(ids::check))
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(axum::middleware::from_fn(per_request::around))
         .with_state(state)
 }
 
@@ -325,7 +337,7 @@ impl Sandbox {
         let url = public_url(&settings, address)?;
         let state: AppState = std::sync::Arc::new(Shared::new(url, &settings)?);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let app = router(state.clone());
+        let app = served(state.clone());
         tokio::spawn(serve::serve(listener, app, async {
             let _ = stopped.await;
         }));

@@ -69,22 +69,38 @@ where
 
 /// A path written with every segment that is a valid IBAN masked
 /// (`DE89…3000`), percent-encoded or not; segments are split at `/`, `?`,
-/// `&` and `=`. Segments that cannot be an IBAN are written as they are,
-/// without a copy.
+/// `&` and `=`. Everything between masked segments is written as it is, in
+/// one piece and without a copy (usually the whole path).
 struct Masked<'a>(&'a str);
 
 impl std::fmt::Display for Masked<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let path = self.0;
+        // The separators are ASCII, so splitting at their bytes keeps
+        // every segment whole UTF-8.
+        let bytes = path.as_bytes();
+        let mut written = 0;
         let mut segment_start = 0;
-        for (index, character) in path.char_indices() {
-            if matches!(character, '/' | '?' | '&' | '=') {
-                write_segment(f, &path[segment_start..index])?;
-                f.write_char(character)?;
-                segment_start = index + 1;
+        loop {
+            let end = bytes[segment_start..]
+                .iter()
+                .position(|b| matches!(b, b'/' | b'?' | b'&' | b'='))
+                .map_or(bytes.len(), |at| segment_start + at);
+            if end - segment_start >= SHORTEST_IBAN {
+                if let Some(iban) = masked_iban(&path[segment_start..end]) {
+                    f.write_str(&path[written..segment_start])?;
+                    f.write_str(&iban[..4])?;
+                    f.write_char('…')?;
+                    f.write_str(&iban[iban.len() - 4..])?;
+                    written = end;
+                }
             }
+            if end == bytes.len() {
+                break;
+            }
+            segment_start = end + 1;
         }
-        write_segment(f, &path[segment_start..])
+        f.write_str(&path[written..])
     }
 }
 
@@ -92,9 +108,18 @@ impl std::fmt::Display for Masked<'_> {
 /// dropping spaces only shortens a segment.
 const SHORTEST_IBAN: usize = 15;
 
-fn write_segment(f: &mut std::fmt::Formatter<'_>, segment: &str) -> std::fmt::Result {
+/// The IBAN `segment` spells (escapes decoded, spaces dropped), if it is one.
+fn masked_iban(segment: &str) -> Option<std::borrow::Cow<'_, str>> {
     if segment.len() < SHORTEST_IBAN {
-        return f.write_str(segment);
+        return None;
+    }
+    // The usual segment (an id, a word): nothing to decode, one pass.
+    if segment
+        .bytes()
+        .all(|b| b.is_ascii_graphic() && b != b'%' && b != b'+')
+    {
+        let iban = starts_like_an_iban(segment) && segment.parse::<iban::Iban>().is_ok();
+        return iban.then_some(segment.into());
     }
     let plain = !segment.contains(['%', '+']) && !segment.contains(char::is_whitespace);
     let compact: std::borrow::Cow<'_, str> = if plain {
@@ -107,13 +132,19 @@ fn write_segment(f: &mut std::fmt::Formatter<'_>, segment: &str) -> std::fmt::Re
             .collect::<String>()
             .into()
     };
-    if compact.len() >= SHORTEST_IBAN && compact.parse::<iban::Iban>().is_ok() {
-        f.write_str(&compact[..4])?;
-        f.write_char('…')?;
-        f.write_str(&compact[compact.len() - 4..])
-    } else {
-        f.write_str(segment)
-    }
+    (compact.len() >= SHORTEST_IBAN
+        && starts_like_an_iban(&compact)
+        && compact.parse::<iban::Iban>().is_ok())
+    .then_some(compact)
+}
+
+/// Two capital letters and two digits: how every IBAN starts (the iban
+/// crate refuses anything else first), checked before its whole parsing.
+fn starts_like_an_iban(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() >= 4
+        && bytes[..2].iter().all(u8::is_ascii_uppercase)
+        && bytes[2..4].iter().all(u8::is_ascii_digit)
 }
 
 /// `path` masked, as a string (for the tests).
@@ -158,6 +189,25 @@ mod tests {
         ] {
             assert_eq!(masked(path), path);
         }
+    }
+
+    #[test]
+    fn every_iban_segment_is_masked_and_the_rest_kept() {
+        assert_eq!(
+            masked(
+                "DE89370400440532013000/a/GB82WEST12345698765432?x=DE89 3704 0044 0532 0130 00&&"
+            ),
+            "DE89…3000/a/GB82…5432?x=DE89…3000&&"
+        );
+        assert_eq!(masked("/x/NO9386011117947"), "/x/NO93…7947");
+        // A lower-case IBAN is refused by the iban crate, so shown as it is
+        // (and the quick check before parsing refuses no more than it does).
+        assert!("de89370400440532013000".parse::<iban::Iban>().is_err());
+        assert!("DE89 3704 0044 0532 0130 00".parse::<iban::Iban>().is_ok());
+        assert_eq!(
+            masked("/x/de89370400440532013000/"),
+            "/x/de89370400440532013000/"
+        );
     }
 
     #[test]

@@ -13,9 +13,9 @@
 //! request line named.
 
 use crate::api_errors::{Owner, Problem};
+use crate::per_request::PerRequest;
 use axum::http::StatusCode;
 use hyper_util::rt::TokioIo;
-use hyper_util::service::TowerToHyperService;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -33,7 +33,7 @@ const REQUEST_START_BYTES: usize = 512;
 
 /// Serves `app` on `listener` until `stop` completes, then stops accepting
 /// and lets open connections finish their current request.
-pub async fn serve(listener: TcpListener, app: axum::Router, stop: impl Future<Output = ()>) {
+pub async fn serve(listener: TcpListener, app: PerRequest, stop: impl Future<Output = ()>) {
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut builder = hyper::server::conn::http1::Builder::new();
     // No timer, so no header read timeout: as with `axum::serve`, an idle
@@ -54,7 +54,7 @@ pub async fn serve(listener: TcpListener, app: axum::Router, stop: impl Future<O
             }
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
+        let service = app.clone();
         let connection = builder.serve_connection(TokioIo::new(Rewriting::new(stream)), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {

@@ -19,8 +19,8 @@ use crate::audiences::Service;
 use crate::faults::inject;
 use crate::{auth, AppState};
 use axum::body::Body;
-use axum::extract::{Path, State as AxumState};
-use axum::http::{header, HeaderMap, HeaderValue};
+use axum::extract::{RawPathParams, Request, State as AxumState};
+use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -36,19 +36,23 @@ pub fn routes() -> Router<AppState> {
 /// answer needs: the record's few fields and its stored order's bytes (by
 /// reference count) are taken under the lock; after it, the order's
 /// compact part is decoded (nothing inflated, no JSON parsed) and the
-/// answer written from its texts directly ([`answer`]).
+/// answer written from its texts directly ([`answer`]). The id is read
+/// borrowed (`ids::check` refused one that is not UTF-8 before), and the
+/// request taken whole for its headers (a `HeaderMap` extractor copies them).
 async fn get_transaction_status(
     AxumState(state): AxumState<AppState>,
-    Path(transaction_id): Path<String>,
-    headers: HeaderMap,
+    params: RawPathParams,
+    request: Request,
 ) -> Response {
+    let transaction_id = params.iter().next().map_or("", |(_, id)| id);
+    let headers = request.headers();
     if let Some(response) = inject(&state, "getTransactionStatus").await {
         return response;
     }
-    if let Err(response) = auth::require_or_decline(&state, &headers, Service::TransactionStatus) {
+    if let Err(response) = auth::require_or_decline(&state, headers, Service::TransactionStatus) {
         return response;
     }
-    let found = state.data().transactions.get(&transaction_id).map(|t| {
+    let found = state.data().transactions.get(transaction_id).map(|t| {
         let record = (t.id, t.created, t.due_date);
         let labels = (t.payment_option.clone(), t.transfer_type.clone());
         (record, labels, t.request.clone())

@@ -133,7 +133,7 @@ impl StoredRequest {
     /// The order members lookups read, borrowing their text from here: no
     /// inflating, no JSON parsing, a few small vectors allocated.
     pub fn order(&self) -> compact::Order<'_> {
-        postcard::from_bytes(self.parts().0).expect("the sandbox wrote this")
+        compact::decode(self.parts().0).expect("the sandbox wrote this")
     }
 
     /// The whole request's JSON, as the sandbox stored it: the one way to
@@ -221,6 +221,11 @@ impl TransactionId {
     /// The id whose 17 digits spell `number` (below 10^17).
     pub fn from_number(number: u64) -> Self {
         Self(number % Self::LIMIT)
+    }
+
+    /// The number the 17 digits spell.
+    pub fn number(self) -> u64 {
+        self.0
     }
 
     /// `12-34567890123456789`; anything else is no id of this service.

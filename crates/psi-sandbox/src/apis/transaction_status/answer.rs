@@ -14,33 +14,51 @@
 //! for leaving a field out, so the bytes are the ones serialising the
 //! generated types gives (a test in `transaction_status` compares both).
 //! serde's own serialiser cost more than half again: it escapes every key
-//! and passes each raw value through a marker struct.
+//! and passes each raw value through a marker struct. The times, dates,
+//! ids and strings of the record are written by hand too (chrono's
+//! serialisation went through serde_json's escaping a few characters at a
+//! time), each exactly as serde_json writes it, falling back to it for
+//! what the hand-written forms do not cover.
 
 use crate::state::compact::{string_of, Basket, Order, Text, ITEM_KEYS, SPECIAL_ITEM_KEYS};
 use crate::state::{Label, TransactionId};
-use chrono::{DateTime, FixedOffset, NaiveDate};
+use chrono::{DateTime, Datelike, FixedOffset, NaiveDate, Timelike};
 use psi_runtime::Decimal;
-use psi_transaction_status::types::CurrencyCode;
 use serde::Serialize;
+use std::borrow::Cow;
+use std::io::Write as _;
+use std::sync::LazyLock;
 
 /// The shop of the order's first basket, whose configuration names the seller.
-pub fn first_shop_id(order: &Order<'_>) -> Option<String> {
+pub fn first_shop_id<'a>(order: &Order<'a>) -> Option<Cow<'a, str>> {
     let text = order.shop_baskets.first()?.partner_shop_id?;
-    string_of(text).map(|shop| shop.into_owned())
+    string_of(text)
 }
 
 /// The baskets' gross amounts added up; an amount that is no number
 /// counts as absent (the sandbox stored numbers only). The stored text is
 /// what `Decimal` wrote, so it is read back as a plain decimal, without
 /// the checks a client's number goes through.
-fn gross_total(order: &Order<'_>) -> Decimal {
+fn gross_total(order: &Order<'_>) -> rust_decimal::Decimal {
     order
         .shop_baskets
         .iter()
         .filter_map(|basket| basket.gross_amount)
         .filter_map(|text| rust_decimal::Decimal::from_str_exact(text).ok())
-        .map(Decimal::from)
         .sum()
+}
+
+/// The same for every answer, so written once.
+static MAXIMUM_PROCESSING_OFFSET: LazyLock<String> = LazyLock::new(|| {
+    serde_json::to_string(&Decimal::from(super::MAXIMUM_PROCESSING_OFFSET_IN_HOURS))
+        .expect("a decimal serialises")
+});
+
+/// Whether the answer's `CurrencyCode` takes `text`: its pattern is
+/// `^[A-Z]{3}$` (checked here without its regular expression, which cost
+/// a lookup more than the rest of its currency; a test compares both).
+pub fn is_currency_code(text: &str) -> bool {
+    text.len() == 3 && text.bytes().all(|b| b.is_ascii_uppercase())
 }
 
 /// What the answer shows of the transaction record itself.
@@ -56,34 +74,36 @@ pub struct Record<'a> {
 /// `shop_name`, its payment status as of `today`.
 pub fn write(record: &Record<'_>, order: &Order<'_>, shop_name: &str, today: NaiveDate) -> Vec<u8> {
     let currency = order.currency.and_then(string_of);
-    let currency: Option<CurrencyCode> = currency.as_deref().unwrap_or("EUR").parse().ok();
+    let currency = currency.as_deref().unwrap_or("EUR");
     // A usual answer is about 1 KB: one allocation, no growing.
     let mut out = Json(Vec::with_capacity(2048));
     out.raw("{\"created\":");
-    out.value(&record.created);
-    if let Some(currency) = &currency {
+    out.date_time(&record.created);
+    if is_currency_code(currency) {
         out.raw(",\"currency\":");
-        out.value(currency);
+        out.string(currency);
     }
-    out.raw(",\"gateway_transaction_id\":");
-    out.value(&record.id);
+    out.raw(",\"gateway_transaction_id\":\"12-");
+    out.digits(record.id.number(), 17);
+    out.raw("\"");
     if let Some(reference) = order.partner_transaction_id {
         out.raw(",\"partner_transaction_id\":");
         out.raw(reference);
     }
     out.raw(",\"payment_information\":{\"dunning_status\":{\"level\":0}");
     out.raw(",\"maximum_processing_offset_in_hours\":");
-    out.value(&Decimal::from(super::MAXIMUM_PROCESSING_OFFSET_IN_HOURS));
+    out.raw(&MAXIMUM_PROCESSING_OFFSET);
     out.raw(",\"payment_method\":{\"payment_option\":");
-    out.value(record.payment_option);
+    out.string(record.payment_option);
     out.raw(",\"transfer_type\":");
-    out.value(record.transfer_type);
+    out.string(record.transfer_type);
     out.raw("},\"payment_status\":{\"due_date\":");
-    out.value(&record.due_date);
+    out.date(record.due_date);
     out.raw(",\"outstanding_amount\":");
-    out.value(&gross_total(order));
+    // What psi_runtime's Decimal writes: the decimal's own text.
+    let _ = write!(out.0, "{}", gross_total(order));
     out.raw(",\"status\":");
-    out.value(super::payment_status_label(record.due_date, today));
+    out.string(super::payment_status_label(record.due_date, today));
     out.raw("}}");
     if !order.shop_baskets.is_empty() {
         out.raw(",\"shop_baskets\":[");
@@ -116,26 +136,112 @@ impl Json {
         serde_json::to_writer(&mut self.0, value).expect("a value serialises");
     }
 
+    /// A string as serde_json writes it: between quotes, as it is when
+    /// nothing in it needs escaping (the usual case).
+    fn string(&mut self, text: &str) {
+        if text.bytes().any(|b| b < b' ' || b == b'"' || b == b'\\') {
+            self.value(text);
+        } else {
+            self.raw("\"");
+            self.raw(text);
+            self.raw("\"");
+        }
+    }
+
+    /// `value` in decimal, `width` digits with zeros in front.
+    fn digits(&mut self, mut value: u64, width: usize) {
+        let mut digits = [b'0'; 20];
+        let mut start = digits.len();
+        while value > 0 || digits.len() - start < width {
+            start -= 1;
+            digits[start] = b'0' + (value % 10) as u8;
+            value /= 10;
+        }
+        self.0.extend_from_slice(&digits[start..]);
+    }
+
+    /// `"2026-11-20"`, as chrono serialises a date (years 0 to 9999).
+    fn date(&mut self, date: NaiveDate) {
+        if !(0..=9999).contains(&date.year()) {
+            return self.value(&date);
+        }
+        self.raw("\"");
+        self.plain_date(date);
+        self.raw("\"");
+    }
+
+    fn plain_date(&mut self, date: NaiveDate) {
+        self.digits(date.year() as u64, 4);
+        self.raw("-");
+        self.digits(u64::from(date.month()), 2);
+        self.raw("-");
+        self.digits(u64::from(date.day()), 2);
+    }
+
+    /// A time as chrono serialises it: RFC 3339, the fraction in 0, 3, 6
+    /// or 9 digits, the offset to the nearest minute or `Z`; years outside
+    /// 0 to 9999 and leap seconds through chrono itself.
+    fn date_time(&mut self, time: &DateTime<FixedOffset>) {
+        let naive = time.naive_local();
+        let nanos = naive.nanosecond();
+        if !(0..=9999).contains(&naive.year()) || nanos >= 1_000_000_000 {
+            return self.value(time);
+        }
+        self.raw("\"");
+        self.plain_date(naive.date());
+        self.raw("T");
+        self.digits(u64::from(naive.hour()), 2);
+        self.raw(":");
+        self.digits(u64::from(naive.minute()), 2);
+        self.raw(":");
+        self.digits(u64::from(naive.second()), 2);
+        if nanos == 0 {
+        } else if nanos % 1_000_000 == 0 {
+            self.raw(".");
+            self.digits(u64::from(nanos / 1_000_000), 3);
+        } else if nanos % 1_000 == 0 {
+            self.raw(".");
+            self.digits(u64::from(nanos / 1_000), 6);
+        } else {
+            self.raw(".");
+            self.digits(u64::from(nanos), 9);
+        }
+        let offset = time.offset().local_minus_utc();
+        if offset == 0 {
+            return self.raw("Z\"");
+        }
+        self.raw(if offset < 0 { "-" } else { "+" });
+        let minutes = (offset.unsigned_abs() + 30) / 60;
+        self.digits(u64::from(minutes / 60), 2);
+        self.raw(":");
+        self.digits(u64::from(minutes % 60), 2);
+        self.raw("\"");
+    }
+
     /// `{"key":value,...}` of the fields present, but those named in
     /// `left_out` (which the answer's type does not have).
+    /// (Bytes of known length are pushed as such: the compiler writes
+    /// them in place, where a piece of unknown length calls `memcpy`.)
     fn object(&mut self, keys: &[&str], fields: &[Text<'_>], left_out: &str) {
-        let mut separator = "{\"";
+        self.0.push(b'{');
+        let mut first = true;
         for (key, value) in keys.iter().zip(fields) {
-            if let Some(value) = value {
-                if *key == left_out {
-                    continue;
-                }
-                self.raw(separator);
-                self.raw(key);
-                self.raw("\":");
-                self.raw(value);
-                separator = ",\"";
+            let Some(value) = value else {
+                continue;
+            };
+            if key.len() == left_out.len() && *key == left_out {
+                continue;
             }
+            if !first {
+                self.0.push(b',');
+            }
+            first = false;
+            self.0.push(b'"');
+            self.raw(key);
+            self.0.extend_from_slice(b"\":");
+            self.raw(value);
         }
-        if separator == "{\"" {
-            self.raw("{");
-        }
-        self.raw("}");
+        self.0.push(b'}');
     }
 
     fn basket(&mut self, basket: &Basket<'_>, shop_name: &str) {
@@ -165,7 +271,7 @@ impl Json {
             self.raw(",");
         }
         self.raw("\"partner_shop_name\":");
-        self.value(shop_name);
+        self.string(shop_name);
         if let Some(reference) = basket.shop_transaction_id {
             self.raw(",\"shop_transaction_id\":");
             self.raw(reference);

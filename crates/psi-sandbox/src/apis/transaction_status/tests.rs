@@ -133,6 +133,61 @@ fn with_outstanding(answer: &str, exact: &str) -> String {
 }
 
 #[test]
+fn times_dates_and_labels_answer_as_serde_writes_them() {
+    let mut transaction = transaction(r#"{"currency": "EUR"}"#, "2026-11-30");
+    let times = [
+        "2026-11-20T10:15:30Z",
+        "2026-11-20T10:15:30.5Z",
+        "2026-11-20T10:15:30.120+01:00",
+        "2026-11-20T10:15:30.123456-09:30",
+        "0001-01-01T00:00:00.000000001+14:00",
+        "9999-12-31T23:59:59.999999999-00:59",
+        "2026-06-30T23:59:60.5Z",
+    ];
+    let due_dates = ["2026-11-30", "0099-01-09", "9999-12-31"];
+    let labels = ["INSTALMENT", "tab\there", "quote \" and back\\slash", "ü"];
+    for (index, time) in times.iter().enumerate() {
+        transaction.created = DateTime::parse_from_rfc3339(time).expect("a time");
+        transaction.due_date = day(due_dates[index % due_dates.len()]);
+        transaction.payment_option = label(labels[index % labels.len()].to_owned());
+        let today = day("2026-12-01");
+        let exact = gross_total_of(&transaction.order_summary()).to_string();
+        assert_eq!(
+            written(&transaction, "s", today),
+            with_outstanding(&reference(&transaction, "s", today), &exact),
+            "{time}"
+        );
+    }
+    // Offsets in seconds (a FixedOffset allows them) round to the minute.
+    transaction.created = DateTime::parse_from_rfc3339(times[3]).expect("a time");
+    for seconds in [29, 30, -30, -31, 3_599, 86_399, -86_399] {
+        let offset = chrono::FixedOffset::east_opt(seconds).expect("an offset");
+        transaction.created = transaction.created.with_timezone(&offset);
+        let today = day("2026-12-01");
+        let exact = gross_total_of(&transaction.order_summary()).to_string();
+        assert_eq!(
+            written(&transaction, "s", today),
+            with_outstanding(&reference(&transaction, "s", today), &exact),
+            "{seconds}"
+        );
+    }
+}
+
+#[test]
+fn currency_codes_are_the_generated_types_own() {
+    use psi_transaction_status::types::CurrencyCode;
+    for text in [
+        "EUR", "CHF", "XXX", "eur", "EU", "EURO", "", "E1R", "ÄBC", "EUR\n", " EU", "AB€",
+    ] {
+        let parsed = text.parse::<CurrencyCode>();
+        assert_eq!(answer::is_currency_code(text), parsed.is_ok(), "{text:?}");
+        if let Ok(code) = parsed {
+            assert_eq!(serde_json::to_string(&code).unwrap(), format!("\"{text}\""));
+        }
+    }
+}
+
+#[test]
 fn the_first_baskets_shop_names_the_seller() {
     let transaction = transaction(
         r#"{"shop_baskets": [{"partner_shop_id": "shop \"7\""}, {"partner_shop_id": "other"}]}"#,

@@ -6,6 +6,7 @@
 
 mod args;
 mod logging;
+mod request_lines;
 
 use clap::Parser;
 use psi_sandbox::{Sandbox, Settings};

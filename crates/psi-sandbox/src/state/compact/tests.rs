@@ -1,7 +1,7 @@
 //! A stored request split into its compact part and the deflated rest
 //! comes back whole: the same JSON text, the same generated value.
 
-use super::{split, Text, ITEM_KEYS};
+use super::{decode, split, Order, Text, ITEM_KEYS};
 use crate::state::StoredRequest;
 use psi_payment_page::types::{BasketItem, SessionRequest, ShopBasket, SpecialItem, Vat};
 
@@ -17,6 +17,7 @@ fn order_only(request: &SessionRequest) -> SessionRequest {
 fn assert_kept(request: &SessionRequest) {
     let original = order_only(request);
     let json = serde_json::to_string(&original).expect("serialises");
+    assert_decoded_as_postcard_does(&json);
     let stored = StoredRequest::new(request);
     assert_eq!(stored.json(), json, "the same JSON text");
     assert_eq!(stored.get(), original, "the same generated value");
@@ -36,6 +37,27 @@ fn assert_kept(request: &SessionRequest) {
     assert_eq!(String::from_utf8(inflated).expect("UTF-8"), json);
     let loaded: StoredRequest = serde_json::from_value(in_file).expect("loads");
     assert_eq!(loaded.json(), json, "loaded from the file");
+}
+
+/// The hand-written decoder reads the compact part as postcard does, and
+/// refuses (rather than misreads) every shortened or altered copy of it.
+fn assert_decoded_as_postcard_does(json: &str) {
+    let (order, _) = split(json).expect("splits");
+    let bytes = postcard::to_allocvec(&order).expect("encodes");
+    let by_postcard: Order<'_> = postcard::from_bytes(&bytes).expect("decodes");
+    assert_eq!(decode(&bytes), Some(by_postcard));
+    assert_eq!(decode(&bytes).as_ref(), Some(&order));
+    for end in 0..bytes.len() {
+        let shortened = &bytes[..end];
+        let by_postcard = postcard::from_bytes::<Order<'_>>(shortened).ok();
+        assert_eq!(decode(shortened), by_postcard, "{end} bytes");
+    }
+    for at in 0..bytes.len() {
+        let mut altered = bytes.clone();
+        altered[at] ^= 0x81;
+        let by_postcard = postcard::from_bytes::<Order<'_>>(&altered).ok();
+        assert_eq!(decode(&altered), by_postcard, "byte {at} altered");
+    }
 }
 
 fn request(text: &str) -> SessionRequest {
@@ -82,6 +104,9 @@ fn unusual_orders_come_back_whole() {
         r#"{"order_data": {}}"#,
         r#"{"order_data": {"shop_baskets": []}}"#,
         r#"{"order_data": {"shop_baskets": [{}, {"items": [{}, {"unit": "kg"}], "special_items": [{}]}]}}"#,
+        // A text of 128 bytes and more: a length of two bytes.
+        r#"{"order_data": {"partner_transaction_id": "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789ä",
+            "shop_baskets": [{"partner_shop_id": "ü"}]}}"#,
         // Big numbers.
         r#"{"order_data": {"shop_baskets": [{"gross_amount": 99999999999.99},
             {"gross_amount": 12345678901234567.80, "items": [{"quantity": 79228162514264337593543950335}]}]}}"#,
