@@ -17,6 +17,7 @@ use std::future::Future;
 /// an `async fn` keeps its argument and a moved copy of it in its state,
 /// which every generated call carries.
 #[doc(hidden)]
+#[allow(clippy::manual_async_fn)] // deliberately not an `async fn`: see above
 pub fn decode<T: DeserializeOwned, E>(
     mut response: reqwest::Response,
 ) -> impl Future<Output = Result<ResponseValue<T>, Error<E>>> {
