@@ -161,9 +161,10 @@ macro_rules! call_span {
 /// [`Refusal`]; an answer that is not a 2xx carries the API, the
 /// operationId and the number of attempts (see [`crate::failure`]).
 ///
-/// Every call's future carries this one's state and moves it: its hot path
-/// keeps the request once (here; the steps below borrow it) and anything
-/// rare (a wait for a token, a second send, a body to read) on the heap.
+/// Every call's future carries this one's state and moves it: it keeps the
+/// request once (the steps below borrow it), is one state machine inside
+/// the span's `Instrumented`, and keeps anything rare (a wait for a token,
+/// a second send, a body to read) on the heap.
 pub fn exec<'a>(
     context: &'a Context,
     http: &'a reqwest::Client,
@@ -176,71 +177,64 @@ pub fn exec<'a>(
         operation: operations.operation_id(info),
     };
     let optional_bodies = operations.optional_bodies;
+    let span = call_span!(context.call_span_level(), call.api, call.operation);
+    // A span nobody listens to (the DEBUG default under an INFO subscriber)
+    // is not entered and left on every poll: nothing would see it.
+    let entered = if span.is_disabled() {
+        tracing::Span::none()
+    } else {
+        span.clone()
+    };
     // `None` once the request has been handed to the HTTP client for its last send.
     let mut request = Some(request);
     async move {
-        let span = call_span!(context.call_span_level(), call.api, call.operation);
-        let run = run(context, http, &mut request, call, &span, optional_bodies);
-        // A span nobody listens to (the DEBUG default under an INFO subscriber)
-        // is not entered and left on every poll: nothing would see it.
-        if span.is_disabled() {
-            run.await
-        } else {
-            run.instrument(span.clone()).await
-        }
-    }
-}
-
-/// The call inside its span: the checks, the sends, the answer's body
-/// where it must be read.
-async fn run(
-    context: &Context,
-    http: &reqwest::Client,
-    request: &mut Option<Request>,
-    call: Call,
-    span: &tracing::Span,
-    optional_bodies: &[&str],
-) -> reqwest::Result<Response> {
-    let Some(unsent) = request.as_mut() else {
-        unreachable!("a call's request is sent from here only");
-    };
-    if let Err(reason) = check_before_sending(context, unsent, call.operation).await {
-        tracing::warn!(
-            api = call.api,
-            operation = call.operation,
-            refused = reason.kind(),
-            "call refused before sending"
-        );
-        let refusal = Refusal {
-            api: call.api,
-            operation_id: call.operation,
-            reason,
+        let Some(unsent) = request.as_mut() else {
+            unreachable!("a call's request is sent from here only");
         };
-        return Ok(refusal.into_response());
-    }
-    let (response, attempts) = send_with_retries(context, http, request, call, span).await?;
-    let status = response.status();
-    if status.is_success() {
-        // Only an empty body is ever replaced: a body of known, non-zero
-        // length (nearly every answer) passes at once, before the
-        // per-operation lookup.
-        if response.content_length().is_none_or(|length| length == 0)
-            && optional_bodies.contains(&call.operation)
-        {
-            // The success type of these operations is an `Option`: no body is `None`.
-            return Box::pin(with_read_body(response, b"null", None)).await;
+        if let Err(reason) = check_before_sending(context, unsent, call.operation).await {
+            tracing::warn!(
+                api = call.api,
+                operation = call.operation,
+                refused = reason.kind(),
+                "call refused before sending"
+            );
+            let refusal = Refusal {
+                api: call.api,
+                operation_id: call.operation,
+                reason,
+            };
+            return Ok(refusal.into_response());
         }
-        return Ok(response);
+        let (response, attempts) =
+            send_with_retries(context, http, &mut request, call, &span).await?;
+        // In a block, so that the answer is not kept beside the boxed read.
+        let read_body = {
+            if response.status().is_success() {
+                // Only an empty body is ever replaced: a body of known,
+                // non-zero length (nearly every answer) passes at once,
+                // before the per-operation lookup.
+                if response.content_length().is_some_and(|length| length > 0)
+                    || !optional_bodies.contains(&call.operation)
+                {
+                    return Ok(response);
+                }
+                // The success type of these operations is an `Option`: no body is `None`.
+                Box::pin(with_read_body(response, b"null", None))
+            } else {
+                // Every error schema is an object of optional fields: an error
+                // answered without a body is `{}`, so the caller still gets the
+                // declared error with its status instead of a decoding failure.
+                let annotation = Annotation {
+                    api: call.api,
+                    operation_id: call.operation,
+                    attempts,
+                };
+                Box::pin(with_read_body(response, b"{}", Some(annotation)))
+            }
+        };
+        read_body.await
     }
-    // Every error schema is an object of optional fields: an error
-    // answered without a body is `{}`, so the caller still gets the
-    // declared error with its status instead of a decoding failure.
-    let annotation = Annotation {
-        api: call.api,
-        operation_id: call.operation,
-        attempts,
-    };
-    Box::pin(with_read_body(response, b"{}", Some(annotation))).await
+    .instrument(entered)
 }
 
 /// Which call this is, for the WARN events (which must name it by
