@@ -330,7 +330,7 @@ async fn with_read_body(
 /// The first send is the hot path and keeps its state small (the request
 /// kept for another send and reqwest's boxed future): everything after an
 /// answer that is not a 2xx (the 401 resend, the retry decision and its
-/// sleep) is [`send_again`], boxed, so its state is not carried and moved
+/// sleep) is [`SendAgain`], boxed, so its state is not carried and moved
 /// in every call's future.
 async fn send_with_retries(
     context: &Context,
@@ -464,6 +464,8 @@ impl SendAgain<'_> {
                                     "401: sending again once with a fresh token"
                                 );
                                 self.template.headers_mut().insert(AUTHORIZATION, fresh);
+                                // Done with before sending again (its connection can go back to the pool).
+                                drop(result);
                                 break 'decided;
                             }
                             Err(error) => tracing::warn!(
