@@ -336,13 +336,28 @@ impl TokenHandle {
         self.current(|token| token.header.clone()).await
     }
 
+    /// The `Authorization` header value of the cached token when it is
+    /// usable, without waiting (starting the background refresh when it is
+    /// due, as [`authorization`](Self::authorization) does); `None` when a
+    /// caller has to wait for a token.
+    pub(crate) fn cached_authorization(&self) -> Option<HeaderValue> {
+        self.cached(|token| token.header.clone())
+    }
+
+    /// `pick` of the cached token when it is usable, starting the
+    /// background refresh when it is due.
+    fn cached<R>(&self, pick: impl Fn(&CachedToken) -> R) -> Option<R> {
+        let now = Instant::now();
+        let (picked, refresh_at) = self.0.slot.usable(now, &pick)?;
+        if now >= refresh_at {
+            self.refresh_in_background();
+        }
+        Some(picked)
+    }
+
     /// `pick` of a valid token, from the cache or fetched.
     async fn current<R>(&self, pick: impl Fn(&CachedToken) -> R) -> Result<R, TokenError> {
-        let now = Instant::now();
-        if let Some((picked, refresh_at)) = self.0.slot.usable(now, &pick) {
-            if now >= refresh_at {
-                self.refresh_in_background();
-            }
+        if let Some(picked) = self.cached(&pick) {
             return Ok(picked);
         }
         let _fetching = self.0.slot.fetching.lock().await;

@@ -5,6 +5,10 @@
 //! cargo bench -p psi --bench overhead
 //! BENCH_SPAN_LEVEL=info cargo bench -p psi --bench overhead   # the call span at INFO
 //!
+//! Profiling aids (see `main`): BENCH_ONLY, BENCH_CALLS, BENCH_IN_TASK,
+//! BENCH_SIZES, and BENCH_RAW_TIMEOUT (the raw side with psi's client-level
+//! timeout; never part of the reported ratio).
+//!
 //! Both sides deserialize the same response into the same generated type,
 //! so the difference is what psi adds around a call. Rounds alternate
 //! between the two sides; each psi round is compared with the raw round
@@ -226,7 +230,16 @@ async fn main() {
         }
     };
 
-    let http = reqwest::Client::new();
+    // BENCH_RAW_TIMEOUT=1: the raw side with psi's client-level request
+    // timeout (a timer per call), to measure what the timer costs.
+    let http = if std::env::var_os("BENCH_RAW_TIMEOUT").is_some() {
+        reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap()
+    } else {
+        reqwest::Client::new()
+    };
     let status_url = format!("{url}/order/paylater/v1/{TRANSACTION}/status");
     let raw_call = move || {
         let http = http.clone();
@@ -243,6 +256,16 @@ async fn main() {
         }
     };
 
+    // BENCH_SIZES=1 prints the size of one call's future on each side:
+    // every call builds it, moves it and polls it in place.
+    if std::env::var_os("BENCH_SIZES").is_some() {
+        let (psi_future, raw_future) = (psi_call.clone()(), raw_call.clone()());
+        return println!(
+            "one call's future: psi {} bytes, raw {} bytes",
+            std::mem::size_of_val(&psi_future),
+            std::mem::size_of_val(&raw_future)
+        );
+    }
     // Profiling aid: BENCH_ONLY=psi or BENCH_ONLY=raw runs one side only
     // (BENCH_ONLY=expiry only the measurement across token expiry);
     // with BENCH_CALLS=n it makes exactly n calls one after another (after
@@ -250,10 +273,22 @@ async fn main() {
     // of two runs with different n give the instructions of one call.
     if let Ok(calls) = std::env::var("BENCH_CALLS") {
         let calls: usize = calls.parse().expect("BENCH_CALLS is a number");
-        match std::env::var("BENCH_ONLY").as_deref() {
-            Ok("psi") => sequential(calls, psi_call).await,
-            Ok("raw") => sequential(calls, raw_call).await,
-            _ => panic!("BENCH_CALLS needs BENCH_ONLY=psi or BENCH_ONLY=raw"),
+        // BENCH_IN_TASK=1 makes the calls from a spawned task on a worker,
+        // as the rounds do (one in flight), instead of from the main
+        // thread: what decides which thread wakes which (syscall counts).
+        let in_task = std::env::var_os("BENCH_IN_TASK").is_some();
+        let side = std::env::var("BENCH_ONLY");
+        let calls = async move {
+            match side.as_deref() {
+                Ok("psi") => sequential(calls, psi_call).await,
+                Ok("raw") => sequential(calls, raw_call).await,
+                _ => panic!("BENCH_CALLS needs BENCH_ONLY=psi or BENCH_ONLY=raw"),
+            }
+        };
+        if in_task {
+            tokio::spawn(calls).await.unwrap();
+        } else {
+            calls.await;
         }
         return;
     }
