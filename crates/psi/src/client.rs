@@ -26,7 +26,9 @@ struct Shared {
     /// Base URL and runtime context of every API the settings allow, built
     /// once: handing out a client is then two clones.
     apis: HashMap<Api, (String, Context)>,
-    /// For the refusing context of an API without its settings.
+    /// For the refusing context of an API without its settings (only the
+    /// shop configuration has settings of its own).
+    #[cfg_attr(not(feature = "shop-config"), allow(dead_code))]
     call_span_level: tracing::Level,
 }
 
