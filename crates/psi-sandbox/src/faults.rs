@@ -23,7 +23,6 @@ use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use std::cell::RefCell;
 use std::future::Future;
 use std::time::Duration;
 
@@ -82,18 +81,13 @@ impl Fault {
     }
 }
 
-tokio::task_local! {
-    /// The after-processing fault [`inject`] found for the current call.
-    static REPLACE: RefCell<Option<Fault>>;
-}
-
 /// Called first by every handler: names the call's operation for the
 /// request log and applies an armed fault of `operation`.
 /// `Some(response)` replaces the handler's answer at once; an
 /// after-processing fault is left for [`after_processing`] and answers
 /// `None`.
 pub async fn inject(state: &AppState, operation: &'static str) -> Option<Response> {
-    crate::request_log::name_operation(operation);
+    crate::call_notes::name_operation(operation);
     let fault = take(state, operation)?;
     if fault.delay_ms > 0 {
         tokio::time::sleep(Duration::from_millis(fault.delay_ms)).await;
@@ -101,7 +95,7 @@ pub async fn inject(state: &AppState, operation: &'static str) -> Option<Respons
     if fault.after_processing {
         // Outside the layer (a handler called directly) there is no slot
         // and the fault is spent without effect.
-        let _ = REPLACE.try_with(|slot| *slot.borrow_mut() = Some(fault));
+        crate::call_notes::replace_answer(fault);
         return None;
     }
     let status = StatusCode::from_u16(fault.status?).ok()?;
@@ -136,13 +130,8 @@ where
     F: FnOnce(Request) -> Fut,
     Fut: Future<Output = Response>,
 {
-    let (response, fault) = REPLACE
-        .scope(RefCell::new(None), async {
-            let response = serve(request).await;
-            (response, REPLACE.with(|slot| slot.borrow_mut().take()))
-        })
-        .await;
-    match fault {
+    let response = serve(request).await;
+    match crate::call_notes::take_replacement() {
         Some(fault) => replacement(&fault),
         None => response,
     }

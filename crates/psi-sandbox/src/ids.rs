@@ -22,50 +22,94 @@
 //! is not UTF-8 once decoded is refused the same way.
 
 use crate::api_errors::{Owner, Problem};
-use axum::extract::rejection::RawPathParamsRejection;
-use axum::extract::{RawPathParams, Request};
+use axum::extract::{FromRequestParts, RawPathParams, Request};
 use axum::http::StatusCode;
-use axum::middleware::Next;
 use axum::response::Response;
+use futures_util::future::{Either, FutureExt as _, Ready};
+use std::convert::Infallible;
+use std::task::{Context, Poll};
 
-/// The middleware (`route_layer(axum::middleware::from_fn(ids::check))`).
-pub async fn check(
+/// The rule as a route layer (`route_layer(ids::Check)`): a plain tower
+/// layer rather than an axum `from_fn` middleware, which clones the boxed
+/// route and boxes a future on every request (measured: about 2,000
+/// instructions of a lookup's 41,000).
+#[derive(Clone, Copy)]
+pub struct Check;
+
+impl<S> tower::Layer<S> for Check {
+    type Service = Checked<S>;
+
+    fn layer(&self, route: S) -> Checked<S> {
+        Checked { route }
+    }
+}
+
+/// A route behind the rule.
+#[derive(Clone)]
+pub struct Checked<S> {
+    route: S,
+}
+
+impl<S> tower::Service<Request> for Checked<S>
+where
+    S: tower::Service<Request, Response = Response, Error = Infallible>,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Either<Ready<Result<Response, Infallible>>, S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.route.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        match refused(request) {
+            Ok(request) => Either::Right(self.route.call(request)),
+            Err(refusal) => Either::Left(futures_util::future::ready(Ok(refusal))),
+        }
+    }
+}
+
+/// The request back when its path ids pass, the refusal otherwise.
+fn refused(request: Request) -> Result<Request, Response> {
+    let (mut parts, body) = request.into_parts();
     // Borrowed, decoded: no string is copied (refused when a decoded
-    // segment is not UTF-8, as `Path` is).
-    params: Result<RawPathParams, RawPathParamsRejection>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let owner = Owner::of_path(request.uri().path());
+    // segment is not UTF-8, as `Path` is). Reading the router's match
+    // never waits.
+    let params = RawPathParams::from_request_parts(&mut parts, &())
+        .now_or_never()
+        .expect("path parameters are read without waiting");
+    let owner = Owner::of_path(parts.uri.path());
     // The storefront's handlers check orderId against its documented
     // pattern and answer per operation (7.x info: 404, others: 400); only
     // an id axum cannot even decode is answered here, the same way.
-    if owner == Owner::Storefront {
-        if params.is_err() {
-            let status = if request.uri().path().ends_with("/gateway/info") {
+    let refusal = if owner == Owner::Storefront {
+        params.is_err().then(|| {
+            let status = if parts.uri.path().ends_with("/gateway/info") {
                 StatusCode::NOT_FOUND
             } else {
                 StatusCode::BAD_REQUEST
             };
-            return owner.refuse(
+            owner.refuse(
                 status,
                 Problem::new("INVALID_PATH_PARAMETER", "orderId is not valid UTF-8").at("orderId"),
-            );
-        }
-        return next.run(request).await;
-    }
-    let refused = match params {
-        Ok(params) => params.iter().find_map(|(name, value)| {
-            refusal(value).map(|rule| Problem::new("UNKNOWN_ID", rule).at(name))
-        }),
-        Err(_) => Some(Problem::new(
-            "UNKNOWN_ID",
-            "a path segment is not valid UTF-8 once percent-decoded",
-        )),
+            )
+        })
+    } else {
+        let refused = match &params {
+            Ok(params) => params.iter().find_map(|(name, value)| {
+                refusal(value).map(|rule| Problem::new("UNKNOWN_ID", rule).at(name))
+            }),
+            Err(_) => Some(Problem::new(
+                "UNKNOWN_ID",
+                "a path segment is not valid UTF-8 once percent-decoded",
+            )),
+        };
+        refused.map(|problem| owner.refuse(StatusCode::NOT_FOUND, problem))
     };
-    match refused {
-        Some(problem) => owner.refuse(StatusCode::NOT_FOUND, problem),
-        None => next.run(request).await,
+    match refusal {
+        Some(refusal) => Err(refusal),
+        None => Ok(Request::from_parts(parts, body)),
     }
 }
 

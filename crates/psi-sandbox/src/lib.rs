@@ -36,6 +36,7 @@ mod api_errors;
 mod apis;
 pub mod audiences;
 mod auth;
+mod call_notes;
 mod clock;
 pub mod control;
 mod control_client;
@@ -109,7 +110,7 @@ fn routes(state: AppState) -> axum::Router {
         .merge(control::routes())
         .merge(apis::routes())
         .merge(apis::from_examples::routes(&state.examples))
-        .route_layer(axum::middleware::from_fn(ids::check))
+        .route_layer(ids::Check)
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state)

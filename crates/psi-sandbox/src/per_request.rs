@@ -1,7 +1,8 @@
 //! What wraps every request, as one middleware: outermost the log line
 //! ([`crate::request_log`]), then the size limits and plain-number rewrite
 //! ([`crate::limits`]), then the after-processing faults
-//! ([`crate::faults`]) around the router.
+//! ([`crate::faults`]) around the router, all in one task-local scope
+//! for what the handler leaves them ([`crate::call_notes`]).
 //!
 //! One middleware rather than one layer each, and served as hyper's own
 //! service around the router ([`PerRequest`]) rather than as an axum
@@ -61,11 +62,11 @@ where
     F: FnOnce(Request) -> Fut,
     Fut: Future<Output = Response>,
 {
-    crate::request_log::logged(request, |request| {
+    crate::call_notes::scoped(crate::request_log::logged(request, |request| {
         crate::limits::enforce(request, |request| {
             crate::faults::after_processing(request, serve)
         })
-    })
+    }))
     .await
 }
 

@@ -11,24 +11,12 @@
 
 use axum::extract::Request;
 use axum::response::Response;
-use std::cell::Cell;
 use std::fmt::Write as _;
 use std::future::Future;
 use std::time::Instant;
 
 /// The `tracing` target of the request lines.
 pub const TARGET: &str = "psi_sandbox::request";
-
-tokio::task_local! {
-    /// The operationId of the call being served, once its handler named it.
-    static OPERATION: Cell<&'static str>;
-}
-
-/// Called by [`crate::faults::inject`]: the current call is `operation`.
-/// Outside the layer (a handler called directly) there is nothing to name.
-pub fn name_operation(operation: &'static str) {
-    let _ = OPERATION.try_with(|slot| slot.set(operation));
-}
 
 /// Outermost around every request ([`crate::per_request`]): times
 /// `serve` answering `request` and logs the call once answered.
@@ -48,12 +36,8 @@ where
     let started = Instant::now();
     let method = request.method().clone();
     let uri = request.uri().clone();
-    let (response, operation) = OPERATION
-        .scope(Cell::new("-"), async {
-            let response = serve(request).await;
-            (response, OPERATION.with(Cell::get))
-        })
-        .await;
+    let response = serve(request).await;
+    let operation = crate::call_notes::operation();
     let path = uri.path_and_query().map_or("/", |path| path.as_str());
     tracing::info!(
         target: TARGET,

@@ -37,7 +37,7 @@ pub fn routes() -> Router<AppState> {
 /// reference count) are taken under the lock; after it, the order's
 /// compact part is decoded (nothing inflated, no JSON parsed) and the
 /// answer written from its texts directly ([`answer`]). The id is read
-/// borrowed (`ids::check` refused one that is not UTF-8 before), and the
+/// borrowed (`ids::Check` refused one that is not UTF-8 before), and the
 /// request taken whole for its headers (a `HeaderMap` extractor copies them).
 async fn get_transaction_status(
     AxumState(state): AxumState<AppState>,
