@@ -66,13 +66,7 @@ macro_rules! wire_client {
             ) -> impl ::std::future::Future<
                 Output = $crate::__private::reqwest::Result<$crate::__private::reqwest::Response>,
             > {
-                let context = <Self as $crate::__private::progenitor_client::ClientInfo<
-                    $crate::Context,
-                >>::inner(self);
-                let http = <Self as $crate::__private::progenitor_client::ClientInfo<
-                    $crate::Context,
-                >>::client(self);
-                $crate::hooks::exec(context, http, request, info, OPERATIONS, None)
+                self.exec_with_body(request, info, None)
             }
         }
 
@@ -90,13 +84,26 @@ macro_rules! wire_client {
             ) -> impl ::std::future::Future<
                 Output = $crate::__private::reqwest::Result<$crate::__private::reqwest::Response>,
             > + 'a {
+                self.exec_with_body(request, info, Some(body))
+            }
+
+            /// Both `exec`s: the hooks' `exec` with this client's context,
+            /// HTTP client and operations.
+            fn exec_with_body<'a>(
+                &'a self,
+                request: $crate::__private::reqwest::Request,
+                info: &$crate::__private::progenitor_client::OperationInfo,
+                body: ::std::option::Option<&'a (dyn ::std::any::Any + ::std::marker::Sync)>,
+            ) -> impl ::std::future::Future<
+                Output = $crate::__private::reqwest::Result<$crate::__private::reqwest::Response>,
+            > + 'a {
                 let context = <Self as $crate::__private::progenitor_client::ClientInfo<
                     $crate::Context,
                 >>::inner(self);
                 let http = <Self as $crate::__private::progenitor_client::ClientInfo<
                     $crate::Context,
                 >>::client(self);
-                $crate::hooks::exec(context, http, request, info, OPERATIONS, Some(body))
+                $crate::hooks::exec(context, http, request, info, OPERATIONS, body)
             }
         }
     };
