@@ -44,40 +44,11 @@ async fn no_secret_token_or_iban_appears_in_any_log_line() {
             .await;
 
         let client = client(&server);
-        client
-            .pay_later()
-            .get_pay_later_status()
-            .transaction_id(TRANSACTION)
-            .send()
-            .await
-            .unwrap();
-        let _ = client
-            .bank_accounts()
-            .store_bank_account()
-            .partner_profile_id("partner-1")
-            .shop_buyer_id("buyer-1")
-            .body(psi::bank_accounts::types::BankAccountStoreRequest {
-                owner: "Erika Mustermann".try_into().unwrap(),
-                iban: GROUPED_IBAN.try_into().unwrap(),
-                bic: None,
-            })
-            .send()
-            .await;
+        look_up_status(&client).await;
+        let _ = store_bank_account(&client, GROUPED_IBAN).await;
         // Refused by the pre-flight check (wrong check digits): traced too.
-        let refused = client
-            .bank_accounts()
-            .store_bank_account()
-            .partner_profile_id("partner-1")
-            .shop_buyer_id("buyer-1")
-            .body(psi::bank_accounts::types::BankAccountStoreRequest {
-                owner: "Erika Mustermann".try_into().unwrap(),
-                iban: BAD_IBAN.try_into().unwrap(),
-                bic: None,
-            })
-            .send()
-            .await;
         assert!(matches!(
-            refused.map_err(psi::Error::from),
+            store_bank_account(&client, BAD_IBAN).await,
             Err(psi::Error::Preflight(_))
         ));
     })
@@ -177,6 +148,24 @@ async fn mount_status_failing_once(server: &MockServer, status: u16) {
         .respond_with(ResponseTemplate::new(200).set_body_json(status_body()))
         .mount(server)
         .await;
+}
+
+/// Stores a bank account with `iban` for buyer-1 of partner-1.
+async fn store_bank_account(client: &psi::Client, iban: &str) -> Result<(), psi::Error> {
+    client
+        .bank_accounts()
+        .store_bank_account()
+        .partner_profile_id("partner-1")
+        .shop_buyer_id("buyer-1")
+        .body(psi::bank_accounts::types::BankAccountStoreRequest {
+            owner: "Erika Mustermann".try_into().unwrap(),
+            iban: iban.try_into().unwrap(),
+            bic: None,
+        })
+        .send()
+        .await
+        .map(drop)
+        .map_err(psi::Error::from)
 }
 
 async fn look_up_status(client: &psi::Client) {
