@@ -13,6 +13,7 @@ mod lint;
 mod money;
 mod nulls;
 mod open_enums;
+mod patterns;
 mod runtime;
 mod sandbox;
 mod schemas;
