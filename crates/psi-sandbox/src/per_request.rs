@@ -61,8 +61,11 @@ where
             let response = around(request.map(Body::new), |request| async move {
                 match inner.hot.serve(request).await {
                     Ok(response) => response,
+                    // Boxed: the router's future is large, and without the box
+                    // it would be part of (and moved with) every request's.
                     Err(request) => {
-                        match hyper::service::Service::call(&inner.router, request).await {
+                        let routed = hyper::service::Service::call(&inner.router, request);
+                        match Box::pin(routed).await {
                             Ok(response) => response,
                             Err(never) => match never {},
                         }
