@@ -86,9 +86,18 @@ impl Fault {
 /// `Some(response)` replaces the handler's answer at once; an
 /// after-processing fault is left for [`after_processing`] and answers
 /// `None`.
+///
+/// An armed fault is applied in a boxed future of its own: its delay's
+/// timer and the fault itself would otherwise be part of every handler's
+/// future, which is moved as the request's future is built.
 pub async fn inject(state: &AppState, operation: &'static str) -> Option<Response> {
     crate::call_notes::name_operation(operation);
     let fault = take(state, operation)?;
+    Box::pin(applied(fault)).await
+}
+
+/// What an armed `fault` does to the call (see [`inject`]).
+async fn applied(fault: Fault) -> Option<Response> {
     if fault.delay_ms > 0 {
         tokio::time::sleep(Duration::from_millis(fault.delay_ms)).await;
     }

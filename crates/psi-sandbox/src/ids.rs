@@ -117,7 +117,7 @@ fn refused(request: Request) -> Result<Request, Response> {
 pub fn refusal(id: &str) -> Option<&'static str> {
     if id.is_empty() {
         Some("must not be empty")
-    } else if id.chars().any(char::is_control) {
+    } else if has_control_character(id) {
         Some("must not contain control characters")
     } else if id == "." || id == ".." {
         Some("must not be a dot-segment (. or ..)")
@@ -125,6 +125,17 @@ pub fn refusal(id: &str) -> Option<&'static str> {
         Some("must not contain /")
     } else {
         None
+    }
+}
+
+/// Whether `id` holds a control character (Unicode's `Cc`: U+0000 to
+/// U+001F and U+007F to U+009F). An ASCII id, the usual one, is checked
+/// byte by byte without decoding its characters.
+fn has_control_character(id: &str) -> bool {
+    if id.is_ascii() {
+        id.bytes().any(|b| b < b' ' || b == 0x7f)
+    } else {
+        id.chars().any(char::is_control)
     }
 }
 
@@ -138,6 +149,14 @@ mod tests {
             "", "\0", "a\nb", "x\u{7f}", "\u{85}", ".", "..", "../..", "a/b",
         ] {
             assert!(refusal(id).is_some(), "{id:?}");
+        }
+        for byte in 0..=0x7fu8 {
+            let id = char::from(byte).to_string();
+            assert_eq!(
+                super::has_control_character(&id),
+                char::from(byte).is_control(),
+                "{byte:#x}"
+            );
         }
         for id in [
             "partner-1",

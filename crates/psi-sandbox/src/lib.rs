@@ -46,6 +46,7 @@ pub mod demo;
 mod documents;
 mod errors;
 mod faults;
+mod hot_routes;
 mod html;
 mod ids;
 mod jwt_hs256;
@@ -88,12 +89,13 @@ pub const DEMO_WEBHOOK_SECRET: &str = "sandbox-webhook-secret";
 /// The port `cargo run -p psi-sandbox` listens on.
 pub const DEFAULT_PORT: u16 = 8787;
 
-/// The whole sandbox as hyper serves it: the [`routes`], and around them,
+/// The whole sandbox as hyper serves it: the [`routes`] (the hottest
+/// served directly, [`hot_routes`]), and around them,
 /// in one middleware ([`per_request`]), the after-processing faults, the
 /// size limits and plain-number rewrite before routing ([`limits`]) and
 /// outermost one log line per request ([`request_log`]).
 fn served(state: AppState) -> per_request::PerRequest {
-    per_request::PerRequest::new(routes(state))
+    per_request::PerRequest::new(state.clone(), routes(state))
 }
 
 /// The same as one axum router, driven in-process by tests.

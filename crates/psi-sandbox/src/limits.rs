@@ -31,19 +31,34 @@ pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
 /// Before routing ([`crate::per_request`]): `serve` answers `request` if
 /// it is within the limits; otherwise the refusal is answered.
+///
+/// A request without a body (every GET a client sends) has nothing to
+/// read or rewrite: it goes on as it came, without a new body. Reading a
+/// body is boxed, so that its future is not part of every request's
+/// (the whole request's future is moved as it is built, layer by layer).
 pub async fn enforce<F, Fut>(request: Request, serve: F) -> Response
 where
     F: FnOnce(Request) -> Fut,
     Fut: Future<Output = Response>,
 {
+    let refused = |request: &Request, (status, problem)| {
+        Owner::of_path(request.uri().path()).refuse(status, problem)
+    };
+    if let Err(refusal) = head_within_limits(&request) {
+        return refused(&request, refusal);
+    }
+    if request.body().is_end_stream() {
+        return serve(request).await;
+    }
     let owner = Owner::of_path(request.uri().path());
-    match admitted(request).await {
+    match Box::pin(with_plain_body(request)).await {
         Ok(request) => serve(request).await,
         Err((status, problem)) => owner.refuse(status, problem),
     }
 }
 
-async fn admitted(request: Request) -> Result<Request, (StatusCode, Problem)> {
+/// The request target, the headers and the declared body length.
+fn head_within_limits(request: &Request) -> Result<(), (StatusCode, Problem)> {
     let target = request
         .uri()
         .path_and_query()
@@ -79,11 +94,12 @@ async fn admitted(request: Request) -> Result<Request, (StatusCode, Problem)> {
     if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
         return Err(too_large());
     }
-    // A request without a body (every GET a client sends) has nothing to
-    // read or rewrite: it goes on as it came, without a new body.
-    if request.body().is_end_stream() {
-        return Ok(request);
-    }
+    Ok(())
+}
+
+/// The request with its whole body read (within the limit) and its
+/// numbers rewritten as plain decimals.
+async fn with_plain_body(request: Request) -> Result<Request, (StatusCode, Problem)> {
     let (mut parts, body) = request.into_parts();
     let bytes = read_body(body).await?;
     let bytes = match plain_numbers(&bytes) {

@@ -10,6 +10,8 @@
 //! boxed service and boxes a future per request, which measured about a
 //! tenth of a lookup's own work for three of them.
 
+use crate::hot_routes::HotRoutes;
+use crate::AppState;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::response::Response;
@@ -17,17 +19,29 @@ use hyper_util::service::TowerToHyperService;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
-/// The router with [`around`] around it, as hyper serves it.
+/// The router with [`around`] around it, as hyper serves it; the hot
+/// routes ([`crate::hot_routes`]) are served inside [`around`] without the
+/// router.
 #[derive(Clone)]
 pub struct PerRequest {
+    /// One reference count for both, taken once per request.
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    hot: HotRoutes,
     router: TowerToHyperService<axum::Router>,
 }
 
 impl PerRequest {
-    pub fn new(router: axum::Router) -> Self {
+    pub fn new(state: AppState, router: axum::Router) -> Self {
         PerRequest {
-            router: TowerToHyperService::new(router),
+            inner: Arc::new(Inner {
+                hot: HotRoutes::new(state),
+                router: TowerToHyperService::new(router),
+            }),
         }
     }
 }
@@ -42,12 +56,20 @@ where
     type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
 
     fn call(&self, request: hyper::Request<B>) -> Self::Future {
-        let router = self.router.clone();
+        let inner = self.inner.clone();
         Box::pin(async move {
             let response = around(request.map(Body::new), |request| async move {
-                match hyper::service::Service::call(&router, request).await {
+                match inner.hot.serve(request).await {
                     Ok(response) => response,
-                    Err(never) => match never {},
+                    // Boxed: the router's future is large, and without the box
+                    // it would be part of (and moved with) every request's.
+                    Err(request) => {
+                        let routed = hyper::service::Service::call(&inner.router, request);
+                        match Box::pin(routed).await {
+                            Ok(response) => response,
+                            Err(never) => match never {},
+                        }
+                    }
                 }
             })
             .await;

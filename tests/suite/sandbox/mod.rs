@@ -3,6 +3,7 @@
 
 mod from_examples;
 mod hostile;
+mod hot_routes;
 mod remembered_tokens;
 
 use psi_sandbox::Sandbox;

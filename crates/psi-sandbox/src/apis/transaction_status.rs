@@ -20,7 +20,7 @@ use crate::faults::inject;
 use crate::{auth, AppState};
 use axum::body::Body;
 use axum::extract::{RawPathParams, Request, State as AxumState};
-use axum::http::{header, HeaderValue};
+use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
@@ -32,24 +32,34 @@ pub fn routes() -> Router<AppState> {
     )
 }
 
-/// A lookup is the sandbox's most frequent call, so it does only what the
-/// answer needs: the record's few fields and its stored order's bytes (by
-/// reference count) are taken under the lock; after it, the order's
-/// compact part is decoded (nothing inflated, no JSON parsed) and the
-/// answer written from its texts directly ([`answer`]). The id is read
-/// borrowed (`ids::Check` refused one that is not UTF-8 before), and the
-/// request taken whole for its headers (a `HeaderMap` extractor copies them).
+/// The route's handler: the id read borrowed (`ids::Check` refused one
+/// that is not UTF-8 before), and the request taken whole for its headers
+/// (a `HeaderMap` extractor copies them).
 async fn get_transaction_status(
     AxumState(state): AxumState<AppState>,
     params: RawPathParams,
     request: Request,
 ) -> Response {
     let transaction_id = params.iter().next().map_or("", |(_, id)| id);
-    let headers = request.headers();
-    if let Some(response) = inject(&state, "getTransactionStatus").await {
+    look_up(&state, transaction_id, request.headers()).await
+}
+
+/// The path of a lookup up to its id, for [`crate::hot_routes`].
+pub const LOOKUP_PATH_PREFIX: &str = "/transaction/status/v2/transactions/";
+
+/// A lookup (`getTransactionStatus`) of `transaction_id`, the path id
+/// percent-decoded and passed by the id rule ([`crate::ids`]).
+///
+/// The sandbox's most frequent call, so it does only what the answer
+/// needs: the record's few fields and its stored order's bytes (by
+/// reference count) are taken under the lock; after it, the order's
+/// compact part is decoded (nothing inflated, no JSON parsed) and the
+/// answer written from its texts directly ([`answer`]).
+pub async fn look_up(state: &AppState, transaction_id: &str, headers: &HeaderMap) -> Response {
+    if let Some(response) = inject(state, "getTransactionStatus").await {
         return response;
     }
-    if let Err(response) = auth::require_or_decline(&state, headers, Service::TransactionStatus) {
+    if let Err(response) = auth::require_or_decline(state, headers, Service::TransactionStatus) {
         return response;
     }
     let found = state.data().transactions.get(transaction_id).map(|t| {

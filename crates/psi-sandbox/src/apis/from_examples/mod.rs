@@ -114,6 +114,16 @@ impl Served {
         self.documents.iter().any(|d| d.audience == audience)
     }
 
+    /// Does any served operation's axum route start with `prefix`? (A
+    /// route of its own under a hand-emulated path takes the path from the
+    /// hand-written one in axum's router, see [`crate::hot_routes`].)
+    pub fn routes_under(&self, prefix: &str) -> bool {
+        self.documents
+            .iter()
+            .flat_map(|document| &document.operations)
+            .any(|operation| operation.template.axum_path().starts_with(prefix))
+    }
+
     /// What `GET /__sandbox` lists under `documents`.
     pub fn about(&self) -> serde_json::Value {
         self.documents

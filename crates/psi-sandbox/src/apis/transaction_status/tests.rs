@@ -27,7 +27,7 @@ fn written(transaction: &Transaction, shop_name: &str, today: NaiveDate) -> Stri
     };
     let order = transaction.request.order();
     let body = answer::write(&record, &order, shop_name, today);
-    String::from_utf8(body).expect("UTF-8")
+    String::from_utf8(body.to_vec()).expect("UTF-8")
 }
 
 /// The answer through the generated types, from the whole stored request.
