@@ -747,20 +747,35 @@ pub mod builder {
                 ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
                 use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .build()?,
                 )
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "get_bank_account",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -931,21 +946,36 @@ pub mod builder {
                 ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
                 use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "store_bank_account",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -1111,20 +1141,35 @@ pub mod builder {
                 use ::psi_runtime::ToPathSegment as _; bank_account_reference
                 .path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .delete(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .delete(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .build()?,
                 )
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "delete_bank_account",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -1286,20 +1331,35 @@ pub mod builder {
                 use ::psi_runtime::ToPathSegment as _; bank_account_reference
                 .path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .build()?,
                 )
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "get_bank_account_by_reference",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {

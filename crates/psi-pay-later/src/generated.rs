@@ -1134,21 +1134,36 @@ pub mod builder {
                 "{}/order/paylater/v1/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "book_pay_later_offer",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -1274,20 +1289,35 @@ pub mod builder {
                 "{}/order/paylater/v1/{}/offers", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .build()?,
                 )
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "get_pay_later_offers",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -1406,20 +1436,35 @@ pub mod builder {
                 "{}/order/paylater/v1/{}/status", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .build()?,
                 )
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "get_pay_later_status",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {

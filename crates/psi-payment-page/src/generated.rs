@@ -3887,26 +3887,41 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/pps/api/v1/session", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::new();
-            if let Some(value) = idempotency_key {
-                header_map.append("Idempotency-Key", value.to_string().try_into()?);
-            }
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                let mut header_map = ::reqwest::header::HeaderMap::new();
+                if let Some(value) = &idempotency_key {
+                    header_map.append("Idempotency-Key", value.to_string().try_into()?);
+                }
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .headers(header_map)
+                        .build()?,
                 )
-                .json(&body)
-                .headers(header_map)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "create_session",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -4029,21 +4044,41 @@ pub mod builder {
             let Self { client, created_date } = self;
             let created_date = created_date.map_err(Error::InvalidRequest)?;
             let url = format!("{}/pps/api/v1/session-record", client.baseurl,);
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "createdDate",
+                                &created_date,
+                            ),
+                        )
+                        .build()?,
                 )
-                .query(&progenitor_client::QueryParam::new("createdDate", &created_date))
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "list_session_records",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -4127,20 +4162,35 @@ pub mod builder {
                 "{}/pps/api/v1/session-record/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; session_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .build()?,
                 )
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "get_session_record",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {

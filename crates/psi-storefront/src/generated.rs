@@ -1750,21 +1750,36 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/addItem", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "add_order_item_v7",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -1894,21 +1909,36 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/cancel", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "cancel_order_items_v7",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2038,21 +2068,36 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/deliver", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "deliver_order_items_v7",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2151,20 +2196,35 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/info", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .build()?,
                 )
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "get_order_info",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2280,21 +2340,36 @@ pub mod builder {
                 "{}/_action/order/{}/gateway/refund", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "refund_order_items_v7",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2424,21 +2499,36 @@ pub mod builder {
                 "{}/gateway/order-management/addItem/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "add_order_item",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2561,21 +2651,36 @@ pub mod builder {
                 "{}/gateway/order-management/cancel/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "cancel_order_items",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2698,21 +2803,36 @@ pub mod builder {
                 "{}/gateway/order-management/deliver/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "deliver_order_items",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2804,20 +2924,35 @@ pub mod builder {
                 "{}/gateway/order-management/load/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .build()?,
                 )
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "load_order_items",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2926,21 +3061,36 @@ pub mod builder {
                 "{}/gateway/order-management/return/{}", client.baseurl, { use
                 ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "return_order_items",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -3053,21 +3203,36 @@ pub mod builder {
                 })
                 .map_err(Error::InvalidRequest)?;
             let url = format!("{}/oauth/token", client.baseurl,);
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::PlatformTokenError>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "get_platform_token",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
