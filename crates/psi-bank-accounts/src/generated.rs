@@ -742,10 +742,14 @@ pub mod builder {
             let Self { client, partner_profile_id, shop_buyer_id } = self;
             let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
             let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 106,
+                format_args!(
+                    "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
+                    }, { use ::psi_runtime::ToPathSegment as _; shop_buyer_id
+                    .path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -941,10 +945,14 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 106,
+                format_args!(
+                    "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
+                    }, { use ::psi_runtime::ToPathSegment as _; shop_buyer_id
+                    .path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -1134,12 +1142,15 @@ pub mod builder {
             let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
             let bank_account_reference = bank_account_reference
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/partners/{}/consumer/{}/bank-accounts/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; bank_account_reference
-                .path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 143,
+                format_args!(
+                    "{}/partners/{}/consumer/{}/bank-accounts/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
+                    }, { use ::psi_runtime::ToPathSegment as _; shop_buyer_id
+                    .path_segment() }, { use ::psi_runtime::ToPathSegment as _;
+                    bank_account_reference.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -1324,12 +1335,15 @@ pub mod builder {
             let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
             let bank_account_reference = bank_account_reference
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/partners/{}/shop-buyers/{}/bank-accounts/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; bank_account_reference
-                .path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 146,
+                format_args!(
+                    "{}/partners/{}/shop-buyers/{}/bank-accounts/{}", client.baseurl, {
+                    use ::psi_runtime::ToPathSegment as _; partner_profile_id
+                    .path_segment() }, { use ::psi_runtime::ToPathSegment as _;
+                    shop_buyer_id.path_segment() }, { use ::psi_runtime::ToPathSegment as
+                    _; bank_account_reference.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,

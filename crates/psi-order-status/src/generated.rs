@@ -1536,11 +1536,15 @@ pub mod builder {
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let correspondence_id = correspondence_id.map_err(Error::InvalidRequest)?;
             let format = format.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/api/order/{}/correspondences/invoices/{}/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() }, { use
-                ::psi_runtime::ToPathSegment as _; correspondence_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; format.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 146,
+                format_args!(
+                    "{}/api/order/{}/correspondences/invoices/{}/{}", client.baseurl, {
+                    use ::psi_runtime::ToPathSegment as _; transaction_id.path_segment()
+                    }, { use ::psi_runtime::ToPathSegment as _; correspondence_id
+                    .path_segment() }, { use ::psi_runtime::ToPathSegment as _; format
+                    .path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -1665,9 +1669,12 @@ pub mod builder {
             let Self { client, transaction_id, include } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let include = include.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/order/status/v2/transactions/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 66,
+                format_args!(
+                    "{}/order/status/v2/transactions/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,

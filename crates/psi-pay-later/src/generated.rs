@@ -1130,9 +1130,12 @@ pub mod builder {
                     types::PayLaterBookingRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/order/paylater/v1/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 55,
+                format_args!(
+                    "{}/order/paylater/v1/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -1285,9 +1288,12 @@ pub mod builder {
         > {
             let Self { client, transaction_id } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/order/paylater/v1/{}/offers", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 62,
+                format_args!(
+                    "{}/order/paylater/v1/{}/offers", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -1432,9 +1438,12 @@ pub mod builder {
         > {
             let Self { client, transaction_id } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/order/paylater/v1/{}/status", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 62,
+                format_args!(
+                    "{}/order/paylater/v1/{}/status", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,

@@ -3886,7 +3886,10 @@ pub mod builder {
                     types::SessionRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/pps/api/v1/session", client.baseurl,);
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 19,
+                format_args!("{}/pps/api/v1/session", client.baseurl,),
+            );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -4043,7 +4046,10 @@ pub mod builder {
         > {
             let Self { client, created_date } = self;
             let created_date = created_date.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/pps/api/v1/session-record", client.baseurl,);
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 26,
+                format_args!("{}/pps/api/v1/session-record", client.baseurl,),
+            );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -4158,9 +4164,12 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/pps/api/v1/session-record/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; session_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 63,
+                format_args!(
+                    "{}/pps/api/v1/session-record/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; session_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,

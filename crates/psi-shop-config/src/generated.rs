@@ -2695,10 +2695,13 @@ pub mod builder {
                     types::ShopConfiguration::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v2/partners/{}/shops/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; shop_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 92,
+                format_args!(
+                    "{}/v2/partners/{}/shops/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
+                    }, { use ::psi_runtime::ToPathSegment as _; shop_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,

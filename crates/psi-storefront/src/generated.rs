@@ -1746,9 +1746,12 @@ pub mod builder {
                     types::AddItemRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/_action/order/{}/gateway/addItem", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 67,
+                format_args!(
+                    "{}/_action/order/{}/gateway/addItem", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -1905,9 +1908,12 @@ pub mod builder {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/_action/order/{}/gateway/cancel", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 66,
+                format_args!(
+                    "{}/_action/order/{}/gateway/cancel", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -2064,9 +2070,12 @@ pub mod builder {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/_action/order/{}/gateway/deliver", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 67,
+                format_args!(
+                    "{}/_action/order/{}/gateway/deliver", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -2192,9 +2201,12 @@ pub mod builder {
         ) -> Result<ResponseValue<types::LoadResponse>, Error<types::ModuleResult>> {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/_action/order/{}/gateway/info", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 64,
+                format_args!(
+                    "{}/_action/order/{}/gateway/info", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -2336,9 +2348,12 @@ pub mod builder {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/_action/order/{}/gateway/refund", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 66,
+                format_args!(
+                    "{}/_action/order/{}/gateway/refund", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -2495,9 +2510,12 @@ pub mod builder {
                     types::AddItemRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/gateway/order-management/addItem/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 70,
+                format_args!(
+                    "{}/gateway/order-management/addItem/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -2647,9 +2665,12 @@ pub mod builder {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/gateway/order-management/cancel/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 69,
+                format_args!(
+                    "{}/gateway/order-management/cancel/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -2799,9 +2820,12 @@ pub mod builder {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/gateway/order-management/deliver/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 70,
+                format_args!(
+                    "{}/gateway/order-management/deliver/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -2920,9 +2944,12 @@ pub mod builder {
         ) -> Result<ResponseValue<types::LoadResponse>, Error<types::ModuleResult>> {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/gateway/order-management/load/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 67,
+                format_args!(
+                    "{}/gateway/order-management/load/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -3057,9 +3084,12 @@ pub mod builder {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/gateway/order-management/return/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 69,
+                format_args!(
+                    "{}/gateway/order-management/return/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
@@ -3202,7 +3232,10 @@ pub mod builder {
                     types::PlatformTokenRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/oauth/token", client.baseurl,);
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 12,
+                format_args!("{}/oauth/token", client.baseurl,),
+            );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::PlatformTokenError>,

@@ -479,7 +479,10 @@ pub mod builder {
                     types::TokenRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/oauth/token", client.baseurl,);
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 12,
+                format_args!("{}/oauth/token", client.baseurl,),
+            );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::TokenError>,

@@ -1440,9 +1440,12 @@ pub mod builder {
         > {
             let Self { client, transaction_id } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/transaction/status/v2/transactions/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 72,
+                format_args!(
+                    "{}/transaction/status/v2/transactions/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
+                ),
             );
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,

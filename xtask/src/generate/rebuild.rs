@@ -133,18 +133,58 @@ fn rewrite_send(function: &mut syn::ImplItemFn) -> Result<(), String> {
     let send: syn::Stmt = syn::parse_quote! {
         let result = client.send_call(request, &info, &|| build_request().ok(), #body).await;
     };
+    let sized_url = sized_url(&stmts[url]).ok_or_else(|| {
+        fail("the url is not `format!(\"{}...\", client.baseurl, ..)`")
+    })?;
     let mut out = Vec::with_capacity(stmts.len());
     for (at, stmt) in stmts.iter().enumerate() {
         match at {
             _ if at > url && at < request => {}
             _ if at == request => out.extend([closure.clone(), first.clone()]),
             _ if at == pre => {}
+            _ if at == url => out.push(sized_url.clone()),
             _ if at == exec => out.push(send.clone()),
             _ => out.push(stmt.clone()),
         }
     }
     function.block.stmts = out;
     Ok(())
+}
+
+/// `let url = format!("{}/a/{}", client.baseurl, ..);` becomes
+/// `let url = ::psi_runtime::format_url(client.baseurl.len() + N, format_args!(..));`:
+/// the same text in one allocation, `N` being the literal's own bytes and
+/// room for each path parameter.
+fn sized_url(stmt: &syn::Stmt) -> Option<syn::Stmt> {
+    let syn::Stmt::Local(syn::Local {
+        init: Some(init), ..
+    }) = stmt
+    else {
+        return None;
+    };
+    let syn::Expr::Macro(call) = &*init.expr else {
+        return None;
+    };
+    if !call.mac.path.is_ident("format") {
+        return None;
+    }
+    let tokens = call.mac.tokens.clone();
+    let mut parts = tokens.clone().into_iter();
+    let literal: syn::LitStr = syn::parse2(parts.next()?.into_token_stream()).ok()?;
+    let rest: TokenStream = parts.collect();
+    let text = literal.value();
+    if !text.starts_with("{}") || !rest.to_string().starts_with(", client . baseurl ,") {
+        return None;
+    }
+    // Path parameters are ids: 36 bytes holds a UUID, encoded or not mostly.
+    const PER_PARAMETER: usize = 36;
+    let placeholders = text.matches("{}").count();
+    let own = proc_macro2::Literal::usize_unsuffixed(
+        text.len() - 2 * placeholders + PER_PARAMETER * (placeholders - 1),
+    );
+    Some(syn::parse_quote! {
+        let url = ::psi_runtime::format_url(client.baseurl.len() + #own, format_args!(#tokens));
+    })
 }
 
 /// `E` of the function's `-> Result<T, E>`.
@@ -282,6 +322,12 @@ mod tests {
             "{create}"
         );
         assert!(get.contains("let request = build_request () ? ;"), "{get}");
+        assert!(
+            get.contains(
+                "let url = :: psi_runtime :: format_url (client . baseurl . len () + 8 , format_args ! (\"{}/session\" , client . baseurl ,)) ;"
+            ),
+            "{get}"
+        );
         assert!(get.contains(":: std :: option :: Option :: None) . await"), "{get}");
     }
 
