@@ -110,7 +110,10 @@ async fn a_401_resend_carries_the_same_body_and_key_with_a_fresh_token() {
         headers
     };
     assert_eq!(without_token(&sent[0]), without_token(&sent[1]));
-    assert_eq!(sent[1].headers.get("authorization").unwrap(), "Bearer token-2");
+    assert_eq!(
+        sent[1].headers.get("authorization").unwrap(),
+        "Bearer token-2"
+    );
 }
 
 #[tokio::test]

@@ -78,7 +78,12 @@ fn rewrite_send(function: &mut syn::ImplItemFn) -> Result<(), String> {
     let fail = |what: &str| {
         format!("`send()` of {name}: {what}: check xtask/src/generate/rebuild.rs against the generated code")
     };
-    if function.block.to_token_stream().to_string().contains("build_request") {
+    if function
+        .block
+        .to_token_stream()
+        .to_string()
+        .contains("build_request")
+    {
         return Err(fail("already names `build_request`"));
     }
     let error = error_type(&function.sig.output).ok_or_else(|| fail("no `Result<_, E>` output"))?;
@@ -94,7 +99,9 @@ fn rewrite_send(function: &mut syn::ImplItemFn) -> Result<(), String> {
     })
     .ok_or_else(|| fail("no `let result = client.exec(request, &info).await`"))?;
     if !(url < request && request < pre && pre < exec) {
-        return Err(fail("the url, request, pre and exec statements are out of order"));
+        return Err(fail(
+            "the url, request, pre and exec statements are out of order",
+        ));
     }
     let body = if printed(&stmts[exec]).contains(EXEC_CHECKED) {
         quote!(::std::option::Option::Some(&body))
@@ -108,7 +115,8 @@ fn rewrite_send(function: &mut syn::ImplItemFn) -> Result<(), String> {
         if let syn::Stmt::Expr(syn::Expr::If(branch), _) = stmt {
             if let syn::Expr::Let(binding) = &mut *branch.cond {
                 let value = &binding.expr;
-                binding.expr = Box::new(syn::parse_quote!(&#value));
+                let borrowed: syn::Expr = syn::parse_quote!(&#value);
+                *binding.expr = borrowed;
             }
         }
     }
@@ -120,7 +128,9 @@ fn rewrite_send(function: &mut syn::ImplItemFn) -> Result<(), String> {
     };
     let (built, urls) = with_borrowed_url(init.expr.to_token_stream());
     if urls != 1 {
-        return Err(fail(&format!("{urls} `(url)` in the request instead of one")));
+        return Err(fail(&format!(
+            "{urls} `(url)` in the request instead of one"
+        )));
     }
 
     let closure: syn::Stmt = syn::parse_quote! {
@@ -133,9 +143,8 @@ fn rewrite_send(function: &mut syn::ImplItemFn) -> Result<(), String> {
     let send: syn::Stmt = syn::parse_quote! {
         let result = client.send_call(request, &info, &|| build_request().ok(), #body).await;
     };
-    let sized_url = sized_url(&stmts[url]).ok_or_else(|| {
-        fail("the url is not `format!(\"{}...\", client.baseurl, ..)`")
-    })?;
+    let sized_url = sized_url(&stmts[url])
+        .ok_or_else(|| fail("the url is not `format!(\"{}...\", client.baseurl, ..)`"))?;
     let mut out = Vec::with_capacity(stmts.len());
     for (at, stmt) in stmts.iter().enumerate() {
         match at {
@@ -232,8 +241,9 @@ fn with_borrowed_url(stream: TokenStream) -> (TokenStream, usize) {
     let mut out = TokenStream::new();
     for token in stream {
         match token {
-            TokenTree::Group(group) if group.delimiter() == Delimiter::Parenthesis
-                && group.stream().to_string() == "url" =>
+            TokenTree::Group(group)
+                if group.delimiter() == Delimiter::Parenthesis
+                    && group.stream().to_string() == "url" =>
             {
                 count += 1;
                 let mut inner = Group::new(Delimiter::Parenthesis, quote!(&url));
@@ -313,8 +323,14 @@ mod tests {
             ),
             "{create}"
         );
-        assert!(create.contains("if let Some (value) = & idempotency_key"), "{create}");
-        assert!(create.contains("client . client . post (& url)"), "{create}");
+        assert!(
+            create.contains("if let Some (value) = & idempotency_key"),
+            "{create}"
+        );
+        assert!(
+            create.contains("client . client . post (& url)"),
+            "{create}"
+        );
         assert!(
             create.contains(
                 "client . send_call (request , & info , & | | build_request () . ok () , :: std :: option :: Option :: Some (& body)) . await"
@@ -328,7 +344,10 @@ mod tests {
             ),
             "{get}"
         );
-        assert!(get.contains(":: std :: option :: Option :: None) . await"), "{get}");
+        assert!(
+            get.contains(":: std :: option :: Option :: None) . await"),
+            "{get}"
+        );
     }
 
     #[test]
