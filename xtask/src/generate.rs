@@ -16,6 +16,7 @@ mod operation_ids;
 mod operations;
 mod patterns;
 mod per_call;
+mod rebuild;
 mod typed_preflight;
 
 /// Schemas replaced by `psi_runtime::CommaSeparated`: progenitor explodes
@@ -218,6 +219,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     api_version::drop_api_version_header(&mut file).map_err(|e| format!("{label}: {e}"))?;
     per_call::rewrite(&mut file).map_err(|e| format!("{label}: {e}"))?;
     typed_preflight::hand_typed_body_to_exec(&mut file).map_err(|e| format!("{label}: {e}"))?;
+    rebuild::build_for_each_send(&mut file).map_err(|e| format!("{label}: {e}"))?;
     patterns::through_runtime(&mut file).map_err(|e| format!("{label}: {e}"))?;
     json_schema::derive_behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
     let mut code = HEADER.replace("{doc}", &label);

@@ -742,25 +742,44 @@ pub mod builder {
             let Self { client, partner_profile_id, shop_buyer_id } = self;
             let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
             let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 106,
+                format_args!(
+                    "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
+                    }, { use ::psi_runtime::ToPathSegment as _; shop_buyer_id
+                    .path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .build()?,
                 )
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "get_bank_account",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -926,26 +945,45 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 106,
+                format_args!(
+                    "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
+                    }, { use ::psi_runtime::ToPathSegment as _; shop_buyer_id
+                    .path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "store_bank_account",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -1104,27 +1142,45 @@ pub mod builder {
             let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
             let bank_account_reference = bank_account_reference
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/partners/{}/consumer/{}/bank-accounts/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; bank_account_reference
-                .path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 143,
+                format_args!(
+                    "{}/partners/{}/consumer/{}/bank-accounts/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
+                    }, { use ::psi_runtime::ToPathSegment as _; shop_buyer_id
+                    .path_segment() }, { use ::psi_runtime::ToPathSegment as _;
+                    bank_account_reference.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .delete(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .delete(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .build()?,
                 )
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "delete_bank_account",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -1279,27 +1335,45 @@ pub mod builder {
             let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
             let bank_account_reference = bank_account_reference
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/partners/{}/shop-buyers/{}/bank-accounts/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; shop_buyer_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; bank_account_reference
-                .path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 146,
+                format_args!(
+                    "{}/partners/{}/shop-buyers/{}/bank-accounts/{}", client.baseurl, {
+                    use ::psi_runtime::ToPathSegment as _; partner_profile_id
+                    .path_segment() }, { use ::psi_runtime::ToPathSegment as _;
+                    shop_buyer_id.path_segment() }, { use ::psi_runtime::ToPathSegment as
+                    _; bank_account_reference.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .build()?,
                 )
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "get_bank_account_by_reference",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {

@@ -1536,19 +1536,32 @@ pub mod builder {
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let correspondence_id = correspondence_id.map_err(Error::InvalidRequest)?;
             let format = format.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/api/order/{}/correspondences/invoices/{}/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() }, { use
-                ::psi_runtime::ToPathSegment as _; correspondence_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; format.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 146,
+                format_args!(
+                    "{}/api/order/{}/correspondences/invoices/{}/{}", client.baseurl, {
+                    use ::psi_runtime::ToPathSegment as _; transaction_id.path_segment()
+                    }, { use ::psi_runtime::ToPathSegment as _; correspondence_id
+                    .path_segment() }, { use ::psi_runtime::ToPathSegment as _; format
+                    .path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client.client.get(url).build()?;
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > { ::std::result::Result::Ok(client.client.get(&url).build()?) };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "get_invoice_correspondence",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -1656,25 +1669,43 @@ pub mod builder {
             let Self { client, transaction_id, include } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let include = include.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/order/status/v2/transactions/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 66,
+                format_args!(
+                    "{}/order/status/v2/transactions/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .query(&progenitor_client::QueryParam::new("include", &include))
+                        .build()?,
                 )
-                .query(&progenitor_client::QueryParam::new("include", &include))
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "get_order_status",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {

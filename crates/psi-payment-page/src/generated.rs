@@ -3886,27 +3886,45 @@ pub mod builder {
                     types::SessionRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/pps/api/v1/session", client.baseurl,);
-            let mut header_map = ::reqwest::header::HeaderMap::new();
-            if let Some(value) = idempotency_key {
-                header_map.append("Idempotency-Key", value.to_string().try_into()?);
-            }
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 19,
+                format_args!("{}/pps/api/v1/session", client.baseurl,),
+            );
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                let mut header_map = ::reqwest::header::HeaderMap::new();
+                if let Some(value) = &idempotency_key {
+                    header_map.append("Idempotency-Key", value.to_string().try_into()?);
+                }
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .headers(header_map)
+                        .build()?,
                 )
-                .json(&body)
-                .headers(header_map)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "create_session",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -4028,22 +4046,45 @@ pub mod builder {
         > {
             let Self { client, created_date } = self;
             let created_date = created_date.map_err(Error::InvalidRequest)?;
-            let url = format!("{}/pps/api/v1/session-record", client.baseurl,);
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 26,
+                format_args!("{}/pps/api/v1/session-record", client.baseurl,),
+            );
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .query(
+                            &progenitor_client::QueryParam::new(
+                                "createdDate",
+                                &created_date,
+                            ),
+                        )
+                        .build()?,
                 )
-                .query(&progenitor_client::QueryParam::new("createdDate", &created_date))
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "list_session_records",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -4123,24 +4164,42 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/pps/api/v1/session-record/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; session_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 63,
+                format_args!(
+                    "{}/pps/api/v1/session-record/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; session_id.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<::psi_common::DeclineResponse>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .build()?,
                 )
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "get_session_record",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {

@@ -59,6 +59,8 @@ macro_rules! wire_client {
                 $crate::hooks::pre(context, request, info, OPERATIONS)
             }
 
+            // Generated code calls `send_call` instead; this `exec` serves a
+            // request from anywhere else, kept as a copy for another send.
             fn exec(
                 &self,
                 request: $crate::__private::reqwest::Request,
@@ -66,33 +68,31 @@ macro_rules! wire_client {
             ) -> impl ::std::future::Future<
                 Output = $crate::__private::reqwest::Result<$crate::__private::reqwest::Response>,
             > {
-                self.exec_with_body(request, info, None)
+                let template = $crate::hooks::copy_of(&request);
+                let info = $crate::__private::progenitor_client::OperationInfo {
+                    operation_id: info.operation_id,
+                };
+                async move {
+                    let rebuild = || template.as_ref().and_then($crate::hooks::copy_of);
+                    self.send_call(request, &info, &rebuild, ::std::option::Option::None)
+                        .await
+                }
             }
         }
 
         impl Client {
-            /// The hooks' `exec` for a call with a request body: `body` is the
-            /// typed value its JSON was serialized from, which the pre-flight
-            /// checks read instead of parsing the JSON back. Every generated
-            /// `send()` with a body calls this (`cargo xtask generate` writes it).
+            /// Sends a call through the runtime's [`exec`]($crate::hooks::exec):
+            /// `request` as the generated `send()` built it, `rebuild` to build
+            /// it again for another send, and for a call with a request body
+            /// the typed value its JSON was serialized from, which the
+            /// pre-flight checks read instead of parsing the JSON back. Every
+            /// generated `send()` calls this (`cargo xtask generate` writes it).
             #[doc(hidden)]
-            pub fn exec_checked<'a>(
-                &'a self,
-                request: $crate::__private::reqwest::Request,
-                info: &'a $crate::__private::progenitor_client::OperationInfo,
-                body: &'a (dyn ::std::any::Any + ::std::marker::Sync),
-            ) -> impl ::std::future::Future<
-                Output = $crate::__private::reqwest::Result<$crate::__private::reqwest::Response>,
-            > + 'a {
-                self.exec_with_body(request, info, Some(body))
-            }
-
-            /// Both `exec`s: the hooks' `exec` with this client's context,
-            /// HTTP client and operations.
-            fn exec_with_body<'a>(
+            pub fn send_call<'a>(
                 &'a self,
                 request: $crate::__private::reqwest::Request,
                 info: &$crate::__private::progenitor_client::OperationInfo,
+                rebuild: $crate::hooks::Rebuild<'a>,
                 body: ::std::option::Option<&'a (dyn ::std::any::Any + ::std::marker::Sync)>,
             ) -> impl ::std::future::Future<
                 Output = $crate::__private::reqwest::Result<$crate::__private::reqwest::Response>,
@@ -103,7 +103,7 @@ macro_rules! wire_client {
                 let http = <Self as $crate::__private::progenitor_client::ClientInfo<
                     $crate::Context,
                 >>::client(self);
-                $crate::hooks::exec(context, http, request, info, OPERATIONS, body)
+                $crate::hooks::exec(context, http, request, rebuild, info, &OPERATIONS, body)
             }
         }
     };

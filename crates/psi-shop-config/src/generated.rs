@@ -2695,26 +2695,44 @@ pub mod builder {
                     types::ShopConfiguration::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/v2/partners/{}/shops/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment() }, {
-                use ::psi_runtime::ToPathSegment as _; shop_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 92,
+                format_args!(
+                    "{}/v2/partners/{}/shops/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
+                    }, { use ::psi_runtime::ToPathSegment as _; shop_id.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .put(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ShopConfigurationError>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .put(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "update_shop_configuration",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {

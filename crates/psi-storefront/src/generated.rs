@@ -1746,25 +1746,43 @@ pub mod builder {
                     types::AddItemRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/_action/order/{}/gateway/addItem", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 67,
+                format_args!(
+                    "{}/_action/order/{}/gateway/addItem", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "add_order_item_v7",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -1890,25 +1908,43 @@ pub mod builder {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/_action/order/{}/gateway/cancel", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 66,
+                format_args!(
+                    "{}/_action/order/{}/gateway/cancel", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "cancel_order_items_v7",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2034,25 +2070,43 @@ pub mod builder {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/_action/order/{}/gateway/deliver", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 67,
+                format_args!(
+                    "{}/_action/order/{}/gateway/deliver", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "deliver_order_items_v7",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2147,24 +2201,42 @@ pub mod builder {
         ) -> Result<ResponseValue<types::LoadResponse>, Error<types::ModuleResult>> {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/_action/order/{}/gateway/info", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 64,
+                format_args!(
+                    "{}/_action/order/{}/gateway/info", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .build()?,
                 )
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "get_order_info",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2276,25 +2348,43 @@ pub mod builder {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/_action/order/{}/gateway/refund", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 66,
+                format_args!(
+                    "{}/_action/order/{}/gateway/refund", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "refund_order_items_v7",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2420,25 +2510,43 @@ pub mod builder {
                     types::AddItemRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/gateway/order-management/addItem/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 70,
+                format_args!(
+                    "{}/gateway/order-management/addItem/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "add_order_item",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2557,25 +2665,43 @@ pub mod builder {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/gateway/order-management/cancel/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 69,
+                format_args!(
+                    "{}/gateway/order-management/cancel/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "cancel_order_items",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2694,25 +2820,43 @@ pub mod builder {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/gateway/order-management/deliver/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 70,
+                format_args!(
+                    "{}/gateway/order-management/deliver/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "deliver_order_items",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2800,24 +2944,42 @@ pub mod builder {
         ) -> Result<ResponseValue<types::LoadResponse>, Error<types::ModuleResult>> {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/gateway/order-management/load/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 67,
+                format_args!(
+                    "{}/gateway/order-management/load/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .get(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .get(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .build()?,
                 )
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "load_order_items",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec(request, &info).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::None,
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -2922,25 +3084,43 @@ pub mod builder {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!(
-                "{}/gateway/order-management/return/{}", client.baseurl, { use
-                ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 69,
+                format_args!(
+                    "{}/gateway/order-management/return/{}", client.baseurl, { use
+                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
+                ),
             );
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::ModuleResult>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "return_order_items",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {
@@ -3052,22 +3232,40 @@ pub mod builder {
                     types::PlatformTokenRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = format!("{}/oauth/token", client.baseurl,);
-            #[allow(unused_mut)]
-            let mut request = client
-                .client
-                .post(url)
-                .header(
-                    ::reqwest::header::ACCEPT,
-                    ::reqwest::header::HeaderValue::from_static("application/json"),
+            let url = ::psi_runtime::format_url(
+                client.baseurl.len() + 12,
+                format_args!("{}/oauth/token", client.baseurl,),
+            );
+            let build_request = || -> ::std::result::Result<
+                ::reqwest::Request,
+                Error<types::PlatformTokenError>,
+            > {
+                ::std::result::Result::Ok(
+                    client
+                        .client
+                        .post(&url)
+                        .header(
+                            ::reqwest::header::ACCEPT,
+                            ::reqwest::header::HeaderValue::from_static(
+                                "application/json",
+                            ),
+                        )
+                        .json(&body)
+                        .build()?,
                 )
-                .json(&body)
-                .build()?;
+            };
+            let request = build_request()?;
             let info = OperationInfo {
                 operation_id: "get_platform_token",
             };
-            client.pre(&mut request, &info).await?;
-            let result = client.exec_checked(request, &info, &body).await;
+            let result = client
+                .send_call(
+                    request,
+                    &info,
+                    &|| build_request().ok(),
+                    ::std::option::Option::Some(&body),
+                )
+                .await;
             client.post(&result, &info).await?;
             let response = result?;
             match response.status().as_u16() {

@@ -1,6 +1,6 @@
 use super::*;
 use psi::payment_page::types::SessionRequest;
-use wiremock::matchers::header_exists;
+use wiremock::matchers::{header, header_exists};
 
 fn session_request(gross_amount: f64) -> SessionRequest {
     serde_json::from_value(serde_json::json!({
@@ -63,6 +63,56 @@ async fn session_creation_survives_503_503_200_with_one_idempotency_key() {
     assert_eq!(
         uuid::Uuid::parse_str(&keys[0]).unwrap().get_version_num(),
         4
+    );
+    // Each retry is the first request again, built anew: the same body
+    // bytes and the same headers (the key and the token included).
+    assert!(!attempts[0].body.is_empty());
+    for retry in &attempts[1..] {
+        assert_eq!(retry.method, attempts[0].method);
+        assert_eq!(retry.url, attempts[0].url);
+        assert_eq!(retry.body, attempts[0].body);
+        assert_eq!(retry.headers, attempts[0].headers);
+    }
+}
+
+#[tokio::test]
+async fn a_401_resend_carries_the_same_body_and_key_with_a_fresh_token() {
+    let server = MockServer::start().await;
+    mount_token_endpoint(&server, 1800).await;
+    Mock::given(method("POST"))
+        .and(path("/pps/api/v1/session"))
+        .and(header("authorization", "Bearer token-1"))
+        .respond_with(ResponseTemplate::new(401))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/pps/api/v1/session"))
+        .and(header("authorization", "Bearer token-2"))
+        .respond_with(
+            ResponseTemplate::new(201).set_body_json(serde_json::json!({"session_id": "s-3"})),
+        )
+        .mount(&server)
+        .await;
+    client(&server)
+        .payment_page()
+        .create_session()
+        .body(session_request(43.8))
+        .send()
+        .await
+        .unwrap();
+    let sent = requests_to(&server, "/pps/api/v1/session").await;
+    assert_eq!(sent.len(), 2);
+    assert_eq!(sent[0].body, sent[1].body);
+    assert!(sent[0].headers.contains_key("idempotency-key"));
+    let without_token = |request: &wiremock::Request| {
+        let mut headers = request.headers.clone();
+        headers.remove("authorization");
+        headers
+    };
+    assert_eq!(without_token(&sent[0]), without_token(&sent[1]));
+    assert_eq!(
+        sent[1].headers.get("authorization").unwrap(),
+        "Bearer token-2"
     );
 }
 

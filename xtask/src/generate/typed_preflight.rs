@@ -12,12 +12,13 @@
 //! ```
 //!
 //! `body` is the typed request (`types::SessionRequest`) the call has just
-//! serialized with `.json(&body)`; `exec_checked` (written by
-//! `psi_runtime::wire_client!`) hands it to the pre-flight checks as
+//! serialized with `.json(&body)`; the runtime hands it to the pre-flight checks as
 //! `&dyn Any`, so they downcast it instead of parsing the JSON back into the
 //! same type (which compiled every nested `Deserialize` impl into psi).
 //! Everything else about the call (the span, the order of the refusals, the
-//! stand-in answer) stays in `psi_runtime::hooks::exec`.
+//! stand-in answer) stays in `psi_runtime::hooks::exec`. (The next pass,
+//! `rebuild.rs`, turns `exec_checked(request, &info, &body)` into the
+//! client's `send_call(.., Some(&body))`, which `wire_client!` writes.)
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
