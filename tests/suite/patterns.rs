@@ -57,7 +57,11 @@ fn probes() -> Vec<String> {
         let chars: Vec<char> = alphabet.chars().collect();
         for length in 0..=40 {
             for _ in 0..40 {
-                probes.push((0..length).map(|_| chars[rng.usize(..chars.len())]).collect());
+                probes.push(
+                    (0..length)
+                        .map(|_| chars[rng.usize(..chars.len())])
+                        .collect(),
+                );
             }
         }
     }

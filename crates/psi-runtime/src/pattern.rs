@@ -77,7 +77,9 @@ pub fn ecmascript_subset(pattern: &str) -> Result<(), String> {
         match chars[at] {
             '\\' => at = escape(&chars, at, false)?,
             '[' => at = class(&chars, at)?,
-            '.' => return Err(format!("`.` at {at} (ECMAScript's also excludes \\r, U+2028 and U+2029; write the class)")),
+            '.' => return Err(format!(
+                "`.` at {at} (ECMAScript's also excludes \\r, U+2028 and U+2029; write the class)"
+            )),
             '(' => {
                 if chars.get(at + 1) == Some(&'?') {
                     if chars.get(at + 2) != Some(&':') {
@@ -157,7 +159,9 @@ fn quantifier(chars: &[char], at: usize) -> Result<usize, String> {
     if digits(low) && (high.is_empty() || digits(high)) {
         Ok(close + 1)
     } else {
-        Err(format!("`{{{inside}}}` at {at} is not a quantifier (escape the `{{`)"))
+        Err(format!(
+            "`{{{inside}}}` at {at} is not a quantifier (escape the `{{`)"
+        ))
     }
 }
 
