@@ -77,9 +77,11 @@ pub fn ecmascript_subset(pattern: &str) -> Result<(), String> {
         match chars[at] {
             '\\' => at = escape(&chars, at, false)?,
             '[' => at = class(&chars, at)?,
-            '.' => return Err(format!(
+            '.' => {
+                return Err(format!(
                 "`.` at {at} (ECMAScript's also excludes \\r, U+2028 and U+2029; write the class)"
-            )),
+            ))
+            }
             '(' => {
                 if chars.get(at + 1) == Some(&'?') {
                     if chars.get(at + 2) != Some(&':') {
