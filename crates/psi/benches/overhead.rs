@@ -5,6 +5,7 @@
 //! cargo bench -p psi --bench overhead
 //! BENCH_SPAN_LEVEL=info cargo bench -p psi --bench overhead   # the call span at INFO
 //!
+//! BENCH_ROUNDS=45 cargo bench -p psi --bench overhead       # more pairs of rounds (25 by default)
 //! BENCH_ONLY=expiry cargo bench -p psi --bench overhead     # only the latency across token expiry
 //!
 //! Profiling aids (see `main`): BENCH_ONLY, BENCH_CALLS, BENCH_IN_TASK,
@@ -34,8 +35,22 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-const ROUND: Duration = Duration::from_secs(1);
-const ROUNDS: usize = 9;
+/// One round's length: 1 s by default, `BENCH_ROUND_MS` to change it.
+fn round_length() -> Duration {
+    Duration::from_millis(std::env::var("BENCH_ROUND_MS").map_or(1000, |ms| {
+        ms.parse().expect("BENCH_ROUND_MS is a whole number")
+    }))
+}
+/// Pairs of rounds per concurrency: 25 by default, `BENCH_ROUNDS` to change
+/// it. Two adjacent 1 s rounds of the same side differ by up to a quarter
+/// on this machine (which worker runs what moves from round to round), so
+/// the median of 9 pairs (the count until 2026-11-23) moved by about 0.06
+/// between runs of the same code; 25 pairs narrow that.
+fn rounds() -> usize {
+    std::env::var("BENCH_ROUNDS").map_or(25, |rounds| {
+        rounds.parse().expect("BENCH_ROUNDS is a whole number")
+    })
+}
 const TRANSACTION: &str = "12-34567890123456789";
 /// Token lifetime of the expiry measurement, in seconds (what `expires_in` carries).
 const EXPIRY_LIFETIME: u64 = 2;
@@ -82,20 +97,21 @@ async fn serve(expires_in: u64, delay: Duration, log: TokenRequests) -> String {
     format!("http://{address}")
 }
 
-/// Runs `call` from `concurrency` tasks for one ROUND; returns calls per second.
+/// Runs `call` from `concurrency` tasks for one round; returns calls per second.
 async fn round<F, Fut>(concurrency: usize, call: F) -> f64
 where
     F: Fn() -> Fut + Clone + Send + 'static,
     Fut: std::future::Future<Output = PayLaterStatusResponse> + Send,
 {
     let done = Arc::new(AtomicU64::new(0));
+    let length = round_length();
     let started = Instant::now();
     let tasks: Vec<_> = (0..concurrency)
         .map(|_| {
             let call = call.clone();
             let done = done.clone();
             tokio::spawn(async move {
-                while started.elapsed() < ROUND {
+                while started.elapsed() < length {
                     let status = call().await;
                     assert!(status.pay_later_status.is_some());
                     done.fetch_add(1, Ordering::Relaxed);
@@ -322,9 +338,10 @@ async fn main() {
     // 16 calls in flight keep both cores busy (client and server share
     // them): psi's CPU cost shows in full. One call in flight is what a
     // checkout does: latency-bound, as against a remote service.
+    let rounds = rounds();
     for concurrency in [16, 1] {
         let (mut raw, mut through_psi, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..ROUNDS {
+        for _ in 0..rounds {
             let raw_round = round(concurrency, raw_call.clone()).await;
             let psi_round = round(concurrency, psi_call.clone()).await;
             raw.push(raw_round);
@@ -333,13 +350,28 @@ async fn main() {
             // machine's speed drifts, and adjacent rounds share it.
             ratios.push(psi_round / raw_round);
         }
-        println!("concurrency {concurrency}, {ROUNDS} pairs of {ROUND:?} rounds, medians:");
+        println!(
+            "concurrency {concurrency}, {rounds} pairs of {:?} rounds, medians:",
+            round_length()
+        );
         println!("  raw reqwest, fixed header: {:>9.0} calls/s", median(raw));
         println!(
             "  psi (token, retry, trace): {:>9.0} calls/s",
             median(through_psi)
         );
+        // The spread shows how far the machine's speed moved between the
+        // two rounds of a pair: a median inside a wide spread needs more pairs.
+        let mut sorted = ratios.clone();
+        sorted.sort_by(|a, b| a.total_cmp(b));
+        let quartile = |q: usize| sorted[(sorted.len() - 1) * q / 4];
         println!("  ratio psi / raw (paired):  {:>9.3}", median(ratios));
+        println!(
+            "  paired ratios: lowest {:.3}, quartiles {:.3} / {:.3}, highest {:.3}",
+            quartile(0),
+            quartile(1),
+            quartile(3),
+            quartile(4)
+        );
     }
     across_token_expiry().await;
 }
