@@ -23,9 +23,9 @@
 //! (a real token server is remote), makes calls one at a time for
 //! `expiry_run()` (30 s; BENCH_EXPIRY_SECONDS). A call "near a token
 //! request" overlaps a token request's time at the endpoint widened by NEAR
-//! on both sides; the p99 of those
-//! calls is compared with the p99 of the others. A caller that waited for a
-//! token would show there as a TOKEN_DELAY outlier.
+//! on both sides; the p99 of those calls is compared with the p99 of the
+//! others. A caller that waited for a token would show there as a
+//! TOKEN_DELAY outlier.
 
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -42,10 +42,10 @@ fn round_length() -> Duration {
     }))
 }
 /// Pairs of rounds per concurrency: 25 by default, `BENCH_ROUNDS` to change
-/// it. Two adjacent 1 s rounds of the same side differ by up to a quarter
-/// on this machine (which worker runs what moves from round to round), so
-/// the median of 9 pairs (the count until 2026-11-23) moved by about 0.06
-/// between runs of the same code; 25 pairs narrow that.
+/// it. The same side's throughput moves by up to a quarter from one 1 s
+/// round to the next on the project's machine (BENCHMARKS.md, 2026-11-23
+/// evening), so the median of 9 pairs (the count until then) moved by about
+/// 0.06 between runs of the same code; 25 pairs narrow that.
 fn rounds() -> usize {
     std::env::var("BENCH_ROUNDS").map_or(25, |rounds| {
         rounds.parse().expect("BENCH_ROUNDS is a whole number")
@@ -59,7 +59,7 @@ const TOKEN_DELAY: Duration = Duration::from_millis(50);
 /// `BENCH_EXPIRY_SECONDS` to change it. 10 s gave 9 token requests, the
 /// calls near them were 8 % of the run, and one burst of the machine's
 /// noise inside those windows moved their p99 by half (0.97 to 1.90 in six
-/// runs of the same code); 30 s gave 0.99 to 1.03 in three.
+/// runs of the same code); 30 s gave 0.99 to 1.03 in nine.
 fn expiry_run() -> Duration {
     let seconds = std::env::var("BENCH_EXPIRY_SECONDS").map_or(30, |seconds| {
         seconds
