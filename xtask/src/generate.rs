@@ -40,6 +40,14 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
             write(&target, &seed)?;
         }
     }
+    for link in missing_license_links(root, &apis::all(root)?) {
+        if check {
+            println!("--- {} (missing)", link.display());
+            drifted.push(link.display().to_string());
+        } else {
+            link_license(&link)?;
+        }
+    }
     for (target, code) in outputs(root)? {
         let current = std::fs::read_to_string(&target).unwrap_or_default();
         if check {
@@ -62,6 +70,34 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
             drifted.join("\n  ")
         ))
     }
+}
+
+/// The workspace's license files, which every crate's package carries.
+const LICENSE_FILES: [&str; 2] = ["LICENSE-APACHE", "LICENSE-MIT"];
+
+/// The license links an API crate lacks: each crate directory links the
+/// workspace's license files, so that `cargo package` puts them in the
+/// crate's package (a new API's crate gets them from `generate`).
+fn missing_license_links(root: &Path, apis: &[apis::Api]) -> Vec<std::path::PathBuf> {
+    apis.iter()
+        .flat_map(|api| LICENSE_FILES.map(|name| api.crate_dir(root).join(name)))
+        .filter(|link| !link.exists())
+        .collect()
+}
+
+/// Links `link` (`crates/<name>/LICENSE-…`) to the workspace's file of that name.
+fn link_license(link: &Path) -> Result<(), String> {
+    let name = link.file_name().expect("a license link has a file name");
+    let crate_dir = link.parent().expect("a license link has a parent");
+    std::fs::create_dir_all(crate_dir).map_err(|e| e.to_string())?;
+    #[cfg(unix)]
+    let linked = std::os::unix::fs::symlink(Path::new("../..").join(name), link);
+    // Without symbolic links (Windows by default), a copy of the file.
+    #[cfg(not(unix))]
+    let linked = std::fs::copy(crate_dir.join("../..").join(name), link).map(drop);
+    linked.map_err(|e| format!("{}: {e}", link.display()))?;
+    println!("linked {}", link.display());
+    Ok(())
 }
 
 fn write(target: &Path, content: &str) -> Result<(), String> {
