@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::Path;
 use xtask::apis::workspace_apis as apis;
-use xtask::generate::{outputs, run};
+use xtask::generate::{license_links, outputs, run};
 
 #[test]
 fn generation_is_deterministic_and_matches_the_checked_in_code() {
@@ -36,13 +36,19 @@ fn scratch_workspace(name: &str) -> std::path::PathBuf {
     let scratch = std::env::temp_dir().join(format!("psi-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&scratch);
     copy_dir(&root.join("openapi"), &scratch.join("openapi"));
+    for license in ["LICENSE-APACHE", "LICENSE-MIT"] {
+        fs::copy(root.join(license), scratch.join(license)).unwrap();
+    }
     // The templates and seeds that generation reads beside the documents.
     for (path, _) in xtask::derived::seeds(&root, apis()) {
         let target = scratch.join(path.strip_prefix(&root).unwrap());
         fs::create_dir_all(target.parent().unwrap()).unwrap();
         fs::copy(&path, &target).unwrap();
     }
-    for (path, _) in outputs(&root).unwrap() {
+    let outputs = outputs(&root).unwrap().into_iter().map(|(path, _)| path);
+    // The license links are copied as the files they point to: the check
+    // asks only that they are there.
+    for path in outputs.chain(license_links(&root, apis())) {
         let target = scratch.join(path.strip_prefix(&root).unwrap());
         fs::create_dir_all(target.parent().unwrap()).unwrap();
         fs::copy(&path, &target).unwrap();
@@ -171,5 +177,24 @@ fn editing_an_x_psi_block_without_regenerating_names_the_derived_files() {
         "{manifest}"
     );
     run(&scratch, true).expect("regenerating clears the drift");
+    let _ = fs::remove_dir_all(&scratch);
+}
+
+#[test]
+fn a_crate_without_its_license_files_fails_the_check_and_generation_links_them() {
+    let scratch = scratch_workspace("license");
+    let link = scratch.join("crates/psi-pay-later/LICENSE-MIT");
+    fs::remove_file(&link).unwrap();
+
+    let error = run(&scratch, true).unwrap_err();
+    assert!(error.contains("psi-pay-later/LICENSE-MIT"), "{error}");
+
+    run(&scratch, false).expect("generation links the missing file");
+    assert_eq!(
+        fs::read_link(&link).unwrap(),
+        Path::new("../../LICENSE-MIT"),
+        "a link to the workspace's file"
+    );
+    run(&scratch, true).expect("the check passes again");
     let _ = fs::remove_dir_all(&scratch);
 }

@@ -75,19 +75,32 @@ pub fn run(root: &Path, check: bool) -> Result<(), String> {
 /// The workspace's license files, which every crate's package carries.
 const LICENSE_FILES: [&str; 2] = ["LICENSE-APACHE", "LICENSE-MIT"];
 
-/// The license links an API crate lacks: each crate directory links the
-/// workspace's license files, so that `cargo package` puts them in the
-/// crate's package (a new API's crate gets them from `generate`).
-fn missing_license_links(root: &Path, apis: &[apis::Api]) -> Vec<std::path::PathBuf> {
+/// Every API crate's links to the workspace's license files, so that
+/// `cargo package` puts them in the crate's package (a new API's crate gets
+/// them from `generate`).
+pub fn license_links(root: &Path, apis: &[apis::Api]) -> Vec<std::path::PathBuf> {
     apis.iter()
         .flat_map(|api| LICENSE_FILES.map(|name| api.crate_dir(root).join(name)))
-        .filter(|link| !link.exists())
         .collect()
+}
+
+/// The [`license_links`] that are not there.
+fn missing_license_links(root: &Path, apis: &[apis::Api]) -> Vec<std::path::PathBuf> {
+    let mut links = license_links(root, apis);
+    links.retain(|link| !link.exists());
+    links
 }
 
 /// Links `link` (`crates/<name>/LICENSE-…`) to the workspace's file of that name.
 fn link_license(link: &Path) -> Result<(), String> {
     let name = link.file_name().expect("a license link has a file name");
+    if link.symlink_metadata().is_ok() {
+        return Err(format!(
+            "{}: links to a file that is not there (the workspace's {})",
+            link.display(),
+            name.to_string_lossy()
+        ));
+    }
     let crate_dir = link.parent().expect("a license link has a parent");
     std::fs::create_dir_all(crate_dir).map_err(|e| e.to_string())?;
     #[cfg(unix)]
