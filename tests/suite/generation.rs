@@ -3,7 +3,7 @@
 use std::fs;
 use std::path::Path;
 use xtask::apis::workspace_apis as apis;
-use xtask::generate::{license_links, outputs, run};
+use xtask::generate::{license_links, outputs, run, LICENSE_FILES};
 
 #[test]
 fn generation_is_deterministic_and_matches_the_checked_in_code() {
@@ -36,7 +36,7 @@ fn scratch_workspace(name: &str) -> std::path::PathBuf {
     let scratch = std::env::temp_dir().join(format!("psi-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&scratch);
     copy_dir(&root.join("openapi"), &scratch.join("openapi"));
-    for license in ["LICENSE-APACHE", "LICENSE-MIT"] {
+    for license in LICENSE_FILES {
         fs::copy(root.join(license), scratch.join(license)).unwrap();
     }
     // The templates and seeds that generation reads beside the documents.
