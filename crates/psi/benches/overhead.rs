@@ -35,21 +35,26 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The whole number in the environment variable `name`, else `default`.
+fn setting(name: &str, default: u64) -> u64 {
+    std::env::var(name).map_or(default, |value| {
+        value
+            .parse()
+            .unwrap_or_else(|_| panic!("{name} is a whole number, not {value}"))
+    })
+}
+
 /// One round's length: 1 s by default, `BENCH_ROUND_MS` to change it.
 fn round_length() -> Duration {
-    Duration::from_millis(std::env::var("BENCH_ROUND_MS").map_or(1000, |ms| {
-        ms.parse().expect("BENCH_ROUND_MS is a whole number")
-    }))
+    Duration::from_millis(setting("BENCH_ROUND_MS", 1000))
 }
 /// Pairs of rounds per concurrency: 25 by default, `BENCH_ROUNDS` to change
 /// it. The same side's throughput moves by up to a quarter from one 1 s
 /// round to the next on the project's machine (BENCHMARKS.md, 2026-11-23
 /// evening), so the median of 9 pairs (the count until then) moved by about
 /// 0.06 between runs of the same code; 25 pairs narrow that.
-fn rounds() -> usize {
-    std::env::var("BENCH_ROUNDS").map_or(25, |rounds| {
-        rounds.parse().expect("BENCH_ROUNDS is a whole number")
-    })
+fn rounds() -> u64 {
+    setting("BENCH_ROUNDS", 25)
 }
 const TRANSACTION: &str = "12-34567890123456789";
 /// Token lifetime of the expiry measurement, in seconds (what `expires_in` carries).
@@ -61,12 +66,7 @@ const TOKEN_DELAY: Duration = Duration::from_millis(50);
 /// noise inside those windows moved their p99 by half (0.97 to 1.90 in six
 /// runs of the same code); 30 s gave 0.99 to 1.03 in nine.
 fn expiry_run() -> Duration {
-    let seconds = std::env::var("BENCH_EXPIRY_SECONDS").map_or(30, |seconds| {
-        seconds
-            .parse()
-            .expect("BENCH_EXPIRY_SECONDS is a whole number")
-    });
-    Duration::from_secs(seconds)
+    Duration::from_secs(setting("BENCH_EXPIRY_SECONDS", 30))
 }
 const NEAR: Duration = Duration::from_millis(20);
 
