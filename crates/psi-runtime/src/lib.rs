@@ -18,6 +18,7 @@
 
 mod comma_separated;
 mod context;
+mod deadline;
 mod decimal;
 mod environment;
 #[doc(hidden)]

@@ -5,7 +5,7 @@
 //! cargo bench -p psi --bench overhead
 //! BENCH_SPAN_LEVEL=info cargo bench -p psi --bench overhead   # the call span at INFO
 //!
-//! BENCH_ROUNDS=45 cargo bench -p psi --bench overhead       # more pairs of rounds (25 by default)
+//! BENCH_ROUNDS=600 cargo bench -p psi --bench overhead      # more pairs of rounds (300 by default)
 //! BENCH_ONLY=expiry cargo bench -p psi --bench overhead     # only the latency across token expiry
 //!
 //! Profiling aids (see `main`): BENCH_ONLY, BENCH_CALLS, BENCH_IN_TASK,
@@ -13,10 +13,11 @@
 //! timeout; never part of the reported ratio).
 //!
 //! Both sides deserialize the same response into the same generated type,
-//! so the difference is what psi adds around a call. Rounds alternate
-//! between the two sides; each psi round is compared with the raw round
-//! just before it, and the median of those ratios is reported, so drift in
-//! the machine's speed cancels out.
+//! so the difference is what psi adds around a call. Rounds come in pairs,
+//! one per side, the side that goes first alternating from pair to pair;
+//! each pair gives the ratio psi / raw, and the median of those ratios is
+//! reported with its 95 % interval, so drift in the machine's speed cancels
+//! out and the run says how precise its median is.
 //!
 //! Then latency across token expiry: a second psi client whose tokens live
 //! EXPIRY_LIFETIME, from a token endpoint that takes TOKEN_DELAY to answer
@@ -44,17 +45,19 @@ fn setting(name: &str, default: u64) -> u64 {
     })
 }
 
-/// One round's length: 1 s by default, `BENCH_ROUND_MS` to change it.
+/// One round's length: 100 ms by default, `BENCH_ROUND_MS` to change it.
+/// A round of 100 ms is still 1,000 calls or more on either load.
 fn round_length() -> Duration {
-    Duration::from_millis(setting("BENCH_ROUND_MS", 1000))
+    Duration::from_millis(setting("BENCH_ROUND_MS", 100))
 }
-/// Pairs of rounds per concurrency: 25 by default, `BENCH_ROUNDS` to change
-/// it. The same side's throughput moves by up to a quarter from one 1 s
-/// round to the next on the project's machine (BENCHMARKS.md, 2026-11-23
-/// evening), so the median of 9 pairs (the count until then) moved by about
-/// 0.06 between runs of the same code; 25 pairs narrow that.
+/// Pairs of rounds per concurrency: 300 by default, `BENCH_ROUNDS` to change
+/// it. One pair's ratio spreads as widely with 100 ms rounds as with 1 s
+/// ones on the project's machine (BENCHMARKS.md, 2026-11-23), so what
+/// narrows the median is the number of pairs: 25 pairs of 1 s left it
+/// moving by about 0.06 between runs, 300 pairs of 100 ms (the same minute)
+/// give an interval of about ±0.01.
 fn rounds() -> u64 {
-    setting("BENCH_ROUNDS", 25)
+    setting("BENCH_ROUNDS", 300)
 }
 const TRANSACTION: &str = "12-34567890123456789";
 /// Token lifetime of the expiry measurement, in seconds (what `expires_in` carries).
@@ -223,6 +226,17 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
+/// A 95 % interval for the median of `sorted` that assumes nothing about
+/// their distribution: the order statistics n/2 ∓ 0.98·√n (the count of
+/// values below the median is binomial, n and ½; 0.98 = 1.96 / 2).
+fn median_interval(sorted: &[f64]) -> (f64, f64) {
+    let n = sorted.len() as f64;
+    let half_width = 0.98 * n.sqrt();
+    let low = (n / 2.0 - half_width).floor().max(0.0) as usize;
+    let high = ((n / 2.0 + half_width).ceil() as usize).min(sorted.len() - 1);
+    (sorted[low], sorted[high])
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     // A live subscriber, so psi's spans and events are really built and
@@ -341,13 +355,20 @@ async fn main() {
     let rounds = rounds();
     for concurrency in [16, 1] {
         let (mut raw, mut through_psi, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-        for _ in 0..rounds {
-            let raw_round = round(concurrency, raw_call.clone()).await;
-            let psi_round = round(concurrency, psi_call.clone()).await;
+        for pair in 0..rounds {
+            // The two rounds of a pair are adjacent, so they share the
+            // machine's speed of the moment; the side that goes first
+            // alternates, so neither gains from always coming second (the
+            // machine's drift within a pair, the other side's leftovers).
+            let (raw_round, psi_round) = if pair % 2 == 0 {
+                let raw_round = round(concurrency, raw_call.clone()).await;
+                (raw_round, round(concurrency, psi_call.clone()).await)
+            } else {
+                let psi_round = round(concurrency, psi_call.clone()).await;
+                (round(concurrency, raw_call.clone()).await, psi_round)
+            };
             raw.push(raw_round);
             through_psi.push(psi_round);
-            // Each psi round against the raw round just before it: the
-            // machine's speed drifts, and adjacent rounds share it.
             ratios.push(psi_round / raw_round);
         }
         println!(
@@ -364,7 +385,11 @@ async fn main() {
         let mut sorted = ratios.clone();
         sorted.sort_by(|a, b| a.total_cmp(b));
         let quartile = |q: usize| sorted[(sorted.len() - 1) * q / 4];
-        println!("  ratio psi / raw (paired):  {:>9.3}", median(ratios));
+        let (low, high) = median_interval(&sorted);
+        println!(
+            "  ratio psi / raw (paired):  {:>9.3}  (95 % interval of the median {low:.3} to {high:.3})",
+            median(ratios)
+        );
         println!(
             "  paired ratios: lowest {:.3}, quartiles {:.3} / {:.3}, highest {:.3}",
             quartile(0),

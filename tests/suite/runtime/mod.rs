@@ -7,6 +7,7 @@ mod logs;
 mod preflight;
 mod refresh;
 mod retries;
+mod timeouts;
 mod tokens;
 
 use psi::{Client, Credentials, Environment, RetryPolicy};

@@ -1,0 +1,186 @@
+//! The retry policy's request timeout: a send that gets no answer, or an
+//! answer whose body stops halfway, ends with a timeout error (each send
+//! counted), and a streamed answer (an invoice PDF) too. psi keeps these
+//! deadlines without a runtime timer per call (`psi_runtime`'s `deadline`
+//! module), so these tests hold its behaviour to reqwest's own timeout.
+
+use super::{token_body, TRANSACTION};
+use psi::{Client, Credentials, Environment, RetryPolicy};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+const TIMEOUT: Duration = Duration::from_millis(300);
+
+/// What the server does with a call (every request but the token's).
+#[derive(Clone, Copy)]
+enum Answer {
+    /// Reads the request and never answers.
+    Nothing,
+    /// Sends the head and part of a body of `Content-Length: 100`, then
+    /// nothing more.
+    Half(&'static str),
+}
+
+/// A server on a real socket: tokens at `/oauth/token`, `answer` for every
+/// other request; counts those requests.
+async fn server(answer: Answer) -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counted = calls.clone();
+    tokio::spawn(async move {
+        loop {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let calls = counted.clone();
+            tokio::spawn(async move {
+                let mut held = Vec::new();
+                loop {
+                    let mut buffer = [0; 4096];
+                    let Ok(read @ 1..) = socket.read(&mut buffer).await else {
+                        return;
+                    };
+                    held.extend_from_slice(&buffer[..read]);
+                    let Some(head_end) = held.windows(4).position(|w| w == b"\r\n\r\n") else {
+                        continue;
+                    };
+                    let head = String::from_utf8_lossy(&held[..head_end]).to_string();
+                    held.clear();
+                    if head.starts_with("POST /oauth/token") {
+                        let body = token_body("token-1", 1800).to_string();
+                        let answer = format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+                            body.len()
+                        );
+                        socket.write_all(answer.as_bytes()).await.unwrap();
+                        continue;
+                    }
+                    calls.fetch_add(1, Ordering::SeqCst);
+                    if let Answer::Half(content_type) = answer {
+                        let head = format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: 100\r\n\r\n"
+                        );
+                        socket.write_all(head.as_bytes()).await.unwrap();
+                        socket.write_all(b"{\"transaction_id\":").await.unwrap();
+                    }
+                    // Hold the connection open, answering nothing more.
+                    let _ = socket.read(&mut buffer).await;
+                    return;
+                }
+            });
+        }
+    });
+    (url, calls)
+}
+
+fn client(url: &str, attempts: u32) -> Client {
+    Client::builder()
+        .environment(Environment::new(url, url, url).unwrap())
+        .credentials(Credentials::new("merchant-1", "secret"))
+        .retry(
+            RetryPolicy::default()
+                .with_max_attempts(attempts)
+                .with_request_timeout(TIMEOUT)
+                .with_initial_backoff(Duration::from_millis(5))
+                .with_max_backoff(Duration::from_millis(5)),
+        )
+        .build()
+        .unwrap()
+}
+
+/// Longer than any of these calls may take: a call that never ends fails
+/// its test instead of hanging it.
+const NEVER: Duration = Duration::from_secs(10);
+
+async fn pay_later_status(client: &Client) -> Result<(), psi::Error> {
+    let pay_later = client.pay_later();
+    let call = pay_later
+        .get_pay_later_status()
+        .transaction_id(TRANSACTION)
+        .send();
+    tokio::time::timeout(NEVER, call)
+        .await
+        .expect("the call ends by its request timeout")
+        .map(drop)
+        .map_err(psi::Error::from)
+}
+
+/// The time a timed-out call took: at least its sends' timeouts, and not
+/// much more (the deadlines' watchdog looks at least once a second).
+fn assert_took(started: Instant, sends: u32) {
+    let took = started.elapsed();
+    assert!(took >= TIMEOUT * sends, "{took:?}");
+    assert!(took < TIMEOUT * sends + Duration::from_secs(2), "{took:?}");
+}
+
+#[tokio::test]
+async fn a_send_without_an_answer_times_out_and_is_retried_as_the_policy_allows() {
+    let (url, calls) = server(Answer::Nothing).await;
+    let client = client(&url, 3);
+    let started = Instant::now();
+    let error = pay_later_status(&client).await.unwrap_err();
+    assert!(
+        matches!(error, psi::Error::Timeout(ref e) if e.is_timeout()),
+        "{error:?}"
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 3, "one send per attempt");
+    assert_took(started, 3);
+    let message = format!("{error}");
+    assert!(message.starts_with("timeout"), "{message}");
+    let psi::Error::Timeout(ref reqwest_error) = error else {
+        unreachable!()
+    };
+    assert_eq!(
+        reqwest_error.url().map(|url| url.path()),
+        Some(format!("/order/paylater/v1/{TRANSACTION}/status").as_str()),
+        "the error names the call's URL"
+    );
+}
+
+#[tokio::test]
+async fn a_body_that_stops_halfway_times_out() {
+    let (url, calls) = server(Answer::Half("application/json")).await;
+    let client = client(&url, 1);
+    let started = Instant::now();
+    let error = pay_later_status(&client).await.unwrap_err();
+    assert!(
+        matches!(error, psi::Error::Timeout(ref e) if e.is_timeout()),
+        "{error:?}"
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 1);
+    assert_took(started, 1);
+}
+
+#[tokio::test]
+async fn a_streamed_invoice_that_stops_halfway_times_out() {
+    use futures_util::StreamExt;
+    let (url, _) = server(Answer::Half("application/pdf")).await;
+    let client = client(&url, 1);
+    let started = Instant::now();
+    let answer = client
+        .order_status()
+        .get_invoice_correspondence()
+        .transaction_id(TRANSACTION)
+        .correspondence_id("invoice-1")
+        .format("pdf")
+        .send()
+        .await
+        .unwrap();
+    let mut stream = answer.into_inner();
+    let read = async {
+        while let Some(chunk) = stream.next().await {
+            if let Err(failed) = chunk {
+                return Some(failed);
+            }
+        }
+        None
+    };
+    let error = tokio::time::timeout(NEVER, read)
+        .await
+        .expect("reading ends by the request timeout")
+        .expect("the stream ends with an error");
+    assert!(error.is_timeout(), "{error:?}");
+    assert_took(started, 1);
+}
