@@ -45,6 +45,9 @@ pub(crate) struct Settings {
     /// Set when a setting the API needs is missing: every call is refused
     /// with it before anything is sent, the token request included.
     pub(crate) missing_setting: Option<ConfigError>,
+    /// The HTTP client applies the retry policy's request timeout to every
+    /// request itself, so calls need no timeout of their own.
+    pub(crate) client_applies_timeout: bool,
     /// The level of the `psi.call` span (DEBUG unless set).
     pub(crate) call_span_level: tracing::Level,
 }
@@ -62,6 +65,7 @@ impl Context {
             retry: RetryPolicy::default(),
             preflight: None,
             missing_setting: None,
+            client_applies_timeout: false,
             call_span_level: DEFAULT_CALL_SPAN_LEVEL,
         }))
     }
@@ -91,6 +95,14 @@ impl Context {
     /// Retries calls as `retry` allows.
     pub fn with_retry(self, retry: RetryPolicy) -> Self {
         self.with(|settings| settings.retry = retry)
+    }
+
+    /// Declares that the HTTP client given with this context was built with
+    /// the retry policy's request timeout (`reqwest::ClientBuilder::timeout`),
+    /// so calls do not set it again. Without it, every call carries the
+    /// policy's timeout (a client from elsewhere gets it too).
+    pub fn with_timeout_in_client(self) -> Self {
+        self.with(|settings| settings.client_applies_timeout = true)
     }
 
     /// Opens each call's `psi.call` span at `level` instead of

@@ -7,15 +7,13 @@
 //! the duration. No header value, body or query value is ever logged.
 
 use crate::context::Context;
-use crate::deadline::{self, AttemptDeadline};
 use crate::failure::{
     AnswerBody, Refusal, RefusalReason, API_HEADER, ATTEMPTS_HEADER, OPERATION_HEADER,
 };
 use crate::retry::{is_repeatable, Outcome};
 use progenitor_client::{Error, OperationInfo};
 use reqwest::header::{
-    HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER,
-    USER_AGENT,
+    HeaderName, HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER, USER_AGENT,
 };
 use reqwest::{Request, Response, StatusCode};
 use std::any::Any;
@@ -363,7 +361,18 @@ impl Resend<'_> {
         if let Some(bearer) = &self.bearer {
             request.headers_mut().insert(AUTHORIZATION, bearer.clone());
         }
+        with_timeout(context, &mut request);
         Some(request)
+    }
+}
+
+/// Gives `request` the policy's timeout unless the HTTP client applies it.
+fn with_timeout(context: &Context, request: &mut Request) {
+    let settings = context.settings();
+    // A client built by psi applies the timeout itself; setting it per
+    // request would also allocate the request's extension map every call.
+    if request.timeout().is_none() && !settings.client_applies_timeout {
+        *request.timeout_mut() = Some(settings.retry.request_timeout());
     }
 }
 
@@ -380,14 +389,14 @@ struct Annotation {
 /// Only small bodies go through here: errors and the confirmations of
 /// optional-body operations.
 async fn with_read_body(
-    mut response: Response,
+    response: Response,
     empty: &'static [u8],
     annotation: Option<Annotation>,
 ) -> reqwest::Result<Response> {
     let status = response.status();
     let version = response.version();
     let mut headers = response.headers().clone();
-    let body = crate::response::body_in_time(&mut response).await?;
+    let body = response.bytes().await?;
     let body = if body.iter().all(u8::is_ascii_whitespace) {
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         bytes::Bytes::from_static(empty)
@@ -436,6 +445,10 @@ async fn send_with_retries<'a>(
     span: &'a tracing::Span,
 ) -> reqwest::Result<(Response, u32)> {
     let started = Instant::now();
+    let Some(first) = request.as_mut() else {
+        unreachable!("a call's request is sent from here only");
+    };
+    with_timeout(context, first);
     let sent = Sent {
         attempt: 1,
         retry: 1,
@@ -444,11 +457,8 @@ async fn send_with_retries<'a>(
     // In a block, so that no part of the answer is kept beside the boxed
     // future below.
     let again = {
-        let Some(first) = request.take() else {
-            unreachable!("a call's request is sent from here only");
-        };
-        let rebuild = resend.as_ref().map(|resend| resend.rebuild);
-        let result = send_once(context, http, first, rebuild, started).await;
+        let first = request.take().expect("the request is still here");
+        let result = http.execute(first).await;
         // A success ends the call: nothing below would retry it (no 2xx is
         // a retryable status, and only a 401 is sent again).
         if !sent.may_resend(context) || result.as_ref().is_ok_and(|r| r.status().is_success()) {
@@ -465,58 +475,6 @@ async fn send_with_retries<'a>(
         again.run(result, sent)
     };
     Box::pin(again).await
-}
-
-/// One send: `request`'s answer, or a timeout error once the retry
-/// policy's request timeout has passed since `started` without one (see
-/// [`crate::deadline`]: no runtime timer per call). The error carries the
-/// URL of the request `rebuild` makes; only a send that timed out builds it.
-///
-/// The answer carries the send's [`AttemptDeadline`], so that reading its
-/// body (here, or in [`crate::decode_response`]) ends by the same time. An
-/// answer psi does not read itself (a PDF, streamed to the caller) also
-/// gets reqwest's own timeout, which covers reading a streamed body.
-fn send_once<'a>(
-    context: &Context,
-    http: &reqwest::Client,
-    mut request: Request,
-    rebuild: Option<Rebuild<'a>>,
-    started: Instant,
-) -> impl Future<Output = reqwest::Result<Response>> + 'a {
-    let timeout = context.settings().retry.request_timeout();
-    if !answer_read_by_psi(&request) {
-        *request.timeout_mut() = Some(timeout);
-    }
-    let deadline = AttemptDeadline {
-        at: started + timeout,
-        timeout,
-    };
-    deadline::within(
-        deadline,
-        http.execute(request),
-        move |timeout| {
-            let url = rebuild
-                .and_then(|rebuild| rebuild())
-                .map(|r| r.url().clone());
-            Err(deadline::timeout_error(url.as_ref(), timeout))
-        },
-        |result: reqwest::Result<Response>, deadline| {
-            result.map(|mut response| {
-                response.extensions_mut().insert(*deadline);
-                response
-            })
-        },
-    )
-}
-
-/// Whether psi reads the answer's body itself: the generated code asks
-/// for JSON (`Accept: application/json`) exactly when it decodes the
-/// answer; any other answer is handed to the caller as a stream.
-fn answer_read_by_psi(request: &Request) -> bool {
-    request
-        .headers()
-        .get(ACCEPT)
-        .is_some_and(|accept| accept.as_bytes() == b"application/json")
 }
 
 /// How many sends a call has made.
@@ -639,14 +597,7 @@ impl SendAgain<'_> {
             };
             sent.attempt += 1;
             span.record("attempt", sent.attempt);
-            result = send_once(
-                self.context,
-                self.http,
-                next,
-                Some(self.resend.rebuild),
-                Instant::now(),
-            )
-            .await;
+            result = self.http.execute(next).await;
             if !sent.may_resend(self.context)
                 || result.as_ref().is_ok_and(|r| r.status().is_success())
             {
@@ -725,9 +676,7 @@ mod tests {
     /// the rare paths keep their state on the heap; it was 2,112 bytes
     /// (with five copies of the request in it) before they did, 592 after;
     /// 728 with what a resend needs instead of a copy of the request (the
-    /// generated `send()`'s own future no longer keeps the request); 800
-    /// with the send's deadline (`crate::deadline`) in place of reqwest's
-    /// boxed timer.
+    /// generated `send()`'s own future no longer keeps the request).
     #[test]
     fn a_call_carries_a_small_future() {
         let context = Context::new("x");
@@ -743,7 +692,7 @@ mod tests {
         };
         let call = exec(&context, &http, request, &|| None, &info, &operations, None);
         let size = std::mem::size_of_val(&call);
-        assert!(size <= 800, "exec's future is {size} bytes");
+        assert!(size <= 768, "exec's future is {size} bytes");
     }
 
     #[test]

@@ -18,7 +18,6 @@
 
 mod comma_separated;
 mod context;
-mod deadline;
 mod decimal;
 mod environment;
 #[doc(hidden)]

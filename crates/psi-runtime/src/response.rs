@@ -3,7 +3,6 @@
 //! moving the response's headers into the value instead of cloning them
 //! (a header map copy and its allocations on every call).
 
-use crate::deadline::{timeout_error, within, AttemptDeadline};
 use bytes::{Bytes, BytesMut};
 use progenitor_client::{Error, ResponseValue};
 use serde::de::DeserializeOwned;
@@ -27,34 +26,13 @@ pub fn decode<T: DeserializeOwned, E>(
         // Reading the body does not look at the headers again (reqwest chose
         // the body's decoding when the response arrived), so they can leave.
         let headers = std::mem::take(response.headers_mut());
-        let full = body_in_time(&mut response)
+        let full = body_of(&mut response)
             .await
             .map_err(Error::ResponseBodyError)?;
         let inner =
             serde_json::from_slice(&full).map_err(|e| Error::InvalidResponsePayload(full, e))?;
         Ok(ResponseValue::new(inner, status, headers))
     }
-}
-
-/// The whole body ([`body_of`]), or a timeout error once the deadline of
-/// the send that brought it has passed (psi's request timeout, see
-/// `crate::deadline`); an answer without one (built by psi, or from
-/// elsewhere) is read as it comes.
-pub(crate) async fn body_in_time(response: &mut reqwest::Response) -> reqwest::Result<Bytes> {
-    let Some(deadline) = response.extensions_mut().remove::<AttemptDeadline>() else {
-        return body_of(response).await;
-    };
-    let result = within(
-        deadline,
-        body_of(response),
-        |timeout| Err(timeout_error(None, timeout)),
-        |read, _| read,
-    )
-    .await;
-    result.map_err(|error| match error.url() {
-        Some(_) => error,
-        None => error.with_url(response.url().clone()),
-    })
 }
 
 /// The whole body, as `Response::bytes` reads it (its data frames; the same

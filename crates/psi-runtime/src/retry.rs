@@ -68,9 +68,9 @@ impl RetryPolicy {
     );
     setting!(
         /// Timeout of one attempt, connection included: its answer and the
-        /// body psi reads from it (a streamed answer, such as an invoice
-        /// file, too) must arrive within it, or the attempt ends with an
-        /// error whose `is_timeout()` is true.
+        /// body read from it (a streamed answer, such as an invoice file,
+        /// too) must arrive within it, or the attempt ends with an error
+        /// whose `is_timeout()` is true.
         request_timeout, with_request_timeout, Duration
     );
 }

@@ -119,10 +119,15 @@ impl ClientBuilder {
         let environment = self.environment.ok_or_else(|| missing("environment"))?;
         let credentials = self.credentials.ok_or_else(|| missing("credentials"))?;
         let retry = self.retry.unwrap_or_default();
+        // psi's own client applies the policy's request timeout to every
+        // request itself (cheaper than a timeout per request); a client
+        // from the caller gets the timeout per request.
+        let timeout_in_client = self.http_client.is_none();
         let http = match self.http_client {
             Some(http) => http,
             None => crate::tls::client_builder()?
                 .connect_timeout(retry.connect_timeout())
+                .timeout(retry.request_timeout())
                 .build()
                 .map_err(|error| ConfigError::HttpClient {
                     problem: error.to_string(),
@@ -131,7 +136,14 @@ impl ClientBuilder {
         let call_span_level = self
             .call_span_level
             .unwrap_or(psi_runtime::DEFAULT_CALL_SPAN_LEVEL);
-        let with_client_settings = |context: Context| context.with_call_span_level(call_span_level);
+        let with_client_settings = |context: Context| {
+            let context = context.with_call_span_level(call_span_level);
+            if timeout_in_client {
+                context.with_timeout_in_client()
+            } else {
+                context
+            }
+        };
 
         // Token endpoints run without a token. A token request is a POST, so
         // the runtime sends it again only after a connect error (one more

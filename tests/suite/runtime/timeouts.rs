@@ -1,8 +1,8 @@
 //! The retry policy's request timeout: a send that gets no answer, or an
 //! answer whose body stops halfway, ends with a timeout error (each send
-//! counted), and a streamed answer (an invoice PDF) too. psi keeps these
-//! deadlines without a runtime timer per call (`psi_runtime`'s `deadline`
-//! module), so these tests hold its behaviour to reqwest's own timeout.
+//! counted), and a streamed answer (an invoice PDF) too. These hold any
+//! other way of keeping the timeout (one was tried: BENCHMARKS.md, "the
+//! request timeout without a timer per call") to what reqwest's own does.
 
 use super::{token_body, TRANSACTION};
 use psi::{Client, Credentials, Environment, RetryPolicy};
