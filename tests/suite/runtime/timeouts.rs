@@ -4,17 +4,18 @@
 //! other way of keeping the timeout (one was tried: BENCHMARKS.md, "the
 //! request timeout without a timer per call") to what reqwest's own does.
 
-use super::{token_body, TRANSACTION};
+use super::{mount_token_endpoint, TRANSACTION};
 use psi::{Client, Credentials, Environment, RetryPolicy};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
+use wiremock::MockServer;
 
 const TIMEOUT: Duration = Duration::from_millis(300);
 
-/// What the server does with a call (every request but the token's).
+/// What the server does with each request.
 #[derive(Clone, Copy)]
 enum Answer {
     /// Reads the request and never answers.
@@ -24,9 +25,11 @@ enum Answer {
     Half(&'static str),
 }
 
-/// A server on a real socket: tokens at `/oauth/token`, `answer` for every
-/// other request; counts those requests.
-async fn server(answer: Answer) -> (String, Arc<AtomicUsize>) {
+/// A server on a real socket that reads each request's head, counts it and
+/// answers `answer`, holding the connection open (tokens come from the
+/// usual mock token endpoint, on a server of its own); its client allows
+/// `attempts` sends per call.
+async fn stalling(answer: Answer, attempts: u32) -> Stalling {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let calls = Arc::new(AtomicUsize::new(0));
@@ -36,48 +39,31 @@ async fn server(answer: Answer) -> (String, Arc<AtomicUsize>) {
             let (mut socket, _) = listener.accept().await.unwrap();
             let calls = counted.clone();
             tokio::spawn(async move {
-                let mut held = Vec::new();
-                loop {
-                    let mut buffer = [0; 4096];
+                let mut head = Vec::new();
+                let mut buffer = [0; 4096];
+                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
                     let Ok(read @ 1..) = socket.read(&mut buffer).await else {
                         return;
                     };
-                    held.extend_from_slice(&buffer[..read]);
-                    let Some(head_end) = held.windows(4).position(|w| w == b"\r\n\r\n") else {
-                        continue;
-                    };
-                    let head = String::from_utf8_lossy(&held[..head_end]).to_string();
-                    held.clear();
-                    if head.starts_with("POST /oauth/token") {
-                        let body = token_body("token-1", 1800).to_string();
-                        let answer = format!(
-                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
-                            body.len()
-                        );
-                        socket.write_all(answer.as_bytes()).await.unwrap();
-                        continue;
-                    }
-                    calls.fetch_add(1, Ordering::SeqCst);
-                    if let Answer::Half(content_type) = answer {
-                        let head = format!(
-                            "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: 100\r\n\r\n"
-                        );
-                        socket.write_all(head.as_bytes()).await.unwrap();
-                        socket.write_all(b"{\"transaction_id\":").await.unwrap();
-                    }
-                    // Hold the connection open, answering nothing more.
-                    let _ = socket.read(&mut buffer).await;
-                    return;
+                    head.extend_from_slice(&buffer[..read]);
                 }
+                calls.fetch_add(1, Ordering::SeqCst);
+                if let Answer::Half(content_type) = answer {
+                    let head = format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: 100\r\n\r\n"
+                    );
+                    socket.write_all(head.as_bytes()).await.unwrap();
+                    socket.write_all(b"{\"transaction_id\":").await.unwrap();
+                }
+                // Hold the connection open, answering nothing more.
+                let _ = socket.read(&mut buffer).await;
             });
         }
     });
-    (url, calls)
-}
-
-fn client(url: &str, attempts: u32) -> Client {
-    Client::builder()
-        .environment(Environment::new(url, url, url).unwrap())
+    let tokens = MockServer::start().await;
+    mount_token_endpoint(&tokens, 1800).await;
+    let client = Client::builder()
+        .environment(Environment::new(&url, &url, &tokens.uri()).unwrap())
         .credentials(Credentials::new("merchant-1", "secret"))
         .retry(
             RetryPolicy::default()
@@ -87,7 +73,20 @@ fn client(url: &str, attempts: u32) -> Client {
                 .with_max_backoff(Duration::from_millis(5)),
         )
         .build()
-        .unwrap()
+        .unwrap();
+    Stalling {
+        client,
+        calls,
+        _tokens: tokens,
+    }
+}
+
+/// A client of a stalling server, and the requests that server has seen.
+struct Stalling {
+    client: Client,
+    calls: Arc<AtomicUsize>,
+    /// Answers the token requests for as long as the test runs.
+    _tokens: MockServer,
 }
 
 /// Longer than any of these calls may take: a call that never ends fails
@@ -119,17 +118,16 @@ fn assert_took(started: Instant, sends: u32) {
 /// `attempts` allowed: the timeout error (its `reqwest::Error`) and the
 /// number of sends the server saw.
 async fn timed_out_status(answer: Answer, attempts: u32) -> (reqwest::Error, usize) {
-    let (url, calls) = server(answer).await;
-    let client = client(&url, attempts);
+    let server = stalling(answer, attempts).await;
     let started = Instant::now();
-    let error = pay_later_status(&client).await.unwrap_err();
+    let error = pay_later_status(&server.client).await.unwrap_err();
     assert!(format!("{error}").starts_with("timeout"), "{error}");
     let psi::Error::Timeout(error) = error else {
         panic!("not a timeout: {error:?}");
     };
     assert!(error.is_timeout(), "{error:?}");
     assert_took(started, attempts);
-    (error, calls.load(Ordering::SeqCst))
+    (error, server.calls.load(Ordering::SeqCst))
 }
 
 #[tokio::test]
@@ -152,10 +150,10 @@ async fn a_body_that_stops_halfway_times_out() {
 #[tokio::test]
 async fn a_streamed_invoice_that_stops_halfway_times_out() {
     use futures_util::StreamExt;
-    let (url, _) = server(Answer::Half("application/pdf")).await;
-    let client = client(&url, 1);
+    let server = stalling(Answer::Half("application/pdf"), 1).await;
     let started = Instant::now();
-    let answer = client
+    let answer = server
+        .client
         .order_status()
         .get_invoice_correspondence()
         .transaction_id(TRANSACTION)
