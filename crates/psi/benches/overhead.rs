@@ -54,8 +54,9 @@ fn round_length() -> Duration {
 /// it. One pair's ratio spreads as widely with 100 ms rounds as with 1 s
 /// ones on the project's machine (BENCHMARKS.md, 2026-11-23), so what
 /// narrows the median is the number of pairs: 25 pairs of 1 s left it
-/// moving by about 0.06 between runs, 300 pairs of 100 ms (the same minute)
-/// give an interval of about ±0.01.
+/// moving by about 0.06 between runs; 300 pairs of 100 ms (about the same
+/// minute) give an interval of about ±0.007 with 16 in flight and ±0.025
+/// with one, and medians a few minutes apart within about 0.02.
 fn rounds() -> u64 {
     setting("BENCH_ROUNDS", 300)
 }
