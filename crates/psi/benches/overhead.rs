@@ -9,8 +9,9 @@
 //! BENCH_ONLY=expiry cargo bench -p psi --bench overhead     # only the latency across token expiry
 //!
 //! Profiling aids (see `main`): BENCH_ONLY, BENCH_CALLS, BENCH_IN_TASK,
-//! BENCH_SIZES, and BENCH_RAW_TIMEOUT (the raw side with psi's client-level
-//! timeout; never part of the reported ratio).
+//! BENCH_SIZES, and BENCH_RAW_LIKE_PSI (the raw side doing some of what
+//! psi does: `timeout`, `headers`, `url`, `decode` or `all`, comma-separated;
+//! never part of the reported ratio).
 //!
 //! Both sides deserialize the same response into the same generated type,
 //! so the difference is what psi adds around a call. Rounds come in pairs,
@@ -277,32 +278,146 @@ async fn main() {
         }
     };
 
-    // BENCH_RAW_TIMEOUT=1: the raw side with psi's client-level request
-    // timeout (a timer per call), to measure what the timer costs.
-    let http = if std::env::var_os("BENCH_RAW_TIMEOUT").is_some() {
-        reqwest::Client::builder()
-            .timeout(Duration::from_secs(30))
-            .build()
-            .unwrap()
-    } else {
-        reqwest::Client::new()
-    };
     let status_url = format!("{url}/order/paylater/v1/{TRANSACTION}/status");
+    let like_psi = LikePsi::from_env();
+    let http = like_psi.http_client();
+    if !like_psi.any() {
+        let raw_call = move || {
+            let http = http.clone();
+            let status_url = status_url.clone();
+            async move {
+                let response = http
+                    .get(&status_url)
+                    .header("authorization", "Bearer bench-token")
+                    .header("content-type", "application/json")
+                    .send()
+                    .await
+                    .unwrap();
+                response.json::<PayLaterStatusResponse>().await.unwrap()
+            }
+        };
+        return compare(psi_call, raw_call).await;
+    }
+    println!("raw side doing as psi does: {like_psi:?}");
+    let user_agent = reqwest::header::HeaderValue::from_static("psi/0.1.0 (pay-later)");
+    let bearer = reqwest::header::HeaderValue::from_static("Bearer bench-token");
     let raw_call = move || {
         let http = http.clone();
-        let status_url = status_url.clone();
+        // psi formats the URL of every call and owns the path parameter.
+        let (status_url, transaction_id) = if like_psi.url {
+            (
+                format!("{url}/order/paylater/v1/{TRANSACTION}/status"),
+                Some(TRANSACTION.to_owned()),
+            )
+        } else {
+            (status_url.clone(), None)
+        };
+        let (user_agent, bearer) = (user_agent.clone(), bearer.clone());
         async move {
-            let response = http
-                .get(&status_url)
-                .header("authorization", "Bearer bench-token")
-                .header("content-type", "application/json")
-                .send()
-                .await
-                .unwrap();
+            let request = http.get(&status_url);
+            let request = if like_psi.headers {
+                use reqwest::header::{ACCEPT, AUTHORIZATION, CONTENT_TYPE, USER_AGENT};
+                let json = reqwest::header::HeaderValue::from_static("application/json");
+                request
+                    .header(ACCEPT, json.clone())
+                    .header(USER_AGENT, user_agent)
+                    .header(AUTHORIZATION, bearer)
+                    .header(CONTENT_TYPE, json)
+            } else {
+                request
+                    .header("authorization", "Bearer bench-token")
+                    .header("content-type", "application/json")
+            };
+            let response = request.send().await.unwrap();
+            drop(transaction_id);
+            if like_psi.decode {
+                let decoded: progenitor_client::ResponseValue<PayLaterStatusResponse> =
+                    psi_runtime::decode_response::<_, ()>(response)
+                        .await
+                        .unwrap();
+                return decoded.into_inner();
+            }
             response.json::<PayLaterStatusResponse>().await.unwrap()
         }
     };
+    compare(psi_call, raw_call).await
+}
 
+/// What the raw side does as psi does, from `BENCH_RAW_LIKE_PSI` (a
+/// comma-separated list, or `all`): a diagnostic that tells what psi's
+/// overhead is made of in time, which instruction counts do not (see
+/// BENCHMARKS.md, "2026-11-24"). The ratio printed is then psi against
+/// that side, never the reported one.
+#[derive(Debug, Default, Clone, Copy)]
+struct LikePsi {
+    /// `timeout`: psi's client-level request timeout (a tokio timer per call).
+    timeout: bool,
+    /// `headers`: Accept, User-Agent, Authorization and Content-Type as
+    /// header values made once, the way psi sends them.
+    headers: bool,
+    /// `url`: the URL formatted for every call and the path parameter owned.
+    url: bool,
+    /// `decode`: the answer decoded by psi's `decode_response`.
+    decode: bool,
+}
+
+impl LikePsi {
+    fn from_env() -> Self {
+        let Ok(list) = std::env::var("BENCH_RAW_LIKE_PSI") else {
+            return Self::default();
+        };
+        let mut like = Self::default();
+        for item in list
+            .split(',')
+            .map(str::trim)
+            .filter(|item| !item.is_empty())
+        {
+            match item {
+                "timeout" => like.timeout = true,
+                "headers" => like.headers = true,
+                "url" => like.url = true,
+                "decode" => like.decode = true,
+                "all" => {
+                    like = Self {
+                        timeout: true,
+                        headers: true,
+                        url: true,
+                        decode: true,
+                    }
+                }
+                other => panic!(
+                    "BENCH_RAW_LIKE_PSI lists timeout, headers, url, decode or all, not {other}"
+                ),
+            }
+        }
+        like
+    }
+
+    fn any(&self) -> bool {
+        self.timeout || self.headers || self.url || self.decode
+    }
+
+    fn http_client(&self) -> reqwest::Client {
+        if self.timeout {
+            reqwest::Client::builder()
+                .timeout(Duration::from_secs(30))
+                .build()
+                .unwrap()
+        } else {
+            reqwest::Client::new()
+        }
+    }
+}
+
+/// The comparison itself (or one of its profiling aids), psi's calls
+/// against `raw_call`'s.
+async fn compare<P, PF, R, RF>(psi_call: P, raw_call: R)
+where
+    P: Fn() -> PF + Clone + Send + 'static,
+    PF: std::future::Future<Output = PayLaterStatusResponse> + Send,
+    R: Fn() -> RF + Clone + Send + 'static,
+    RF: std::future::Future<Output = PayLaterStatusResponse> + Send,
+{
     // BENCH_SIZES=1 prints the size of one call's future on each side:
     // every call builds it, moves it and polls it in place.
     if std::env::var_os("BENCH_SIZES").is_some() {
