@@ -28,6 +28,29 @@ pub type Preflight = Arc<dyn Fn(&str, &dyn Any) -> Result<(), PreflightError> + 
 /// exported traces); set INFO to get it back.
 pub const DEFAULT_CALL_SPAN_LEVEL: tracing::Level = tracing::Level::DEBUG;
 
+/// `psi/<version> (<api>)` as a header value over static text: every call
+/// copies it into its request, and a copy of a static value touches no
+/// shared reference count (one made from a `String` does, on every call
+/// and from every thread). Each API's text is made and kept once per
+/// process: a handful of short strings, however many clients are built.
+fn user_agent(api: &'static str) -> reqwest::header::HeaderValue {
+    use reqwest::header::HeaderValue;
+    static MADE: std::sync::Mutex<Vec<(&'static str, HeaderValue)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut made = MADE.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, value)) = made.iter().find(|(known, _)| *known == api) {
+        return value.clone();
+    }
+    let text = format!("psi/{} ({api})", env!("CARGO_PKG_VERSION"));
+    // An API name that is not valid header text (none of psi's) gets the bare product name.
+    let value = match HeaderValue::from_str(&text) {
+        Ok(_) => HeaderValue::from_static(Box::leak(text.into_boxed_str())),
+        Err(_) => HeaderValue::from_static("psi"),
+    };
+    made.push((api, value.clone()));
+    value
+}
+
 /// What a generated client needs beyond its base URL: which API it is, how
 /// it authenticates, how it retries and what it checks before sending.
 /// Cloning it (as every `client.pay_later()` does) is one reference count.
@@ -56,11 +79,9 @@ impl Context {
     /// An unauthenticated context with the default retry policy, for the
     /// token endpoints (or a caller that sets its own Authorization header).
     pub fn new(api: &'static str) -> Self {
-        let user_agent = format!("psi/{} ({api})", env!("CARGO_PKG_VERSION"));
         Self(Arc::new(Settings {
             api,
-            user_agent: reqwest::header::HeaderValue::from_str(&user_agent)
-                .unwrap_or_else(|_| reqwest::header::HeaderValue::from_static("psi")),
+            user_agent: user_agent(api),
             auth: None,
             retry: RetryPolicy::default(),
             preflight: None,

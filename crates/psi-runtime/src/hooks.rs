@@ -18,7 +18,8 @@ use reqwest::header::{
 use reqwest::{Request, Response, StatusCode};
 use std::any::Any;
 use std::future::Future;
-use std::time::Instant;
+// tokio's clock, as the token cache's: a call reads it once for both (and tests that pause time see one clock).
+use tokio::time::Instant;
 use tracing::Instrument;
 
 pub const IDEMPOTENCY_KEY: &str = "Idempotency-Key";
@@ -224,7 +225,11 @@ pub fn exec<'a>(
     // `None` once the request has been handed to the HTTP client.
     let mut request = Some(request);
     async move {
-        let bearer = match check_before_sending(context, call.operation, body).await {
+        // The call's one clock reading: the token's validity is checked
+        // against it, and the span's and the failure WARN's duration start
+        // from it.
+        let started = Instant::now();
+        let bearer = match check_before_sending(context, call.operation, body, started).await {
             Ok(bearer) => bearer,
             Err(reason) => {
                 tracing::warn!(
@@ -253,8 +258,16 @@ pub fn exec<'a>(
             bearer,
         };
         let mut resend = Some(resend.first(context, unsent, call.operation));
-        let (response, attempts) =
-            send_with_retries(context, http, &mut request, &mut resend, call, &span).await?;
+        let (response, attempts) = send_with_retries(
+            context,
+            http,
+            &mut request,
+            &mut resend,
+            call,
+            &span,
+            started,
+        )
+        .await?;
         // In a block, so that the answer is not kept beside the boxed read.
         let read_body = {
             if response.status().is_success() {
@@ -300,6 +313,7 @@ async fn check_before_sending(
     context: &Context,
     operation: &str,
     body: Option<&(dyn Any + Sync)>,
+    now: Instant,
 ) -> Result<Option<HeaderValue>, RefusalReason> {
     let settings = context.settings();
     if let Some(missing) = &settings.missing_setting {
@@ -316,7 +330,7 @@ async fn check_before_sending(
     // The cached token without an await; waiting for a fetch is rare
     // (the first call, a token no longer usable), so its state lives on
     // the heap instead of in every call's future.
-    let bearer = match tokens.cached_authorization() {
+    let bearer = match tokens.cached_authorization(now) {
         Some(bearer) => bearer,
         None => Box::pin(tokens.authorization())
             .await
@@ -443,8 +457,9 @@ async fn send_with_retries<'a>(
     // The call's own span, even when it is not entered (disabled): the
     // caller's current span must never receive this call's fields.
     span: &'a tracing::Span,
+    // When the call began (the checks before sending included).
+    started: Instant,
 ) -> reqwest::Result<(Response, u32)> {
-    let started = Instant::now();
     let Some(first) = request.as_mut() else {
         unreachable!("a call's request is sent from here only");
     };

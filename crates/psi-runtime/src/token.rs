@@ -340,14 +340,16 @@ impl TokenHandle {
     /// usable, without waiting (starting the background refresh when it is
     /// due, as [`authorization`](Self::authorization) does); `None` when a
     /// caller has to wait for a token.
-    pub(crate) fn cached_authorization(&self) -> Option<HeaderValue> {
-        self.cached(|token| token.header.clone())
+    ///
+    /// `now` is the caller's clock reading (a call reads the clock once, for
+    /// this and for its duration).
+    pub(crate) fn cached_authorization(&self, now: Instant) -> Option<HeaderValue> {
+        self.cached(now, |token| token.header.clone())
     }
 
-    /// `pick` of the cached token when it is usable, starting the
+    /// `pick` of the cached token when it is usable at `now`, starting the
     /// background refresh when it is due.
-    fn cached<R>(&self, pick: impl Fn(&CachedToken) -> R) -> Option<R> {
-        let now = Instant::now();
+    fn cached<R>(&self, now: Instant, pick: impl Fn(&CachedToken) -> R) -> Option<R> {
         let (picked, refresh_at) = self.0.slot.usable(now, &pick)?;
         if now >= refresh_at {
             self.refresh_in_background();
@@ -357,7 +359,7 @@ impl TokenHandle {
 
     /// `pick` of a valid token, from the cache or fetched.
     async fn current<R>(&self, pick: impl Fn(&CachedToken) -> R) -> Result<R, TokenError> {
-        if let Some(picked) = self.cached(&pick) {
+        if let Some(picked) = self.cached(Instant::now(), &pick) {
             return Ok(picked);
         }
         let _fetching = self.0.slot.fetching.lock().await;
