@@ -742,15 +742,19 @@ pub mod builder {
             let Self { client, partner_profile_id, shop_buyer_id } = self;
             let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
             let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 106,
-                format_args!(
-                    "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
-                    }, { use ::psi_runtime::ToPathSegment as _; shop_buyer_id
-                    .path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 106,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/partners/");
+                partner_profile_id.push_path_segment(&mut url);
+                url.push_str("/consumer/");
+                shop_buyer_id.push_path_segment(&mut url);
+                url.push_str("/bank-accounts");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -945,15 +949,19 @@ pub mod builder {
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 106,
-                format_args!(
-                    "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
-                    }, { use ::psi_runtime::ToPathSegment as _; shop_buyer_id
-                    .path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 106,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/partners/");
+                partner_profile_id.push_path_segment(&mut url);
+                url.push_str("/consumer/");
+                shop_buyer_id.push_path_segment(&mut url);
+                url.push_str("/bank-accounts");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -1142,16 +1150,20 @@ pub mod builder {
             let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
             let bank_account_reference = bank_account_reference
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 143,
-                format_args!(
-                    "{}/partners/{}/consumer/{}/bank-accounts/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
-                    }, { use ::psi_runtime::ToPathSegment as _; shop_buyer_id
-                    .path_segment() }, { use ::psi_runtime::ToPathSegment as _;
-                    bank_account_reference.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 143,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/partners/");
+                partner_profile_id.push_path_segment(&mut url);
+                url.push_str("/consumer/");
+                shop_buyer_id.push_path_segment(&mut url);
+                url.push_str("/bank-accounts/");
+                bank_account_reference.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -1335,16 +1347,20 @@ pub mod builder {
             let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
             let bank_account_reference = bank_account_reference
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 146,
-                format_args!(
-                    "{}/partners/{}/shop-buyers/{}/bank-accounts/{}", client.baseurl, {
-                    use ::psi_runtime::ToPathSegment as _; partner_profile_id
-                    .path_segment() }, { use ::psi_runtime::ToPathSegment as _;
-                    shop_buyer_id.path_segment() }, { use ::psi_runtime::ToPathSegment as
-                    _; bank_account_reference.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 146,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/partners/");
+                partner_profile_id.push_path_segment(&mut url);
+                url.push_str("/shop-buyers/");
+                shop_buyer_id.push_path_segment(&mut url);
+                url.push_str("/bank-accounts/");
+                bank_account_reference.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,

@@ -1536,16 +1536,20 @@ pub mod builder {
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let correspondence_id = correspondence_id.map_err(Error::InvalidRequest)?;
             let format = format.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 146,
-                format_args!(
-                    "{}/api/order/{}/correspondences/invoices/{}/{}", client.baseurl, {
-                    use ::psi_runtime::ToPathSegment as _; transaction_id.path_segment()
-                    }, { use ::psi_runtime::ToPathSegment as _; correspondence_id
-                    .path_segment() }, { use ::psi_runtime::ToPathSegment as _; format
-                    .path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 146,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/api/order/");
+                transaction_id.push_path_segment(&mut url);
+                url.push_str("/correspondences/invoices/");
+                correspondence_id.push_path_segment(&mut url);
+                url.push_str("/");
+                format.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -1669,13 +1673,16 @@ pub mod builder {
             let Self { client, transaction_id, include } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let include = include.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 66,
-                format_args!(
-                    "{}/order/status/v2/transactions/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 66,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/order/status/v2/transactions/");
+                transaction_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,

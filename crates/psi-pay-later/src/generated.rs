@@ -1130,13 +1130,16 @@ pub mod builder {
                     types::PayLaterBookingRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 55,
-                format_args!(
-                    "{}/order/paylater/v1/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 55,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/order/paylater/v1/");
+                transaction_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -1288,13 +1291,17 @@ pub mod builder {
         > {
             let Self { client, transaction_id } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 62,
-                format_args!(
-                    "{}/order/paylater/v1/{}/offers", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 62,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/order/paylater/v1/");
+                transaction_id.push_path_segment(&mut url);
+                url.push_str("/offers");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -1438,13 +1445,17 @@ pub mod builder {
         > {
             let Self { client, transaction_id } = self;
             let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 62,
-                format_args!(
-                    "{}/order/paylater/v1/{}/status", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 62,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/order/paylater/v1/");
+                transaction_id.push_path_segment(&mut url);
+                url.push_str("/status");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,

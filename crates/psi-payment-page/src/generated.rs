@@ -3886,10 +3886,14 @@ pub mod builder {
                     types::SessionRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 19,
-                format_args!("{}/pps/api/v1/session", client.baseurl,),
-            );
+            let url = {
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 19,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/pps/api/v1/session");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -4046,10 +4050,14 @@ pub mod builder {
         > {
             let Self { client, created_date } = self;
             let created_date = created_date.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 26,
-                format_args!("{}/pps/api/v1/session-record", client.baseurl,),
-            );
+            let url = {
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 26,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/pps/api/v1/session-record");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -4164,13 +4172,16 @@ pub mod builder {
         > {
             let Self { client, session_id } = self;
             let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 63,
-                format_args!(
-                    "{}/pps/api/v1/session-record/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; session_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 63,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/pps/api/v1/session-record/");
+                session_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,

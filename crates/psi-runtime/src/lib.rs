@@ -45,7 +45,7 @@ pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};
 #[cfg(feature = "schemars")]
 pub use open_enum::open_enum_schema;
 #[doc(hidden)]
-pub use path::{format_url, PathSegment, ToPathSegment};
+pub use path::ToPathSegment;
 #[doc(hidden)]
 pub use pattern::Pattern;
 #[doc(hidden)]

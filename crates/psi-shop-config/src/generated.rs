@@ -2695,14 +2695,18 @@ pub mod builder {
                     types::ShopConfiguration::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 92,
-                format_args!(
-                    "{}/v2/partners/{}/shops/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
-                    }, { use ::psi_runtime::ToPathSegment as _; shop_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 92,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/v2/partners/");
+                partner_profile_id.push_path_segment(&mut url);
+                url.push_str("/shops/");
+                shop_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ShopConfigurationError>,

@@ -1746,13 +1746,17 @@ pub mod builder {
                     types::AddItemRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 67,
-                format_args!(
-                    "{}/_action/order/{}/gateway/addItem", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 67,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/_action/order/");
+                order_id.push_path_segment(&mut url);
+                url.push_str("/gateway/addItem");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -1908,13 +1912,17 @@ pub mod builder {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 66,
-                format_args!(
-                    "{}/_action/order/{}/gateway/cancel", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 66,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/_action/order/");
+                order_id.push_path_segment(&mut url);
+                url.push_str("/gateway/cancel");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -2070,13 +2078,17 @@ pub mod builder {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 67,
-                format_args!(
-                    "{}/_action/order/{}/gateway/deliver", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 67,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/_action/order/");
+                order_id.push_path_segment(&mut url);
+                url.push_str("/gateway/deliver");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -2201,13 +2213,17 @@ pub mod builder {
         ) -> Result<ResponseValue<types::LoadResponse>, Error<types::ModuleResult>> {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 64,
-                format_args!(
-                    "{}/_action/order/{}/gateway/info", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 64,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/_action/order/");
+                order_id.push_path_segment(&mut url);
+                url.push_str("/gateway/info");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -2348,13 +2364,17 @@ pub mod builder {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 66,
-                format_args!(
-                    "{}/_action/order/{}/gateway/refund", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 66,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/_action/order/");
+                order_id.push_path_segment(&mut url);
+                url.push_str("/gateway/refund");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -2510,13 +2530,16 @@ pub mod builder {
                     types::AddItemRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 70,
-                format_args!(
-                    "{}/gateway/order-management/addItem/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 70,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/gateway/order-management/addItem/");
+                order_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -2665,13 +2688,16 @@ pub mod builder {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 69,
-                format_args!(
-                    "{}/gateway/order-management/cancel/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 69,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/gateway/order-management/cancel/");
+                order_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -2820,13 +2846,16 @@ pub mod builder {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 70,
-                format_args!(
-                    "{}/gateway/order-management/deliver/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 70,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/gateway/order-management/deliver/");
+                order_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -2944,13 +2973,16 @@ pub mod builder {
         ) -> Result<ResponseValue<types::LoadResponse>, Error<types::ModuleResult>> {
             let Self { client, order_id } = self;
             let order_id = order_id.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 67,
-                format_args!(
-                    "{}/gateway/order-management/load/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 67,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/gateway/order-management/load/");
+                order_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -3084,13 +3116,16 @@ pub mod builder {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 69,
-                format_args!(
-                    "{}/gateway/order-management/return/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 69,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/gateway/order-management/return/");
+                order_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -3232,10 +3267,14 @@ pub mod builder {
                     types::PlatformTokenRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 12,
-                format_args!("{}/oauth/token", client.baseurl,),
-            );
+            let url = {
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 12,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/oauth/token");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::PlatformTokenError>,
