@@ -702,10 +702,8 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err(
-                    "partner_profile_id was not initialized".to_string(),
-                ),
-                shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
+                partner_profile_id: Err(::std::string::String::new()),
+                shop_buyer_id: Err(::std::string::String::new()),
             }
         }
         pub fn partner_profile_id<V>(mut self, value: V) -> Self
@@ -740,8 +738,16 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, partner_profile_id, shop_buyer_id } = self;
-            let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
-            let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
+            let partner_profile_id = ::psi_runtime::unset_as(
+                    partner_profile_id,
+                    "partner_profile_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let shop_buyer_id = ::psi_runtime::unset_as(
+                    shop_buyer_id,
+                    "shop_buyer_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
                 let mut url = ::std::string::String::with_capacity(
@@ -876,10 +882,8 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err(
-                    "partner_profile_id was not initialized".to_string(),
-                ),
-                shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
+                partner_profile_id: Err(::std::string::String::new()),
+                shop_buyer_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -941,8 +945,16 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, partner_profile_id, shop_buyer_id, body } = self;
-            let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
-            let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
+            let partner_profile_id = ::psi_runtime::unset_as(
+                    partner_profile_id,
+                    "partner_profile_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let shop_buyer_id = ::psi_runtime::unset_as(
+                    shop_buyer_id,
+                    "shop_buyer_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::BankAccountStoreRequest::try_from(v)
@@ -1091,13 +1103,9 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err(
-                    "partner_profile_id was not initialized".to_string(),
-                ),
-                shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
-                bank_account_reference: Err(
-                    "bank_account_reference was not initialized".to_string(),
-                ),
+                partner_profile_id: Err(::std::string::String::new()),
+                shop_buyer_id: Err(::std::string::String::new()),
+                bank_account_reference: Err(::std::string::String::new()),
             }
         }
         pub fn partner_profile_id<V>(mut self, value: V) -> Self
@@ -1146,9 +1154,20 @@ pub mod builder {
                 shop_buyer_id,
                 bank_account_reference,
             } = self;
-            let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
-            let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
-            let bank_account_reference = bank_account_reference
+            let partner_profile_id = ::psi_runtime::unset_as(
+                    partner_profile_id,
+                    "partner_profile_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let shop_buyer_id = ::psi_runtime::unset_as(
+                    shop_buyer_id,
+                    "shop_buyer_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let bank_account_reference = ::psi_runtime::unset_as(
+                    bank_account_reference,
+                    "bank_account_reference was not initialized",
+                )
                 .map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
@@ -1285,13 +1304,9 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err(
-                    "partner_profile_id was not initialized".to_string(),
-                ),
-                shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
-                bank_account_reference: Err(
-                    "bank_account_reference was not initialized".to_string(),
-                ),
+                partner_profile_id: Err(::std::string::String::new()),
+                shop_buyer_id: Err(::std::string::String::new()),
+                bank_account_reference: Err(::std::string::String::new()),
             }
         }
         pub fn partner_profile_id<V>(mut self, value: V) -> Self
@@ -1343,9 +1358,20 @@ pub mod builder {
                 shop_buyer_id,
                 bank_account_reference,
             } = self;
-            let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
-            let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
-            let bank_account_reference = bank_account_reference
+            let partner_profile_id = ::psi_runtime::unset_as(
+                    partner_profile_id,
+                    "partner_profile_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let shop_buyer_id = ::psi_runtime::unset_as(
+                    shop_buyer_id,
+                    "shop_buyer_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let bank_account_reference = ::psi_runtime::unset_as(
+                    bank_account_reference,
+                    "bank_account_reference was not initialized",
+                )
                 .map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;

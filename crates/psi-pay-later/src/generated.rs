@@ -1074,7 +1074,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err("transaction_id was not initialized".to_string()),
+                transaction_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -1124,7 +1124,11 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, transaction_id, body } = self;
-            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
+            let transaction_id = ::psi_runtime::unset_as(
+                    transaction_id,
+                    "transaction_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::PayLaterBookingRequest::try_from(v).map_err(|e| e.to_string())
@@ -1267,7 +1271,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err("transaction_id was not initialized".to_string()),
+                transaction_id: Err(::std::string::String::new()),
             }
         }
         pub fn transaction_id<V>(mut self, value: V) -> Self
@@ -1290,7 +1294,11 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, transaction_id } = self;
-            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
+            let transaction_id = ::psi_runtime::unset_as(
+                    transaction_id,
+                    "transaction_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
                 let mut url = ::std::string::String::with_capacity(
@@ -1421,7 +1429,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err("transaction_id was not initialized".to_string()),
+                transaction_id: Err(::std::string::String::new()),
             }
         }
         pub fn transaction_id<V>(mut self, value: V) -> Self
@@ -1444,7 +1452,11 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, transaction_id } = self;
-            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
+            let transaction_id = ::psi_runtime::unset_as(
+                    transaction_id,
+                    "transaction_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
                 let mut url = ::std::string::String::with_capacity(

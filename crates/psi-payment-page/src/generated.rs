@@ -4026,7 +4026,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                created_date: Err("created_date was not initialized".to_string()),
+                created_date: Err(::std::string::String::new()),
             }
         }
         pub fn created_date<V>(mut self, value: V) -> Self
@@ -4049,7 +4049,11 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, created_date } = self;
-            let created_date = created_date.map_err(Error::InvalidRequest)?;
+            let created_date = ::psi_runtime::unset_as(
+                    created_date,
+                    "created_date was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let url = {
                 let mut url = ::std::string::String::with_capacity(
                     client.baseurl.len() + 26,
@@ -4148,7 +4152,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -4171,7 +4175,11 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
+            let session_id = ::psi_runtime::unset_as(
+                    session_id,
+                    "session_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
                 let mut url = ::std::string::String::with_capacity(

@@ -51,6 +51,8 @@ pub use pattern::Pattern;
 #[doc(hidden)]
 pub use request::prepare as prepare_request;
 #[doc(hidden)]
+pub use request::unset_as;
+#[doc(hidden)]
 pub use response::decode as decode_response;
 pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 /// How [`Decimal::round_dp_with_strategy`] rounds.

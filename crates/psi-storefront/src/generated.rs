@@ -1698,7 +1698,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -1740,7 +1740,11 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::AddItemRequest::try_from(v).map_err(|e| e.to_string())
@@ -1864,7 +1868,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -1906,7 +1910,11 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
@@ -2030,7 +2038,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2072,7 +2080,11 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
@@ -2195,7 +2207,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
             }
         }
         pub fn order_id<V>(mut self, value: V) -> Self
@@ -2212,7 +2224,11 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::LoadResponse>, Error<types::ModuleResult>> {
             let Self { client, order_id } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
                 let mut url = ::std::string::String::with_capacity(
@@ -2316,7 +2332,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2358,7 +2374,11 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
@@ -2482,7 +2502,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2524,7 +2544,11 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::AddItemRequest::try_from(v).map_err(|e| e.to_string())
@@ -2640,7 +2664,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2682,7 +2706,11 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
@@ -2798,7 +2826,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2840,7 +2868,11 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
@@ -2955,7 +2987,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
             }
         }
         pub fn order_id<V>(mut self, value: V) -> Self
@@ -2972,7 +3004,11 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::LoadResponse>, Error<types::ModuleResult>> {
             let Self { client, order_id } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
                 let mut url = ::std::string::String::with_capacity(
@@ -3068,7 +3104,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -3110,7 +3146,11 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
