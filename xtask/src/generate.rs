@@ -18,6 +18,7 @@ mod patterns;
 mod per_call;
 mod rebuild;
 mod typed_preflight;
+mod unset;
 
 /// Schemas replaced by `psi_runtime::CommaSeparated`: progenitor explodes
 /// query arrays, the service wants one joined value.
@@ -272,6 +273,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     nulls::read_null_as_default(&mut file).map_err(|e| format!("{label}: {e}"))?;
     api_version::drop_api_version_header(&mut file).map_err(|e| format!("{label}: {e}"))?;
     per_call::rewrite(&mut file).map_err(|e| format!("{label}: {e}"))?;
+    unset::no_allocation_until_set(&mut file).map_err(|e| format!("{label}: {e}"))?;
     typed_preflight::hand_typed_body_to_exec(&mut file).map_err(|e| format!("{label}: {e}"))?;
     rebuild::build_for_each_send(&mut file).map_err(|e| format!("{label}: {e}"))?;
     patterns::through_runtime(&mut file).map_err(|e| format!("{label}: {e}"))?;

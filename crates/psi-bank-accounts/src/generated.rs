@@ -702,10 +702,8 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err(
-                    "partner_profile_id was not initialized".to_string(),
-                ),
-                shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
+                partner_profile_id: Err(::std::string::String::new()),
+                shop_buyer_id: Err(::std::string::String::new()),
             }
         }
         pub fn partner_profile_id<V>(mut self, value: V) -> Self
@@ -740,17 +738,29 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, partner_profile_id, shop_buyer_id } = self;
-            let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
-            let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 106,
-                format_args!(
-                    "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
-                    }, { use ::psi_runtime::ToPathSegment as _; shop_buyer_id
-                    .path_segment() },
-                ),
-            );
+            let partner_profile_id = ::psi_runtime::unset_as(
+                    partner_profile_id,
+                    "partner_profile_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let shop_buyer_id = ::psi_runtime::unset_as(
+                    shop_buyer_id,
+                    "shop_buyer_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 106,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/partners/");
+                partner_profile_id.push_path_segment(&mut url);
+                url.push_str("/consumer/");
+                shop_buyer_id.push_path_segment(&mut url);
+                url.push_str("/bank-accounts");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -872,10 +882,8 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err(
-                    "partner_profile_id was not initialized".to_string(),
-                ),
-                shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
+                partner_profile_id: Err(::std::string::String::new()),
+                shop_buyer_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -937,23 +945,35 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, partner_profile_id, shop_buyer_id, body } = self;
-            let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
-            let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
+            let partner_profile_id = ::psi_runtime::unset_as(
+                    partner_profile_id,
+                    "partner_profile_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let shop_buyer_id = ::psi_runtime::unset_as(
+                    shop_buyer_id,
+                    "shop_buyer_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::BankAccountStoreRequest::try_from(v)
                         .map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 106,
-                format_args!(
-                    "{}/partners/{}/consumer/{}/bank-accounts", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
-                    }, { use ::psi_runtime::ToPathSegment as _; shop_buyer_id
-                    .path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 106,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/partners/");
+                partner_profile_id.push_path_segment(&mut url);
+                url.push_str("/consumer/");
+                shop_buyer_id.push_path_segment(&mut url);
+                url.push_str("/bank-accounts");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -1083,13 +1103,9 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err(
-                    "partner_profile_id was not initialized".to_string(),
-                ),
-                shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
-                bank_account_reference: Err(
-                    "bank_account_reference was not initialized".to_string(),
-                ),
+                partner_profile_id: Err(::std::string::String::new()),
+                shop_buyer_id: Err(::std::string::String::new()),
+                bank_account_reference: Err(::std::string::String::new()),
             }
         }
         pub fn partner_profile_id<V>(mut self, value: V) -> Self
@@ -1138,20 +1154,35 @@ pub mod builder {
                 shop_buyer_id,
                 bank_account_reference,
             } = self;
-            let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
-            let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
-            let bank_account_reference = bank_account_reference
+            let partner_profile_id = ::psi_runtime::unset_as(
+                    partner_profile_id,
+                    "partner_profile_id was not initialized",
+                )
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 143,
-                format_args!(
-                    "{}/partners/{}/consumer/{}/bank-accounts/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
-                    }, { use ::psi_runtime::ToPathSegment as _; shop_buyer_id
-                    .path_segment() }, { use ::psi_runtime::ToPathSegment as _;
-                    bank_account_reference.path_segment() },
-                ),
-            );
+            let shop_buyer_id = ::psi_runtime::unset_as(
+                    shop_buyer_id,
+                    "shop_buyer_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let bank_account_reference = ::psi_runtime::unset_as(
+                    bank_account_reference,
+                    "bank_account_reference was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 143,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/partners/");
+                partner_profile_id.push_path_segment(&mut url);
+                url.push_str("/consumer/");
+                shop_buyer_id.push_path_segment(&mut url);
+                url.push_str("/bank-accounts/");
+                bank_account_reference.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -1273,13 +1304,9 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err(
-                    "partner_profile_id was not initialized".to_string(),
-                ),
-                shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
-                bank_account_reference: Err(
-                    "bank_account_reference was not initialized".to_string(),
-                ),
+                partner_profile_id: Err(::std::string::String::new()),
+                shop_buyer_id: Err(::std::string::String::new()),
+                bank_account_reference: Err(::std::string::String::new()),
             }
         }
         pub fn partner_profile_id<V>(mut self, value: V) -> Self
@@ -1331,20 +1358,35 @@ pub mod builder {
                 shop_buyer_id,
                 bank_account_reference,
             } = self;
-            let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
-            let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
-            let bank_account_reference = bank_account_reference
+            let partner_profile_id = ::psi_runtime::unset_as(
+                    partner_profile_id,
+                    "partner_profile_id was not initialized",
+                )
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 146,
-                format_args!(
-                    "{}/partners/{}/shop-buyers/{}/bank-accounts/{}", client.baseurl, {
-                    use ::psi_runtime::ToPathSegment as _; partner_profile_id
-                    .path_segment() }, { use ::psi_runtime::ToPathSegment as _;
-                    shop_buyer_id.path_segment() }, { use ::psi_runtime::ToPathSegment as
-                    _; bank_account_reference.path_segment() },
-                ),
-            );
+            let shop_buyer_id = ::psi_runtime::unset_as(
+                    shop_buyer_id,
+                    "shop_buyer_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let bank_account_reference = ::psi_runtime::unset_as(
+                    bank_account_reference,
+                    "bank_account_reference was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 146,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/partners/");
+                partner_profile_id.push_path_segment(&mut url);
+                url.push_str("/shop-buyers/");
+                shop_buyer_id.push_path_segment(&mut url);
+                url.push_str("/bank-accounts/");
+                bank_account_reference.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,

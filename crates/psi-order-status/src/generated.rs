@@ -1486,11 +1486,9 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err("transaction_id was not initialized".to_string()),
-                correspondence_id: Err(
-                    "correspondence_id was not initialized".to_string(),
-                ),
-                format: Err("format was not initialized".to_string()),
+                transaction_id: Err(::std::string::String::new()),
+                correspondence_id: Err(::std::string::String::new()),
+                format: Err(::std::string::String::new()),
             }
         }
         pub fn transaction_id<V>(mut self, value: V) -> Self
@@ -1533,19 +1531,32 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<::psi_common::DeclineResponse>> {
             let Self { client, transaction_id, correspondence_id, format } = self;
-            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
-            let correspondence_id = correspondence_id.map_err(Error::InvalidRequest)?;
-            let format = format.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 146,
-                format_args!(
-                    "{}/api/order/{}/correspondences/invoices/{}/{}", client.baseurl, {
-                    use ::psi_runtime::ToPathSegment as _; transaction_id.path_segment()
-                    }, { use ::psi_runtime::ToPathSegment as _; correspondence_id
-                    .path_segment() }, { use ::psi_runtime::ToPathSegment as _; format
-                    .path_segment() },
-                ),
-            );
+            let transaction_id = ::psi_runtime::unset_as(
+                    transaction_id,
+                    "transaction_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let correspondence_id = ::psi_runtime::unset_as(
+                    correspondence_id,
+                    "correspondence_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let format = ::psi_runtime::unset_as(format, "format was not initialized")
+                .map_err(Error::InvalidRequest)?;
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 146,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/api/order/");
+                transaction_id.push_path_segment(&mut url);
+                url.push_str("/correspondences/invoices/");
+                correspondence_id.push_path_segment(&mut url);
+                url.push_str("/");
+                format.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -1628,7 +1639,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err("transaction_id was not initialized".to_string()),
+                transaction_id: Err(::std::string::String::new()),
                 include: Ok(None),
             }
         }
@@ -1667,15 +1678,22 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, transaction_id, include } = self;
-            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
+            let transaction_id = ::psi_runtime::unset_as(
+                    transaction_id,
+                    "transaction_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let include = include.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 66,
-                format_args!(
-                    "{}/order/status/v2/transactions/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 66,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/order/status/v2/transactions/");
+                transaction_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,

@@ -1074,7 +1074,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err("transaction_id was not initialized".to_string()),
+                transaction_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -1124,19 +1124,26 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, transaction_id, body } = self;
-            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
+            let transaction_id = ::psi_runtime::unset_as(
+                    transaction_id,
+                    "transaction_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::PayLaterBookingRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 55,
-                format_args!(
-                    "{}/order/paylater/v1/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 55,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/order/paylater/v1/");
+                transaction_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -1264,7 +1271,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err("transaction_id was not initialized".to_string()),
+                transaction_id: Err(::std::string::String::new()),
             }
         }
         pub fn transaction_id<V>(mut self, value: V) -> Self
@@ -1287,14 +1294,22 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, transaction_id } = self;
-            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 62,
-                format_args!(
-                    "{}/order/paylater/v1/{}/offers", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
-                ),
-            );
+            let transaction_id = ::psi_runtime::unset_as(
+                    transaction_id,
+                    "transaction_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 62,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/order/paylater/v1/");
+                transaction_id.push_path_segment(&mut url);
+                url.push_str("/offers");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -1414,7 +1429,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err("transaction_id was not initialized".to_string()),
+                transaction_id: Err(::std::string::String::new()),
             }
         }
         pub fn transaction_id<V>(mut self, value: V) -> Self
@@ -1437,14 +1452,22 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, transaction_id } = self;
-            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 62,
-                format_args!(
-                    "{}/order/paylater/v1/{}/status", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
-                ),
-            );
+            let transaction_id = ::psi_runtime::unset_as(
+                    transaction_id,
+                    "transaction_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 62,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/order/paylater/v1/");
+                transaction_id.push_path_segment(&mut url);
+                url.push_str("/status");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,

@@ -3886,10 +3886,14 @@ pub mod builder {
                     types::SessionRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 19,
-                format_args!("{}/pps/api/v1/session", client.baseurl,),
-            );
+            let url = {
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 19,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/pps/api/v1/session");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -4022,7 +4026,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                created_date: Err("created_date was not initialized".to_string()),
+                created_date: Err(::std::string::String::new()),
             }
         }
         pub fn created_date<V>(mut self, value: V) -> Self
@@ -4045,11 +4049,19 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, created_date } = self;
-            let created_date = created_date.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 26,
-                format_args!("{}/pps/api/v1/session-record", client.baseurl,),
-            );
+            let created_date = ::psi_runtime::unset_as(
+                    created_date,
+                    "created_date was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let url = {
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 26,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/pps/api/v1/session-record");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,
@@ -4140,7 +4152,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err("session_id was not initialized".to_string()),
+                session_id: Err(::std::string::String::new()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -4163,14 +4175,21 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, session_id } = self;
-            let session_id = session_id.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 63,
-                format_args!(
-                    "{}/pps/api/v1/session-record/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; session_id.path_segment() },
-                ),
-            );
+            let session_id = ::psi_runtime::unset_as(
+                    session_id,
+                    "session_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 63,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/pps/api/v1/session-record/");
+                session_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,

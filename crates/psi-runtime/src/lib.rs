@@ -45,11 +45,13 @@ pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};
 #[cfg(feature = "schemars")]
 pub use open_enum::open_enum_schema;
 #[doc(hidden)]
-pub use path::{format_url, PathSegment, ToPathSegment};
+pub use path::ToPathSegment;
 #[doc(hidden)]
 pub use pattern::Pattern;
 #[doc(hidden)]
 pub use request::prepare as prepare_request;
+#[doc(hidden)]
+pub use request::unset_as;
 #[doc(hidden)]
 pub use response::decode as decode_response;
 pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};

@@ -1,86 +1,79 @@
-//! Path parameters written into a request's URL, percent-encoded on the way.
+//! Path parameters appended to a request's URL, percent-encoded on the way.
 //!
 //! progenitor's generated code builds each URL as
 //! `format!("{}/x/{}", base, encode_path(&value.to_string()))`: a copy of
-//! the value, then a second `String` for its encoded form, both allocated
-//! and freed on every call. The generator writes `value.path_segment()`
-//! (from [`ToPathSegment`]) in that place instead: the value is formatted
-//! straight into the URL being built and encoded as it goes, with exactly
-//! the bytes `encode_path` encodes.
+//! the value, a second `String` for its encoded form, and the `fmt`
+//! machinery for the whole URL on every call. The generator builds the URL
+//! by pushing its pieces instead, and for each path parameter writes
+//! `value.push_path_segment(&mut url)` (from [`ToPathSegment`]): the value
+//! is encoded straight into the URL, with exactly the bytes `encode_path`
+//! encodes.
 
+use std::any::Any;
 use std::fmt::{self, Display, Write};
 
-/// A path parameter as it appears in a URL: `value`'s `Display`, with every
-/// byte progenitor's `encode_path` encodes written as `%XX`.
+/// `value.push_path_segment(&mut url)`: a method, so that it finds `Display`
+/// through `Deref` exactly as the `value.to_string()` it replaces does (a
+/// newtype over `String` without `Display` of its own is written as its
+/// `String`).
 #[doc(hidden)]
-pub struct PathSegment<'a, T: ?Sized>(pub &'a T);
+pub trait ToPathSegment {
+    /// Appends this value's `Display` to `url`, with every byte progenitor's
+    /// `encode_path` encodes written as `%XX`.
+    fn push_path_segment(&self, url: &mut String);
+}
 
-impl<T: Display + ?Sized> Display for PathSegment<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(Encoding(f), "{}", self.0)
+impl ToPathSegment for str {
+    fn push_path_segment(&self, url: &mut String) {
+        push_encoded(url, self);
     }
 }
 
-/// `value.path_segment()`: a method, so that it finds `Display` through
-/// `Deref` exactly as the `value.to_string()` it replaces does (a newtype
-/// over `String` without `Display` of its own is written as its `String`).
-#[doc(hidden)]
-pub trait ToPathSegment: Display {
-    /// This value as a percent-encoded path segment.
-    fn path_segment(&self) -> PathSegment<'_, Self> {
-        PathSegment(self)
+/// `'static` for the check that finds a `String` (path parameters are
+/// owned values).
+impl<T: Display + 'static> ToPathSegment for T {
+    fn push_path_segment(&self, url: &mut String) {
+        // A `String` displays as its text: encode that without `fmt` (the
+        // check is on the type, decided at compile time).
+        if let Some(text) = (self as &dyn Any).downcast_ref::<String>() {
+            return push_encoded(url, text);
+        }
+        write!(Encoding(url), "{self}")
+            .expect("a formatting trait implementation returned an error");
     }
 }
 
-impl<T: Display + ?Sized> ToPathSegment for T {}
-
-/// A request's URL written into one allocation of `capacity` bytes: the
-/// generated `send()` passes the base URL's length plus what its path
-/// needs. (`format!` sizes its string from the literal pieces only, none
-/// when the format starts with the base URL's `{}`, and then grows it two
-/// or three times per call.) The same text as `format!`, and like it a
-/// panic if a `Display` fails.
-#[doc(hidden)]
-pub fn format_url(capacity: usize, parts: fmt::Arguments<'_>) -> String {
-    let mut url = String::with_capacity(capacity);
-    url.write_fmt(parts)
-        .expect("a formatting trait implementation returned an error");
-    url
-}
-
-/// Passes text through to `0`, percent-encoding what a path segment must not carry.
-struct Encoding<'a, 'b>(&'a mut fmt::Formatter<'b>);
-
-impl Write for Encoding<'_, '_> {
-    fn write_str(&mut self, text: &str) -> fmt::Result {
-        let bytes = text.as_bytes();
-        let mut plain = 0; // start of the run of bytes written as they are
-        for (at, &byte) in bytes.iter().enumerate() {
-            if must_encode(byte) {
-                self.0.write_str(ascii(&bytes[plain..at])?)?;
-                let hex = b"0123456789ABCDEF";
-                let escaped = [
-                    b'%',
-                    hex[usize::from(byte >> 4)],
-                    hex[usize::from(byte & 0xF)],
-                ];
-                self.0.write_str(ascii(&escaped)?)?;
-                plain = at + 1;
+/// Appends `text` to `url`, percent-encoding what a path segment must not carry.
+fn push_encoded(url: &mut String, text: &str) {
+    let mut plain = 0; // start of the run of bytes written as they are
+    for (at, &byte) in text.as_bytes().iter().enumerate() {
+        if must_encode(byte) {
+            // A non-empty run is ASCII only (every other byte is encoded),
+            // so both its ends are character boundaries.
+            if plain < at {
+                url.push_str(&text[plain..at]);
             }
+            url.push('%');
+            url.push(char::from(HEX[usize::from(byte >> 4)]));
+            url.push(char::from(HEX[usize::from(byte & 0xF)]));
+            plain = at + 1;
         }
-        if plain == 0 {
-            // Nothing encoded (nearly every id): the text as it is.
-            return self.0.write_str(text);
-        }
-        self.0.write_str(ascii(&bytes[plain..])?)
+    }
+    if plain < text.len() {
+        url.push_str(&text[plain..]);
     }
 }
 
-/// A run of bytes written as they are: ASCII only, as every non-ASCII byte
-/// is encoded (so it may start inside a multi-byte character of `text`
-/// without being one).
-fn ascii(run: &[u8]) -> Result<&str, fmt::Error> {
-    std::str::from_utf8(run).map_err(|_| fmt::Error)
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+/// A `Display` written into the URL being built, encoded as it goes.
+struct Encoding<'a>(&'a mut String);
+
+impl Write for Encoding<'_> {
+    fn write_str(&mut self, text: &str) -> fmt::Result {
+        push_encoded(self.0, text);
+        Ok(())
+    }
 }
 
 /// Whether `byte` is written as `%XX`: the WHATWG URL path-segment
@@ -108,8 +101,9 @@ const ENCODED: [bool; 256] = {
 
 #[cfg(test)]
 mod tests {
-    use super::{PathSegment, ToPathSegment};
+    use super::ToPathSegment;
     use progenitor_client::encode_path;
+    use std::fmt::{self, Write as _};
 
     /// A newtype that only derefs to `String`, as typify writes constrained strings.
     struct Id(String);
@@ -120,10 +114,48 @@ mod tests {
         }
     }
 
+    /// Derefs to `String` but displays otherwise: its own `Display` is the
+    /// one `to_string()` uses, so it is the one written.
+    struct Shown(String);
+    impl std::ops::Deref for Shown {
+        type Target = String;
+        fn deref(&self) -> &String {
+            &self.0
+        }
+    }
+    impl fmt::Display for Shown {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "<{}>/{}", self.0, 7)
+        }
+    }
+
+    /// Text through `Display` in pieces (as a date or an enum writes it).
+    struct Pieces(&'static str);
+    impl fmt::Display for Pieces {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            self.0.chars().try_for_each(|c| f.write_char(c))
+        }
+    }
+
+    /// What the generated `send()` appends after its base URL.
+    fn pushed<T: ToPathSegment + ?Sized>(value: &T) -> String {
+        let mut url = String::from("https://h/x/");
+        value.push_path_segment(&mut url);
+        url.strip_prefix("https://h/x/").unwrap().to_owned()
+    }
+
     #[test]
     fn a_newtype_is_written_through_its_deref_like_to_string() {
-        let id = Id("a b".to_owned());
-        assert_eq!(id.path_segment().to_string(), encode_path(&id.to_string()));
+        let id = Id("a b/ä%".to_owned());
+        let mut url = String::new();
+        id.push_path_segment(&mut url); // as generated: method-call syntax
+        assert_eq!(url, encode_path(&id.to_string()));
+
+        let shown = Shown("a b".to_owned());
+        let mut url = String::new();
+        shown.push_path_segment(&mut url);
+        assert_eq!(url, encode_path(&shown.to_string()));
+        assert_eq!(url, "%3Ca%20b%3E%2F7");
     }
 
     #[test]
@@ -131,11 +163,11 @@ mod tests {
         for code in (0..=0x7Fu32).chain([0x80, 0xE4, 0x7FF, 0x800, 0x20AC, 0x1F600]) {
             let code = char::from_u32(code).unwrap();
             let text = format!("a{code}b");
-            assert_eq!(
-                PathSegment(&text).to_string(),
-                encode_path(&text),
-                "{code:?}"
-            );
+            let expected = encode_path(&text);
+            assert_eq!(pushed(&text), expected, "String {code:?}");
+            assert_eq!(pushed(text.as_str()), expected, "str {code:?}");
+            let alone = code.to_string();
+            assert_eq!(pushed(&alone), encode_path(&alone), "alone {code:?}");
         }
     }
 
@@ -146,11 +178,16 @@ mod tests {
             "ä/ö ü%2F",
             "",
             "/",
+            "%",
             "naïve?x=1#f",
             "€",
+            "ä€😀",
         ] {
-            assert_eq!(PathSegment(text).to_string(), encode_path(text), "{text:?}");
+            assert_eq!(pushed(text), encode_path(text), "{text:?}");
+            assert_eq!(pushed(&text.to_owned()), encode_path(text), "{text:?}");
+            assert_eq!(pushed(&Pieces(text)), encode_path(text), "Display {text:?}");
         }
-        assert_eq!((-42i64).path_segment().to_string(), encode_path("-42"));
+        assert_eq!(pushed(&-42i64), encode_path("-42"));
+        assert_eq!(pushed(&-42i64), "-42");
     }
 }

@@ -2625,10 +2625,8 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err(
-                    "partner_profile_id was not initialized".to_string(),
-                ),
-                shop_id: Err("shop_id was not initialized".to_string()),
+                partner_profile_id: Err(::std::string::String::new()),
+                shop_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2688,21 +2686,30 @@ pub mod builder {
             Error<types::ShopConfigurationError>,
         > {
             let Self { client, partner_profile_id, shop_id, body } = self;
-            let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
-            let shop_id = shop_id.map_err(Error::InvalidRequest)?;
+            let partner_profile_id = ::psi_runtime::unset_as(
+                    partner_profile_id,
+                    "partner_profile_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let shop_id = ::psi_runtime::unset_as(shop_id, "shop_id was not initialized")
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::ShopConfiguration::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 92,
-                format_args!(
-                    "{}/v2/partners/{}/shops/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; partner_profile_id.path_segment()
-                    }, { use ::psi_runtime::ToPathSegment as _; shop_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 92,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/v2/partners/");
+                partner_profile_id.push_path_segment(&mut url);
+                url.push_str("/shops/");
+                shop_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ShopConfigurationError>,

@@ -1698,7 +1698,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -1740,19 +1740,27 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::AddItemRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 67,
-                format_args!(
-                    "{}/_action/order/{}/gateway/addItem", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 67,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/_action/order/");
+                order_id.push_path_segment(&mut url);
+                url.push_str("/gateway/addItem");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -1860,7 +1868,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -1902,19 +1910,27 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 66,
-                format_args!(
-                    "{}/_action/order/{}/gateway/cancel", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 66,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/_action/order/");
+                order_id.push_path_segment(&mut url);
+                url.push_str("/gateway/cancel");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -2022,7 +2038,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2064,19 +2080,27 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 67,
-                format_args!(
-                    "{}/_action/order/{}/gateway/deliver", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 67,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/_action/order/");
+                order_id.push_path_segment(&mut url);
+                url.push_str("/gateway/deliver");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -2183,7 +2207,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
             }
         }
         pub fn order_id<V>(mut self, value: V) -> Self
@@ -2200,14 +2224,22 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::LoadResponse>, Error<types::ModuleResult>> {
             let Self { client, order_id } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 64,
-                format_args!(
-                    "{}/_action/order/{}/gateway/info", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 64,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/_action/order/");
+                order_id.push_path_segment(&mut url);
+                url.push_str("/gateway/info");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -2300,7 +2332,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2342,19 +2374,27 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 66,
-                format_args!(
-                    "{}/_action/order/{}/gateway/refund", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 66,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/_action/order/");
+                order_id.push_path_segment(&mut url);
+                url.push_str("/gateway/refund");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -2462,7 +2502,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2504,19 +2544,26 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::AddItemRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 70,
-                format_args!(
-                    "{}/gateway/order-management/addItem/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 70,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/gateway/order-management/addItem/");
+                order_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -2617,7 +2664,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2659,19 +2706,26 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 69,
-                format_args!(
-                    "{}/gateway/order-management/cancel/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 69,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/gateway/order-management/cancel/");
+                order_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -2772,7 +2826,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2814,19 +2868,26 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 70,
-                format_args!(
-                    "{}/gateway/order-management/deliver/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 70,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/gateway/order-management/deliver/");
+                order_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -2926,7 +2987,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
             }
         }
         pub fn order_id<V>(mut self, value: V) -> Self
@@ -2943,14 +3004,21 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::LoadResponse>, Error<types::ModuleResult>> {
             let Self { client, order_id } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 67,
-                format_args!(
-                    "{}/gateway/order-management/load/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 67,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/gateway/order-management/load/");
+                order_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -3036,7 +3104,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err("order_id was not initialized".to_string()),
+                order_id: Err(::std::string::String::new()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -3078,19 +3146,26 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = order_id.map_err(Error::InvalidRequest)?;
+            let order_id = ::psi_runtime::unset_as(
+                    order_id,
+                    "order_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 69,
-                format_args!(
-                    "{}/gateway/order-management/return/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; order_id.path_segment() },
-                ),
-            );
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 69,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/gateway/order-management/return/");
+                order_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::ModuleResult>,
@@ -3232,10 +3307,14 @@ pub mod builder {
                     types::PlatformTokenRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 12,
-                format_args!("{}/oauth/token", client.baseurl,),
-            );
+            let url = {
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 12,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/oauth/token");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::PlatformTokenError>,

@@ -479,10 +479,14 @@ pub mod builder {
                     types::TokenRequest::try_from(v).map_err(|e| e.to_string())
                 })
                 .map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 12,
-                format_args!("{}/oauth/token", client.baseurl,),
-            );
+            let url = {
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 12,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/oauth/token");
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<types::TokenError>,

@@ -1416,7 +1416,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err("transaction_id was not initialized".to_string()),
+                transaction_id: Err(::std::string::String::new()),
             }
         }
         pub fn transaction_id<V>(mut self, value: V) -> Self
@@ -1439,14 +1439,21 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, transaction_id } = self;
-            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
-            let url = ::psi_runtime::format_url(
-                client.baseurl.len() + 72,
-                format_args!(
-                    "{}/transaction/status/v2/transactions/{}", client.baseurl, { use
-                    ::psi_runtime::ToPathSegment as _; transaction_id.path_segment() },
-                ),
-            );
+            let transaction_id = ::psi_runtime::unset_as(
+                    transaction_id,
+                    "transaction_id was not initialized",
+                )
+                .map_err(Error::InvalidRequest)?;
+            let url = {
+                use ::psi_runtime::ToPathSegment as _;
+                let mut url = ::std::string::String::with_capacity(
+                    client.baseurl.len() + 72,
+                );
+                url.push_str(&client.baseurl);
+                url.push_str("/transaction/status/v2/transactions/");
+                transaction_id.push_path_segment(&mut url);
+                url
+            };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
                 Error<::psi_common::DeclineResponse>,

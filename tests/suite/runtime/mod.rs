@@ -1,6 +1,7 @@
 //! The psi facade and runtime against a local fake server: tokens, retries,
 //! idempotency, pre-flight checks and logs.
 
+mod builders;
 mod fidelity;
 mod http;
 mod logs;

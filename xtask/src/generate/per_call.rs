@@ -1,27 +1,18 @@
-//! Two rewrites of progenitor's per-call code, each saving allocations on
-//! every call without changing what is sent or returned:
+//! A rewrite of progenitor's per-call code that saves allocations on every
+//! call without changing what is sent or returned:
+//! `ResponseValue::from_response(response)` becomes
+//! `::psi_runtime::decode_response(response)`: the same decoding and errors,
+//! with the response's headers moved into the value instead of cloned.
 //!
-//! - `ResponseValue::from_response(response)` becomes
-//!   `::psi_runtime::decode_response(response)`: the same decoding and
-//!   errors, with the response's headers moved into the value instead of
-//!   cloned.
-//! - `encode_path(&value.to_string())` inside the URL's `format!` becomes
-//!   `{ use ::psi_runtime::ToPathSegment as _; value.path_segment() }`: the
-//!   value is formatted and percent-encoded (the same bytes) straight into
-//!   the URL, without a copy of it and a second string for its encoded
-//!   form. A method call (not a function) so that `Display` is found through
-//!   `Deref` as for the `to_string()` it replaces (typify's string newtypes).
-//!
-//! Both work on tokens, so they reach every place progenitor writes them
+//! It works on tokens, so it reaches every place progenitor writes it
 //! (match arms, macro arguments) whatever the surrounding code looks like.
+//! (The URL's `encode_path(..)` calls are rebuild.rs's: it writes the URL.)
 
-use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
+use proc_macro2::{Group, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
 
-/// Rewrites `file`; an error when an operation file has no `from_response`
-/// or no `encode_path(& … .to_string())` is left unrewritten while
-/// `encode_path` still appears, which means progenitor's output changed
-/// and this needs a look.
+/// Rewrites `file`; an error when an operation file has no `from_response`,
+/// which means progenitor's output changed and this needs a look.
 pub fn rewrite(file: &mut syn::File) -> Result<(), String> {
     let mut counts = Counts::default();
     let tokens = rewrite_stream(file.to_token_stream(), &mut counts);
@@ -33,17 +24,6 @@ pub fn rewrite(file: &mut syn::File) -> Result<(), String> {
         );
     }
     *file = syn::parse2(tokens).map_err(|e| format!("per_call rewrite does not parse: {e}"))?;
-    let left = file
-        .to_token_stream()
-        .to_string()
-        .matches("encode_path (")
-        .count();
-    if left > 0 {
-        return Err(format!(
-            "{left} `encode_path(..)` calls not of the form `encode_path(&value.to_string())`: \
-             check xtask/src/generate/per_call.rs"
-        ));
-    }
     Ok(())
 }
 
@@ -70,20 +50,6 @@ fn rewrite_stream(stream: TokenStream, counts: &mut Counts) -> TokenStream {
             at += 4;
             continue;
         }
-        // `encode_path ( & <value> . to_string ( ) )`
-        if is_ident(&tokens[at], "encode_path") {
-            if let Some(TokenTree::Group(args)) = tokens.get(at + 1) {
-                if let Some(value) = displayed_value(args) {
-                    let value = rewrite_stream(value, counts);
-                    out.extend(quote!({
-                        use ::psi_runtime::ToPathSegment as _;
-                        #value.path_segment()
-                    }));
-                    at += 2;
-                    continue;
-                }
-            }
-        }
         match &tokens[at] {
             TokenTree::Group(group) => {
                 let mut rewritten =
@@ -96,23 +62,6 @@ fn rewrite_stream(stream: TokenStream, counts: &mut Counts) -> TokenStream {
         at += 1;
     }
     out
-}
-
-/// `<value>` of the argument list `(& <value> . to_string ( ))`.
-fn displayed_value(args: &Group) -> Option<TokenStream> {
-    if args.delimiter() != Delimiter::Parenthesis {
-        return None;
-    }
-    let tokens: Vec<TokenTree> = args.stream().into_iter().collect();
-    let n = tokens.len();
-    if n < 5 || !matches!(&tokens[0], TokenTree::Punct(p) if p.as_char() == '&') {
-        return None;
-    }
-    let ends_with_to_string = matches!(&tokens[n - 3], TokenTree::Punct(p) if p.as_char() == '.')
-        && is_ident(&tokens[n - 2], "to_string")
-        && matches!(&tokens[n - 1], TokenTree::Group(g)
-            if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty());
-    ends_with_to_string.then(|| tokens[1..n - 3].iter().cloned().collect())
 }
 
 fn is_ident(token: &TokenTree, name: &str) -> bool {
@@ -134,7 +83,7 @@ mod tests {
     }
 
     #[test]
-    fn decodes_and_path_segments_are_rewritten() {
+    fn decodes_are_rewritten() {
         let code = rewritten(
             r#"fn send() {
                 let info = OperationInfo { operation_id: "x" };
@@ -145,16 +94,5 @@ mod tests {
         );
         assert!(!code.contains("from_response"), "{code}");
         assert_eq!(code.matches(":: psi_runtime :: decode_response").count(), 2);
-        assert!(code.contains("transaction_id . path_segment ()"), "{code}");
-    }
-
-    #[test]
-    fn an_unexpected_encode_path_is_an_error() {
-        let mut file: syn::File = syn::parse_str(
-            r#"fn send() { let info = OperationInfo { operation_id: "x" };
-               ResponseValue::from_response(r); let u = encode_path(x); }"#,
-        )
-        .unwrap();
-        assert!(rewrite(&mut file).is_err());
     }
 }

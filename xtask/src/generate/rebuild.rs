@@ -29,6 +29,8 @@
 //! `psi_runtime::hooks::exec` does its work (the same work, once per
 //! attempt, with the same Idempotency-Key), so the request no longer lives
 //! in the call's future across an await.
+//!
+//! The same pass writes `let url` by pushing its pieces (see `pushed_url`).
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
@@ -41,6 +43,14 @@ pub fn build_for_each_send(file: &mut syn::File) -> Result<(), String> {
     rewrite_items(&mut file.items, &mut rewritten)?;
     if rewritten == 0 {
         return Err("no `send()` rewritten: check xtask/src/generate/rebuild.rs".into());
+    }
+    // Every path parameter is written by the URL's rewrite: one elsewhere
+    // would be progenitor encoding something this pass does not know.
+    if file.to_token_stream().to_string().contains("encode_path (") {
+        return Err(
+            "an `encode_path(..)` outside a `send()`'s `let url`: check xtask/src/generate/rebuild.rs"
+                .into(),
+        );
     }
     Ok(())
 }
@@ -143,15 +153,14 @@ fn rewrite_send(function: &mut syn::ImplItemFn) -> Result<(), String> {
     let send: syn::Stmt = syn::parse_quote! {
         let result = client.send_call(request, &info, &|| build_request().ok(), #body).await;
     };
-    let sized_url = sized_url(&stmts[url])
-        .ok_or_else(|| fail("the url is not `format!(\"{}...\", client.baseurl, ..)`"))?;
+    let pushed_url = pushed_url(&stmts[url]).map_err(|what| fail(&what))?;
     let mut out = Vec::with_capacity(stmts.len());
     for (at, stmt) in stmts.iter().enumerate() {
         match at {
             _ if at > url && at < request => {}
             _ if at == request => out.extend([closure.clone(), first.clone()]),
             _ if at == pre => {}
-            _ if at == url => out.push(sized_url.clone()),
+            _ if at == url => out.push(pushed_url.clone()),
             _ if at == exec => out.push(send.clone()),
             _ => out.push(stmt.clone()),
         }
@@ -160,40 +169,150 @@ fn rewrite_send(function: &mut syn::ImplItemFn) -> Result<(), String> {
     Ok(())
 }
 
-/// `let url = format!("{}/a/{}", client.baseurl, ..);` becomes
-/// `let url = ::psi_runtime::format_url(client.baseurl.len() + N, format_args!(..));`:
-/// the same text in one allocation, `N` being the literal's own bytes and
-/// room for each path parameter.
-fn sized_url(stmt: &syn::Stmt) -> Option<syn::Stmt> {
+/// `let url = format!("{}/a/{}/b", client.baseurl, encode_path(&id.to_string()),);`
+/// becomes
+///
+/// ```text
+/// let url = {
+///     use ::psi_runtime::ToPathSegment as _;      // with path parameters only
+///     let mut url = ::std::string::String::with_capacity(client.baseurl.len() + N);
+///     url.push_str(&client.baseurl);
+///     url.push_str("/a/");
+///     id.push_path_segment(&mut url);
+///     url.push_str("/b");
+///     url
+/// };
+/// ```
+///
+/// the same text in one allocation without the `fmt` machinery, `N` being
+/// the literal's own bytes and room for each path parameter. Each parameter
+/// is encoded straight into the URL (no copy of it, no second string for
+/// its encoded form); a method call, so that `Display` is found through
+/// `Deref` as for the `to_string()` it replaces (typify's string newtypes).
+fn pushed_url(stmt: &syn::Stmt) -> Result<syn::Stmt, String> {
+    const SHAPE: &str =
+        "the url is not `format!(\"{}...\", client.baseurl, encode_path(&value.to_string()), ..)`";
     let syn::Stmt::Local(syn::Local {
         init: Some(init), ..
     }) = stmt
     else {
-        return None;
+        return Err(SHAPE.into());
     };
     let syn::Expr::Macro(call) = &*init.expr else {
-        return None;
+        return Err(SHAPE.into());
     };
     if !call.mac.path.is_ident("format") {
-        return None;
+        return Err(SHAPE.into());
     }
-    let tokens = call.mac.tokens.clone();
-    let mut parts = tokens.clone().into_iter();
-    let literal: syn::LitStr = syn::parse2(parts.next()?.into_token_stream()).ok()?;
-    let rest: TokenStream = parts.collect();
+    let mut tokens = call.mac.tokens.clone().into_iter();
+    let literal = tokens.next().ok_or(SHAPE)?;
+    let literal: syn::LitStr = syn::parse2(literal.into_token_stream()).map_err(|_| SHAPE)?;
     let text = literal.value();
-    if !text.starts_with("{}") || !rest.to_string().starts_with(", client . baseurl ,") {
-        return None;
+    let mut arguments = split_arguments(tokens.collect()).into_iter();
+    if arguments.next().map(|base| base.to_string()).as_deref() != Some("client . baseurl") {
+        return Err(SHAPE.into());
+    }
+    let mut pieces = text.split("{}");
+    if pieces.next() != Some("") {
+        return Err(format!("{SHAPE}: its literal is {text:?}"));
+    }
+    let mut pushes: Vec<syn::Stmt> = Vec::new();
+    let mut parameters = 0;
+    for (at, piece) in pieces.enumerate() {
+        if at > 0 {
+            let argument = arguments
+                .next()
+                .ok_or_else(|| format!("{SHAPE}: fewer arguments than `{{}}` in {text:?}"))?;
+            let value = displayed_value(&argument)
+                .ok_or_else(|| format!("{SHAPE}: `{argument}` is another argument"))?;
+            pushes.push(syn::parse_quote!(#value.push_path_segment(&mut url);));
+            parameters += 1;
+        }
+        if piece.contains(['{', '}']) {
+            return Err(format!("{SHAPE}: its literal is {text:?}"));
+        }
+        if !piece.is_empty() {
+            pushes.push(syn::parse_quote!(url.push_str(#piece);));
+        }
+    }
+    if let Some(extra) = arguments.next() {
+        return Err(format!("{SHAPE}: `{extra}` has no `{{}}` in {text:?}"));
     }
     // Path parameters are ids: 36 bytes holds a UUID, encoded or not mostly.
     const PER_PARAMETER: usize = 36;
-    let placeholders = text.matches("{}").count();
     let own = proc_macro2::Literal::usize_unsuffixed(
-        text.len() - 2 * placeholders + PER_PARAMETER * (placeholders - 1),
+        text.len() - 2 * (parameters + 1) + PER_PARAMETER * parameters,
     );
-    Some(syn::parse_quote! {
-        let url = ::psi_runtime::format_url(client.baseurl.len() + #own, format_args!(#tokens));
+    // Only where it is used: an unused import is a warning.
+    let mut trait_in_scope = TokenStream::new();
+    if parameters > 0 {
+        trait_in_scope = quote!(
+            use ::psi_runtime::ToPathSegment as _;
+        );
+    }
+    Ok(syn::parse_quote! {
+        let url = {
+            #trait_in_scope
+            let mut url = ::std::string::String::with_capacity(client.baseurl.len() + #own);
+            url.push_str(&client.baseurl);
+            #(#pushes)*
+            url
+        };
     })
+}
+
+/// The comma-separated arguments of a macro after its first (a trailing
+/// comma ends the last, none follows it).
+fn split_arguments(rest: TokenStream) -> Vec<TokenStream> {
+    let mut arguments = Vec::new();
+    let mut current = TokenStream::new();
+    let mut tokens = rest.into_iter().peekable();
+    // The comma after the literal.
+    if matches!(tokens.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ',') {
+        tokens.next();
+    }
+    for token in tokens {
+        match token {
+            TokenTree::Punct(p) if p.as_char() == ',' => {
+                arguments.push(std::mem::take(&mut current));
+            }
+            other => current.extend([other]),
+        }
+    }
+    if !current.is_empty() {
+        arguments.push(current);
+    }
+    arguments
+}
+
+/// `value` of progenitor's `encode_path(&value.to_string())`, a name.
+fn displayed_value(argument: &TokenStream) -> Option<syn::Ident> {
+    let syn::Expr::Call(call) = syn::parse2(argument.clone()).ok()? else {
+        return None;
+    };
+    let syn::Expr::Path(function) = &*call.func else {
+        return None;
+    };
+    if !function.path.is_ident("encode_path") || call.args.len() != 1 {
+        return None;
+    }
+    let syn::Expr::Reference(reference) = &call.args[0] else {
+        return None;
+    };
+    let syn::Expr::MethodCall(to_string) = &*reference.expr else {
+        return None;
+    };
+    if to_string.method != "to_string"
+        || to_string.turbofish.is_some()
+        || !to_string.args.is_empty()
+        || reference.mutability.is_some()
+    {
+        return None;
+    }
+    let syn::Expr::Path(value) = &*to_string.receiver else {
+        return None;
+    };
+    value.path.get_ident().cloned()
 }
 
 /// `E` of the function's `-> Result<T, E>`.
@@ -340,7 +459,8 @@ mod tests {
         assert!(get.contains("let request = build_request () ? ;"), "{get}");
         assert!(
             get.contains(
-                "let url = :: psi_runtime :: format_url (client . baseurl . len () + 8 , format_args ! (\"{}/session\" , client . baseurl ,)) ;"
+                "let url = { let mut url = :: std :: string :: String :: with_capacity (client . baseurl . len () + 8) ; \
+                 url . push_str (& client . baseurl) ; url . push_str (\"/session\") ; url } ;"
             ),
             "{get}"
         );
@@ -370,5 +490,72 @@ mod tests {
         let mut file: syn::File = syn::parse_str(&owned_url).unwrap();
         let error = build_for_each_send(&mut file).unwrap_err();
         assert!(error.contains("0 `(url)`"), "{error}");
+    }
+
+    /// `SENDS`' `GetSession` with `url` as its URL statement.
+    fn with_url(url: &str) -> syn::File {
+        let start = SENDS.find("impl<'a> GetSession").unwrap();
+        let get = SENDS[start..].replacen(
+            "let url = format!(\"{}/session\", client.baseurl,);",
+            url,
+            1,
+        );
+        syn::parse_str(&format!("pub mod builder {{ {get}")).unwrap()
+    }
+
+    #[test]
+    fn the_url_is_pushed_piece_by_piece() {
+        let mut file = with_url(
+            r#"let url = format!("{}/a/{}/b/{}", client.baseurl, encode_path(&first.to_string()), encode_path(&second.to_string()),);"#,
+        );
+        build_for_each_send(&mut file).unwrap();
+        let code = file.to_token_stream().to_string();
+        assert!(
+            code.contains(
+                "let url = { use :: psi_runtime :: ToPathSegment as _ ; \
+                 let mut url = :: std :: string :: String :: with_capacity (client . baseurl . len () + 78) ; \
+                 url . push_str (& client . baseurl) ; url . push_str (\"/a/\") ; \
+                 first . push_path_segment (& mut url) ; url . push_str (\"/b/\") ; \
+                 second . push_path_segment (& mut url) ; url } ;"
+            ),
+            "{code}"
+        );
+        assert!(!code.contains("encode_path"), "{code}");
+    }
+
+    #[test]
+    fn a_url_of_another_shape_fails_generation() {
+        for url in [
+            // not the base URL first
+            r#"let url = format!("/a/{}", encode_path(&id.to_string()));"#,
+            r#"let url = format!("{}/a/{}", base, encode_path(&id.to_string()));"#,
+            // a parameter not encoded, or not a name
+            r#"let url = format!("{}/a/{}", client.baseurl, id);"#,
+            r#"let url = format!("{}/a/{}", client.baseurl, encode_path(&id.as_str()));"#,
+            r#"let url = format!("{}/a/{}", client.baseurl, encode_path(&self.id.to_string()));"#,
+            // placeholders and arguments that do not pair up
+            r#"let url = format!("{}/a/{}", client.baseurl,);"#,
+            r#"let url = format!("{}/a", client.baseurl, encode_path(&id.to_string()));"#,
+            r#"let url = format!("{}/a/{:?}", client.baseurl, encode_path(&id.to_string()));"#,
+            r#"let url = format!("{}/{{a}}", client.baseurl);"#,
+            // not `format!`
+            r#"let url = client.baseurl.clone();"#,
+        ] {
+            let mut file = with_url(url);
+            let error = build_for_each_send(&mut file).unwrap_err();
+            assert!(
+                error.contains("get_session") && error.contains("the url is not"),
+                "{url}: {error}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_encode_path_elsewhere_fails_generation() {
+        let mut file = with_url(
+            r#"let url = format!("{}/session", client.baseurl,); let x = encode_path(&id.to_string());"#,
+        );
+        let error = build_for_each_send(&mut file).unwrap_err();
+        assert!(error.contains("outside a `send()`'s `let url`"), "{error}");
     }
 }
