@@ -11,6 +11,7 @@ use crate::failure::{
     AnswerBody, Refusal, RefusalReason, API_HEADER, ATTEMPTS_HEADER, OPERATION_HEADER,
 };
 use crate::retry::{is_repeatable, Outcome};
+use crate::token::TokenHandle;
 use progenitor_client::{Error, OperationInfo};
 use reqwest::header::{
     HeaderName, HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER, USER_AGENT,
@@ -18,6 +19,7 @@ use reqwest::header::{
 use reqwest::{Request, Response, StatusCode};
 use std::any::Any;
 use std::future::Future;
+use std::pin::Pin;
 // tokio's clock, as the token cache's: a call reads it once for both (and tests that pause time see one clock).
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -231,20 +233,7 @@ pub fn exec<'a>(
         let started = Instant::now();
         let bearer = match check_before_sending(context, call.operation, body, started).await {
             Ok(bearer) => bearer,
-            Err(reason) => {
-                tracing::warn!(
-                    api = call.api,
-                    operation = call.operation,
-                    refused = reason.kind(),
-                    "call refused before sending"
-                );
-                let refusal = Refusal {
-                    api: call.api,
-                    operation_id: call.operation,
-                    reason,
-                };
-                return Ok(refusal.into_response());
-            }
+            Err(reason) => return Ok(refused(call, reason)),
         };
         // The wire adjustments after the checks (they cannot fail and log
         // nothing): nothing made here is kept across an await but the request.
@@ -280,7 +269,7 @@ pub fn exec<'a>(
                     return Ok(response);
                 }
                 // The success type of these operations is an `Option`: no body is `None`.
-                Box::pin(with_read_body(response, b"null", None))
+                read_body_of(response, b"null", None)
             } else {
                 // Every error schema is an object of optional fields: an error
                 // answered without a body is `{}`, so the caller still gets the
@@ -290,13 +279,49 @@ pub fn exec<'a>(
                     operation_id: call.operation,
                     attempts,
                 };
-                Box::pin(with_read_body(response, b"{}", Some(annotation)))
+                read_body_of(response, b"{}", Some(annotation))
             }
         };
         read_body.await
     }
     .instrument(entered)
 }
+
+/// The answer of a call refused before sending, after its WARN event.
+///
+/// Cold, and never inlined: what a call rarely does stays out of the code
+/// every call runs through (`exec`'s poll function is the hot path of
+/// every call; the fewer cache lines it spans, the less each call costs).
+#[cold]
+#[inline(never)]
+fn refused(call: Call, reason: RefusalReason) -> Response {
+    tracing::warn!(
+        api = call.api,
+        operation = call.operation,
+        refused = reason.kind(),
+        "call refused before sending"
+    );
+    let refusal = Refusal {
+        api: call.api,
+        operation_id: call.operation,
+        reason,
+    };
+    refusal.into_response()
+}
+
+/// [`with_read_body`] on the heap, made out of line (cold, as [`refused`]).
+#[cold]
+#[inline(never)]
+fn read_body_of(
+    response: Response,
+    empty: &'static [u8],
+    annotation: Option<Annotation>,
+) -> Boxed<'static, reqwest::Result<Response>> {
+    Box::pin(with_read_body(response, empty, annotation))
+}
+
+/// A boxed future of the runtime's, made out of line on a rare path.
+type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Which call this is, for the WARN events (which must name it by
 /// themselves: the span may be at a level nobody listens to).
@@ -332,11 +357,19 @@ async fn check_before_sending(
     // the heap instead of in every call's future.
     let bearer = match tokens.cached_authorization(now) {
         Some(bearer) => bearer,
-        None => Box::pin(tokens.authorization())
-            .await
-            .map_err(RefusalReason::Token)?,
+        None => wait_for_token(tokens).await.map_err(RefusalReason::Token)?,
     };
     Ok(Some(bearer))
+}
+
+/// A token fetch to wait for, on the heap and made out of line (cold, as
+/// [`refused`]).
+#[cold]
+#[inline(never)]
+fn wait_for_token(
+    tokens: &TokenHandle,
+) -> Boxed<'_, Result<HeaderValue, crate::token::TokenError>> {
+    Box::pin(tokens.authorization())
 }
 
 /// What a further send of a call needs besides its rebuilt request.
@@ -487,9 +520,20 @@ async fn send_with_retries<'a>(
             span,
             started,
         };
-        again.run(result, sent)
+        send_again(again, result, sent)
     };
-    Box::pin(again).await
+    again.await
+}
+
+/// [`SendAgain::run`] on the heap, made out of line (cold, as [`refused`]).
+#[cold]
+#[inline(never)]
+fn send_again<'a>(
+    again: SendAgain<'a>,
+    result: reqwest::Result<Response>,
+    sent: Sent,
+) -> Boxed<'a, reqwest::Result<(Response, u32)>> {
+    Box::pin(again.run(result, sent))
 }
 
 /// How many sends a call has made.
@@ -649,38 +693,57 @@ fn finish(
     started: Instant,
     result: reqwest::Result<Response>,
 ) -> reqwest::Result<Response> {
-    let duration_ms = || started.elapsed().as_millis() as u64;
     match &result {
         Ok(response) => {
-            // Both at once: one visit to the subscriber, not two. A span
-            // nobody listens to (the default) records nothing: no clock read.
+            // A span nobody listens to (the default) records nothing: no clock read.
             if !span.is_disabled() {
-                tracing::record_all!(
-                    span,
-                    status = response.status().as_u16(),
-                    duration_ms = duration_ms()
-                );
+                record_answer(span, response, started);
             }
             // DEBUG: the span already carries the status and the duration;
             // an INFO line per call would cost every service that logs INFO
             // a formatted line.
-            tracing::debug!("call finished");
+            call_finished();
         }
-        Err(error) => {
-            let duration_ms = duration_ms();
-            span.record("duration_ms", duration_ms);
-            // reqwest's message carries the URL without credentials; no headers.
-            tracing::warn!(
-                api = call.api,
-                operation = call.operation,
-                duration_ms,
-                timeout = error.is_timeout(),
-                connect = error.is_connect(),
-                "call failed"
-            );
-        }
+        Err(error) => failed(span, call, started, error),
     }
     result
+}
+
+/// The span's status and duration, both at once: one visit to the
+/// subscriber, not two. Out of line: the default span is disabled.
+#[cold]
+#[inline(never)]
+fn record_answer(span: &tracing::Span, response: &Response, started: Instant) {
+    tracing::record_all!(
+        span,
+        status = response.status().as_u16(),
+        duration_ms = started.elapsed().as_millis() as u64
+    );
+}
+
+/// The DEBUG line of a call that ended with an answer. Out of line: most
+/// services log at INFO, so the event's code is rarely more than its check.
+#[inline(never)]
+fn call_finished() {
+    tracing::debug!("call finished");
+}
+
+/// The span's duration and the WARN event of a call that ended without an
+/// answer (out of line: cold).
+#[cold]
+#[inline(never)]
+fn failed(span: &tracing::Span, call: Call, started: Instant, error: &reqwest::Error) {
+    let duration_ms = started.elapsed().as_millis() as u64;
+    span.record("duration_ms", duration_ms);
+    // reqwest's message carries the URL without credentials; no headers.
+    tracing::warn!(
+        api = call.api,
+        operation = call.operation,
+        duration_ms,
+        timeout = error.is_timeout(),
+        connect = error.is_connect(),
+        "call failed"
+    );
 }
 
 #[cfg(test)]
