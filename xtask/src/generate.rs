@@ -10,6 +10,7 @@ use std::path::Path;
 
 mod api_version;
 mod common;
+mod error_arms;
 mod json_schema;
 mod nulls;
 mod operation_ids;
@@ -273,6 +274,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     nulls::read_null_as_default(&mut file).map_err(|e| format!("{label}: {e}"))?;
     api_version::drop_api_version_header(&mut file).map_err(|e| format!("{label}: {e}"))?;
     per_call::rewrite(&mut file).map_err(|e| format!("{label}: {e}"))?;
+    error_arms::decode_out_of_line(&mut file).map_err(|e| format!("{label}: {e}"))?;
     unset::no_allocation_until_set(&mut file).map_err(|e| format!("{label}: {e}"))?;
     typed_preflight::hand_typed_body_to_exec(&mut file).map_err(|e| format!("{label}: {e}"))?;
     rebuild::build_for_each_send(&mut file).map_err(|e| format!("{label}: {e}"))?;

@@ -1178,82 +1178,9 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                405u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                406u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                409u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                413u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                415u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 404u16 | 405u16 | 406u16 | 409u16 | 413u16 | 414u16
+                | 415u16 | 431u16 | 500u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
@@ -1343,76 +1270,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                405u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                406u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                413u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                415u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
+                400u16 | 401u16 | 404u16 | 405u16 | 406u16 | 413u16 | 414u16 | 415u16
+                | 431u16 | 500u16 => Err(::psi_runtime::decode_error(response).await),
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }
@@ -1501,76 +1360,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                405u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                406u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                413u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                415u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
+                400u16 | 401u16 | 404u16 | 405u16 | 406u16 | 413u16 | 414u16 | 415u16
+                | 431u16 | 500u16 => Err(::psi_runtime::decode_error(response).await),
                 _ => Err(Error::UnexpectedResponse(response)),
             }
         }

@@ -3933,82 +3933,9 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                403u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                409u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                413u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                415u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 403u16 | 404u16 | 409u16 | 413u16 | 414u16 | 415u16
+                | 422u16 | 431u16 | 500u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
@@ -4101,40 +4028,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 414u16 | 431u16 | 500u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
@@ -4223,47 +4118,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 404u16 | 414u16 | 431u16 | 500u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }

@@ -54,6 +54,8 @@ pub use request::prepare as prepare_request;
 pub use request::unset_as;
 #[doc(hidden)]
 pub use response::decode as decode_response;
+#[doc(hidden)]
+pub use response::decode_error;
 pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 /// How [`Decimal::round_dp_with_strategy`] rounds.
 pub use rust_decimal::RoundingStrategy;

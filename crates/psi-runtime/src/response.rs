@@ -7,6 +7,7 @@ use bytes::{Bytes, BytesMut};
 use progenitor_client::{Error, ResponseValue};
 use serde::de::DeserializeOwned;
 use std::future::Future;
+use std::pin::Pin;
 
 /// The body of `response` as JSON `T`, with its status and headers; the same
 /// errors as progenitor's `ResponseValue::from_response` (a body that could
@@ -33,6 +34,30 @@ pub fn decode<T: DeserializeOwned, E>(
             serde_json::from_slice(&full).map_err(|e| Error::InvalidResponsePayload(full, e))?;
         Ok(ResponseValue::new(inner, status, headers))
     }
+}
+
+/// A declared error answer decoded as [`decode`] decodes it: the error
+/// response, or the error met reading or decoding its body.
+///
+/// The generated `send()` awaits this in one arm for all its declared
+/// error statuses (`cargo xtask generate` merges progenitor's arms). Out of
+/// line and boxed: an answer that is not a 2xx is the rare case, and its
+/// decoding then stays out of the code every call runs through.
+#[doc(hidden)]
+#[cold]
+#[inline(never)]
+pub fn decode_error<E>(
+    response: reqwest::Response,
+) -> Pin<Box<dyn Future<Output = Error<E>> + Send>>
+where
+    E: DeserializeOwned + Send + 'static,
+{
+    Box::pin(async move {
+        match decode::<E, E>(response).await {
+            Ok(declared) => Error::ErrorResponse(declared),
+            Err(failed) => failed,
+        }
+    })
 }
 
 /// The whole body, as `Response::bytes` reads it (its data frames; the same

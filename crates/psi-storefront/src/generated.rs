@@ -1795,61 +1795,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                413u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                415u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 | 500u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
@@ -1965,61 +1912,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                413u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                415u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 | 500u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
@@ -2135,61 +2029,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                413u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                415u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 | 500u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
@@ -2273,47 +2114,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 404u16 | 414u16 | 431u16 | 500u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
@@ -2429,61 +2231,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                413u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                415u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 | 500u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
@@ -2598,54 +2347,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                413u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                415u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
@@ -2760,54 +2463,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                413u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                415u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
@@ -2922,54 +2579,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                413u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                415u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
@@ -3052,40 +2663,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 404u16 | 414u16 | 431u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
@@ -3200,54 +2779,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                413u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                415u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
@@ -3349,47 +2882,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                413u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                415u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 413u16 | 414u16 | 415u16 | 431u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }

@@ -521,54 +521,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                413u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                415u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 413u16 | 414u16 | 415u16 | 431u16 | 500u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }

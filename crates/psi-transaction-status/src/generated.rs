@@ -1487,54 +1487,8 @@ pub mod builder {
             let response = result?;
             match response.status().as_u16() {
                 200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                401u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                404u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                414u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                422u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                431u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
-                }
-                500u16 => {
-                    Err(
-                        Error::ErrorResponse(
-                            ::psi_runtime::decode_response(response).await?,
-                        ),
-                    )
+                400u16 | 401u16 | 404u16 | 414u16 | 422u16 | 431u16 | 500u16 => {
+                    Err(::psi_runtime::decode_error(response).await)
                 }
                 _ => Err(Error::UnexpectedResponse(response)),
             }
