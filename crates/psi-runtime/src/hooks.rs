@@ -12,6 +12,7 @@ use crate::failure::{
 };
 use crate::retry::{is_repeatable, Outcome};
 use crate::token::TokenHandle;
+use crate::BoxFuture;
 use progenitor_client::{Error, OperationInfo};
 use reqwest::header::{
     HeaderName, HeaderValue, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER, USER_AGENT,
@@ -19,7 +20,6 @@ use reqwest::header::{
 use reqwest::{Request, Response, StatusCode};
 use std::any::Any;
 use std::future::Future;
-use std::pin::Pin;
 // tokio's clock, as the token cache's: a call reads it once for both (and tests that pause time see one clock).
 use tokio::time::Instant;
 use tracing::Instrument;
@@ -316,12 +316,9 @@ fn read_body_of(
     response: Response,
     empty: &'static [u8],
     annotation: Option<Annotation>,
-) -> Boxed<'static, reqwest::Result<Response>> {
+) -> BoxFuture<'static, reqwest::Result<Response>> {
     Box::pin(with_read_body(response, empty, annotation))
 }
-
-/// A boxed future of the runtime's, made out of line on a rare path.
-type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Which call this is, for the WARN events (which must name it by
 /// themselves: the span may be at a level nobody listens to).
@@ -368,7 +365,7 @@ async fn check_before_sending(
 #[inline(never)]
 fn wait_for_token(
     tokens: &TokenHandle,
-) -> Boxed<'_, Result<HeaderValue, crate::token::TokenError>> {
+) -> BoxFuture<'_, Result<HeaderValue, crate::token::TokenError>> {
     Box::pin(tokens.authorization())
 }
 
@@ -532,7 +529,7 @@ fn send_again<'a>(
     again: SendAgain<'a>,
     result: reqwest::Result<Response>,
     sent: Sent,
-) -> Boxed<'a, reqwest::Result<(Response, u32)>> {
+) -> BoxFuture<'a, reqwest::Result<(Response, u32)>> {
     Box::pin(again.run(result, sent))
 }
 

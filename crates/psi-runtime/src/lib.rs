@@ -35,6 +35,11 @@ mod retry;
 mod secret;
 mod token;
 
+/// A boxed, sendable future: a token fetch behind [`FetchToken`], and the
+/// rare paths of a call, kept on the heap and out of every call's future.
+pub(crate) type BoxFuture<'a, T> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
 pub use comma_separated::CommaSeparated;
 pub use context::{Context, Preflight, DEFAULT_CALL_SPAN_LEVEL};
 pub use decimal::{Decimal, ParseDecimalError};

@@ -3,11 +3,11 @@
 //! moving the response's headers into the value instead of cloning them
 //! (a header map copy and its allocations on every call).
 
+use crate::BoxFuture;
 use bytes::{Bytes, BytesMut};
 use progenitor_client::{Error, ResponseValue};
 use serde::de::DeserializeOwned;
 use std::future::Future;
-use std::pin::Pin;
 
 /// The body of `response` as JSON `T`, with its status and headers; the same
 /// errors as progenitor's `ResponseValue::from_response` (a body that could
@@ -46,9 +46,7 @@ pub fn decode<T: DeserializeOwned, E>(
 #[doc(hidden)]
 #[cold]
 #[inline(never)]
-pub fn decode_error<E>(
-    response: reqwest::Response,
-) -> Pin<Box<dyn Future<Output = Error<E>> + Send>>
+pub fn decode_error<E>(response: reqwest::Response) -> BoxFuture<'static, Error<E>>
 where
     E: DeserializeOwned + Send + 'static,
 {

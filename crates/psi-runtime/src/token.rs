@@ -10,11 +10,9 @@
 //! a caller finding no usable token waits for the one fetch in flight. A
 //! failed background refresh is logged and tried again by the next call.
 
-use crate::Secret;
+use crate::{BoxFuture, Secret};
 use reqwest::header::HeaderValue;
 use std::collections::HashMap;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -128,8 +126,6 @@ impl TokenError {
         &self.message
     }
 }
-
-type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Fetches a fresh token for an audience (the facade implements it with the
 /// generated token clients).

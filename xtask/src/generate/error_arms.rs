@@ -30,7 +30,12 @@ use quote::ToTokens;
 /// no such arm left to rewrite while progenitor's shape is still there
 /// (its output changed and this needs a look).
 pub fn decode_out_of_line(file: &mut syn::File) -> Result<(), String> {
-    let mut visitor = Arms;
+    let declared_error: syn::Expr = syn::parse_quote! {
+        { Err(Error::ErrorResponse(::psi_runtime::decode_response(response).await?)) }
+    };
+    let mut visitor = Arms {
+        declared_error: declared_error.to_token_stream().to_string(),
+    };
     syn::visit_mut::VisitMut::visit_file_mut(&mut visitor, file);
     let left = file
         .to_token_stream()
@@ -45,7 +50,11 @@ pub fn decode_out_of_line(file: &mut syn::File) -> Result<(), String> {
     Ok(())
 }
 
-struct Arms;
+/// progenitor's arm body for a declared error status (after per_call.rs),
+/// as tokens: what each arm's body is compared with.
+struct Arms {
+    declared_error: String,
+}
 
 impl syn::visit_mut::VisitMut for Arms {
     fn visit_expr_match_mut(&mut self, node: &mut syn::ExprMatch) {
@@ -62,7 +71,10 @@ impl syn::visit_mut::VisitMut for Arms {
             });
         };
         for arm in node.arms.drain(..) {
-            if is_literal(&arm.pat) && arm.guard.is_none() && decodes_declared_error(&arm.body) {
+            if is_literal(&arm.pat)
+                && arm.guard.is_none()
+                && arm.body.to_token_stream().to_string() == self.declared_error
+            {
                 run.push(arm.pat);
             } else {
                 flush(&mut run, &mut arms);
@@ -76,14 +88,6 @@ impl syn::visit_mut::VisitMut for Arms {
 
 fn is_literal(pat: &syn::Pat) -> bool {
     matches!(pat, syn::Pat::Lit(_))
-}
-
-/// `{ Err(Error::ErrorResponse(::psi_runtime::decode_response(response).await?)) }`
-fn decodes_declared_error(body: &syn::Expr) -> bool {
-    let expected: syn::Expr = syn::parse_quote! {
-        { Err(Error::ErrorResponse(::psi_runtime::decode_response(response).await?)) }
-    };
-    body.to_token_stream().to_string() == expected.to_token_stream().to_string()
 }
 
 #[cfg(test)]

@@ -34,6 +34,7 @@
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
+use syn::punctuated::Punctuated;
 
 /// Rewrites every `send()` in `file`; an error when one does not have
 /// progenitor's shape above (progenitor's output changed and this needs a
@@ -204,12 +205,24 @@ fn pushed_url(stmt: &syn::Stmt) -> Result<syn::Stmt, String> {
     if !call.mac.path.is_ident("format") {
         return Err(SHAPE.into());
     }
-    let mut tokens = call.mac.tokens.clone().into_iter();
-    let literal = tokens.next().ok_or(SHAPE)?;
-    let literal: syn::LitStr = syn::parse2(literal.into_token_stream()).map_err(|_| SHAPE)?;
+    // The literal, then the arguments: progenitor's `format!` has no named ones.
+    let mut arguments = call
+        .mac
+        .parse_body_with(Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
+        .map_err(|_| SHAPE)?
+        .into_iter();
+    let Some(syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(literal),
+        ..
+    })) = arguments.next()
+    else {
+        return Err(SHAPE.into());
+    };
     let text = literal.value();
-    let mut arguments = split_arguments(tokens.collect()).into_iter();
-    if arguments.next().map(|base| base.to_string()).as_deref() != Some("client . baseurl") {
+    let base = arguments
+        .next()
+        .map(|base| base.to_token_stream().to_string());
+    if base.as_deref() != Some("client . baseurl") {
         return Err(SHAPE.into());
     }
     let mut pieces = text.split("{}");
@@ -223,8 +236,10 @@ fn pushed_url(stmt: &syn::Stmt) -> Result<syn::Stmt, String> {
             let argument = arguments
                 .next()
                 .ok_or_else(|| format!("{SHAPE}: fewer arguments than `{{}}` in {text:?}"))?;
-            let value = displayed_value(&argument)
-                .ok_or_else(|| format!("{SHAPE}: `{argument}` is another argument"))?;
+            let value = displayed_value(&argument).ok_or_else(|| {
+                let argument = argument.to_token_stream();
+                format!("{SHAPE}: `{argument}` is another argument")
+            })?;
             pushes.push(syn::parse_quote!(#value.push_path_segment(&mut url);));
             parameters += 1;
         }
@@ -236,6 +251,7 @@ fn pushed_url(stmt: &syn::Stmt) -> Result<syn::Stmt, String> {
         }
     }
     if let Some(extra) = arguments.next() {
+        let extra = extra.to_token_stream();
         return Err(format!("{SHAPE}: `{extra}` has no `{{}}` in {text:?}"));
     }
     // Path parameters are ids: 36 bytes holds a UUID, encoded or not mostly.
@@ -261,33 +277,9 @@ fn pushed_url(stmt: &syn::Stmt) -> Result<syn::Stmt, String> {
     })
 }
 
-/// The comma-separated arguments of a macro after its first (a trailing
-/// comma ends the last, none follows it).
-fn split_arguments(rest: TokenStream) -> Vec<TokenStream> {
-    let mut arguments = Vec::new();
-    let mut current = TokenStream::new();
-    let mut tokens = rest.into_iter().peekable();
-    // The comma after the literal.
-    if matches!(tokens.peek(), Some(TokenTree::Punct(p)) if p.as_char() == ',') {
-        tokens.next();
-    }
-    for token in tokens {
-        match token {
-            TokenTree::Punct(p) if p.as_char() == ',' => {
-                arguments.push(std::mem::take(&mut current));
-            }
-            other => current.extend([other]),
-        }
-    }
-    if !current.is_empty() {
-        arguments.push(current);
-    }
-    arguments
-}
-
 /// `value` of progenitor's `encode_path(&value.to_string())`, a name.
-fn displayed_value(argument: &TokenStream) -> Option<syn::Ident> {
-    let syn::Expr::Call(call) = syn::parse2(argument.clone()).ok()? else {
+fn displayed_value(argument: &syn::Expr) -> Option<syn::Ident> {
+    let syn::Expr::Call(call) = argument else {
         return None;
     };
     let syn::Expr::Path(function) = &*call.func else {
