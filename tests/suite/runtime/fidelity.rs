@@ -248,3 +248,23 @@ async fn an_error_without_a_body_keeps_its_status() {
         other => panic!("expected the declared 404, got {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_declared_error_whose_body_does_not_decode_says_so_with_its_bytes() {
+    let at = format!("/order/paylater/v1/{TRANSACTION}/status");
+    let answer = ResponseTemplate::new(400).set_body_raw("not json", "application/json");
+    let server = server_answering("GET", &at, answer).await;
+    let error = client(&server)
+        .pay_later()
+        .get_pay_later_status()
+        .transaction_id(TRANSACTION)
+        .send()
+        .await
+        .unwrap_err();
+    match error {
+        psi::pay_later::Error::InvalidResponsePayload(body, _) => {
+            assert_eq!(&body[..], b"not json");
+        }
+        other => panic!("expected the body that did not decode, got {other:?}"),
+    }
+}
