@@ -11,6 +11,7 @@ use std::path::Path;
 mod api_version;
 mod common;
 mod error_arms;
+mod http_client;
 mod json_schema;
 mod nulls;
 mod operation_ids;
@@ -280,6 +281,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     rebuild::build_for_each_send(&mut file).map_err(|e| format!("{label}: {e}"))?;
     patterns::through_runtime(&mut file).map_err(|e| format!("{label}: {e}"))?;
     json_schema::derive_behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
+    http_client::from_runtime_settings(&mut file).map_err(|e| format!("{label}: {e}"))?;
     let mut code = HEADER.replace("{doc}", &label);
     code.push_str(&prettyplease::unparse(&file));
     if !open.is_empty() {

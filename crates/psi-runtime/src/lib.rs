@@ -25,6 +25,7 @@ pub mod failure;
 mod field;
 #[doc(hidden)]
 pub mod hooks;
+mod http_client;
 pub mod nulls;
 mod open_enum;
 mod path;
@@ -46,6 +47,7 @@ pub use decimal::{Decimal, ParseDecimalError};
 pub use environment::{ConfigError, Credentials, Environment};
 pub use failure::PreflightError;
 pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};
+pub use http_client::http_client_builder;
 #[doc(hidden)]
 #[cfg(feature = "schemars")]
 pub use open_enum::open_enum_schema;

@@ -367,10 +367,10 @@ impl Client {
         #[cfg(not(target_arch = "wasm32"))]
         let client = {
             let dur = ::std::time::Duration::from_secs(15u64);
-            reqwest::ClientBuilder::new().connect_timeout(dur).timeout(dur)
+            ::psi_runtime::http_client_builder().connect_timeout(dur).timeout(dur)
         };
         #[cfg(target_arch = "wasm32")]
-        let client = reqwest::ClientBuilder::new();
+        let client = ::psi_runtime::http_client_builder();
         Self::new_with_client(baseurl, client.build().unwrap(), inner)
     }
     /// Construct a new client with an existing `reqwest::Client`,

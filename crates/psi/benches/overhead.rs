@@ -10,7 +10,7 @@
 //!
 //! Profiling aids (see `main`): BENCH_ONLY, BENCH_CALLS, BENCH_IN_TASK,
 //! BENCH_SIZES, and BENCH_RAW_LIKE_PSI (the raw side doing some of what
-//! psi does: `timeout`, `headers`, `url`, `decode` or `all`, comma-separated;
+//! psi does: `timeout`, `settings`, `headers`, `url`, `decode` or `all`, comma-separated;
 //! never part of the reported ratio).
 //!
 //! Both sides deserialize the same response into the same generated type,
@@ -353,6 +353,9 @@ fn raw_request(http: &reqwest::Client, status_url: &str) -> reqwest::RequestBuil
 struct LikePsi {
     /// `timeout`: psi's client-level request timeout (a tokio timer per call).
     timeout: bool,
+    /// `settings`: the client built from `psi::http_client_builder()` as
+    /// psi's own is (HTTP/1.1, reqwest's retry layer off).
+    settings: bool,
     /// `headers`: Accept, User-Agent, Authorization and Content-Type as
     /// header values made once, the way psi sends them.
     headers: bool,
@@ -375,19 +378,21 @@ impl LikePsi {
         {
             match item {
                 "timeout" => like.timeout = true,
+                "settings" => like.settings = true,
                 "headers" => like.headers = true,
                 "url" => like.url = true,
                 "decode" => like.decode = true,
                 "all" => {
                     like = Self {
                         timeout: true,
+                        settings: true,
                         headers: true,
                         url: true,
                         decode: true,
                     }
                 }
                 other => panic!(
-                    "BENCH_RAW_LIKE_PSI lists timeout, headers, url, decode or all, not {other}"
+                    "BENCH_RAW_LIKE_PSI lists timeout, settings, headers, url, decode or all, not {other}"
                 ),
             }
         }
@@ -395,14 +400,19 @@ impl LikePsi {
     }
 
     fn http_client(&self) -> reqwest::Client {
-        if self.timeout {
-            reqwest::Client::builder()
-                .timeout(Duration::from_secs(30))
-                .build()
-                .unwrap()
+        // Without either, `reqwest::Client::builder().build()`, which is
+        // `reqwest::Client::new()`: the reported raw side.
+        let builder = if self.settings {
+            psi::http_client_builder()
         } else {
-            reqwest::Client::new()
-        }
+            reqwest::Client::builder()
+        };
+        let builder = if self.timeout {
+            builder.timeout(Duration::from_secs(30))
+        } else {
+            builder
+        };
+        builder.build().unwrap()
     }
 }
 

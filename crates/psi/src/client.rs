@@ -83,7 +83,10 @@ impl ClientBuilder {
     /// for a proxy, your own root certificates, connection limits or another
     /// TLS backend. psi still sets each call's timeout (from the
     /// [`RetryPolicy`]), its `User-Agent` and its headers; the connect
-    /// timeout is then the given client's own.
+    /// timeout is then the given client's own. Build it from
+    /// [`http_client_builder`](crate::http_client_builder) to keep the
+    /// settings psi's own pool has (HTTP/1.1, and no reqwest retry layer
+    /// copying every request: psi retries by its policy).
     pub fn http_client(mut self, http_client: reqwest::Client) -> Self {
         self.http_client = Some(http_client);
         self

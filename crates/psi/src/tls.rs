@@ -13,7 +13,9 @@
 
 use psi_runtime::ConfigError;
 
-/// A `reqwest::ClientBuilder` whose TLS backend is ready to build.
+/// A `reqwest::ClientBuilder` whose TLS backend is ready to build, from
+/// the settings every psi client starts from
+/// ([`psi_runtime::http_client_builder`]: HTTP/1.1, no reqwest retry layer).
 ///
 /// Fails, naming the missing CPU features, where `rustls-graviola` is on
 /// and the CPU lacks what Graviola requires (it would otherwise panic at
@@ -21,7 +23,7 @@ use psi_runtime::ConfigError;
 pub(crate) fn client_builder() -> Result<reqwest::ClientBuilder, ConfigError> {
     #[cfg(feature = "rustls-graviola")]
     graviola::install_default()?;
-    Ok(reqwest::Client::builder())
+    Ok(psi_runtime::http_client_builder())
 }
 
 #[cfg(feature = "rustls-graviola")]
