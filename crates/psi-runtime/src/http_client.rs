@@ -8,10 +8,11 @@
 /// after an HTTP/2 or HTTP/3 refusal, which an HTTP/1.1 connection never
 /// answers, yet it copies every request's method, URL and headers before
 /// sending, in case: about 600 instructions of a call's 100,000 against a
-/// local server (BENCHMARKS.md, "reqwest's retry layer"). Pinning HTTP/1.1 keeps that
-/// true when another crate of the application turns reqwest's `http2`
-/// feature on: psi then still speaks the protocol its sandbox and tests
-/// speak, and nothing a caller relies on was retried by that layer.
+/// local server (BENCHMARKS.md, "reqwest's retry layer off"). Pinning
+/// HTTP/1.1 keeps that true when another crate of the application turns
+/// reqwest's `http2` feature on: psi then still speaks the protocol its
+/// sandbox and tests speak, and nothing a caller relies on was retried by
+/// that layer.
 ///
 /// The TLS backend, timeouts and anything else are the caller's to add.
 pub fn http_client_builder() -> reqwest::ClientBuilder {
