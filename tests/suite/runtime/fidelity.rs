@@ -229,17 +229,24 @@ async fn a_transaction_status_with_null_in_every_optional_field_decodes() {
     assert!(payment.dunning_status.is_empty() && payment.payment_status.is_empty());
 }
 
-#[tokio::test]
-async fn an_error_without_a_body_keeps_its_status() {
+/// The error of a pay later status lookup answered with `answer`.
+async fn status_lookup_failing_with(
+    answer: ResponseTemplate,
+) -> psi::pay_later::Error<psi::common::DeclineResponse> {
     let at = format!("/order/paylater/v1/{TRANSACTION}/status");
-    let server = server_answering("GET", &at, ResponseTemplate::new(404)).await;
-    let error = client(&server)
+    let server = server_answering("GET", &at, answer).await;
+    client(&server)
         .pay_later()
         .get_pay_later_status()
         .transaction_id(TRANSACTION)
         .send()
         .await
-        .unwrap_err();
+        .unwrap_err()
+}
+
+#[tokio::test]
+async fn an_error_without_a_body_keeps_its_status() {
+    let error = status_lookup_failing_with(ResponseTemplate::new(404)).await;
     match error {
         psi::pay_later::Error::ErrorResponse(response) => {
             assert_eq!(response.status().as_u16(), 404);
@@ -251,16 +258,8 @@ async fn an_error_without_a_body_keeps_its_status() {
 
 #[tokio::test]
 async fn a_declared_error_whose_body_does_not_decode_says_so_with_its_bytes() {
-    let at = format!("/order/paylater/v1/{TRANSACTION}/status");
     let answer = ResponseTemplate::new(400).set_body_raw("not json", "application/json");
-    let server = server_answering("GET", &at, answer).await;
-    let error = client(&server)
-        .pay_later()
-        .get_pay_later_status()
-        .transaction_id(TRANSACTION)
-        .send()
-        .await
-        .unwrap_err();
+    let error = status_lookup_failing_with(answer).await;
     match error {
         psi::pay_later::Error::InvalidResponsePayload(body, _) => {
             assert_eq!(&body[..], b"not json");
