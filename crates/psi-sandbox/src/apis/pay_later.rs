@@ -26,9 +26,7 @@ use crate::auth::require_or_decline;
 use crate::errors::{decline, parse_body, unsupported_media_type};
 use crate::faults::inject;
 use crate::media_type::{self, Expected};
-use crate::state::{
-    currency_of, gross_total_of, tables, Batch, Data, Loader, Persisted, Table, Transaction,
-};
+use crate::state::{tables, Batch, Data, Loader, Persisted, Table, Transaction};
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, State as Shared};
@@ -158,23 +156,31 @@ async fn get_offers(
     if let Err(refusal) = require_or_decline(&state, &headers, Service::PayLater) {
         return refusal;
     }
-    let (transaction, bookable) = {
+    // Under the lock, only what the answer reads: the due date, whether
+    // the offers can be booked, and the stored order (shared by reference
+    // count, not copied).
+    let (due_date, bookable, request) = {
         let data = state.data();
         let Some(transaction) = data.transactions.get(&transaction_id) else {
             return transaction_not_found();
         };
         let status = status_of(transaction, data.pay_later.bookings.get(&transaction_id));
-        (transaction.clone(), status == PayLaterStatus::Available)
+        (
+            transaction.due_date,
+            status == PayLaterStatus::Available,
+            transaction.request.clone(),
+        )
     };
-    // The stored order is read once, outside the lock.
-    let order = transaction.order_summary();
-    let currency = currency_of(&order);
+    // After it, the order's compact part alone: its amounts and currency,
+    // nothing inflated or parsed as JSON.
+    let order = request.order();
+    let currency = CurrencyCode::try_from(order.currency().as_ref()).ok();
     let response = PayLaterOffersResponse {
         transaction_id: Some(transaction_id.clone()),
-        current_due_date: Some(transaction.due_date),
-        pay_later_offers: offers_for(gross_total_of(&order))
+        current_due_date: Some(due_date),
+        pay_later_offers: offers_for(order.gross_total().into())
             .iter()
-            .map(|offer| offer_view(&transaction, offer, &currency, bookable))
+            .map(|offer| offer_view(due_date, offer, currency.clone(), bookable))
             .collect(),
     };
     json_utf8(StatusCode::OK, &response)
@@ -275,14 +281,14 @@ fn book_locked(
     if status != PayLaterStatus::Available {
         return Err(not_bookable(&status));
     }
-    let order = transaction.order_summary();
-    let offer = offers_for(gross_total_of(&order))[number - 1];
+    let order = transaction.request.order();
+    let offer = offers_for(order.gross_total().into())[number - 1];
     let Some(updated_due_date) = postponed(transaction.due_date, offer.delta_days) else {
         return Err(not_bookable(&PayLaterStatus::NotAvailable));
     };
     let booking = Booking {
         offer,
-        currency: CurrencyCode::try_from(currency_of(&order)).ok(),
+        currency: CurrencyCode::try_from(order.currency().as_ref()).ok(),
         original_due_date: transaction.due_date,
         updated_due_date,
         // The booking timestamp carries microseconds, as the provider's does.
@@ -335,19 +341,19 @@ fn postponed(due_date: NaiveDate, delta_days: u32) -> Option<NaiveDate> {
 
 // ------------------------------------------------------------ wire shapes
 
-/// `currency`: the order's (see [`currency_of`]).
+/// `currency`: the order's, when the answer's `CurrencyCode` takes it.
 fn offer_view(
-    transaction: &Transaction,
+    due_date: NaiveDate,
     offer: &Offer,
-    currency: &str,
+    currency: Option<CurrencyCode>,
     bookable: bool,
 ) -> PayLaterOfferDto {
     PayLaterOfferDto {
         offer_id: Some(offer.id()),
         price: Some(offer.price),
-        currency: CurrencyCode::try_from(currency).ok(),
+        currency,
         delta_due_date: Some(offer.delta_days as i32),
-        new_due_date: postponed(transaction.due_date, offer.delta_days),
+        new_due_date: postponed(due_date, offer.delta_days),
         available: Some(if bookable {
             PayLaterOfferAvailability::Available
         } else {

@@ -328,6 +328,26 @@ pub fn join(order: &Order<'_>, rest: &str) -> Result<String, String> {
 }
 
 impl Order<'_> {
+    /// The baskets' gross amounts added up; an amount that is no number
+    /// counts as absent (the sandbox stored numbers only). The stored text
+    /// is what `Decimal` wrote, so it is read back as a plain decimal,
+    /// without the checks a client's number goes through.
+    pub fn gross_total(&self) -> rust_decimal::Decimal {
+        self.shop_baskets
+            .iter()
+            .filter_map(|basket| basket.gross_amount)
+            .filter_map(|text| rust_decimal::Decimal::from_str_exact(text).ok())
+            .sum()
+    }
+
+    /// The order's currency code, `EUR` when it names none (as
+    /// [`super::currency_of`] reads it from an `OrderSummary`).
+    pub fn currency(&self) -> Cow<'_, str> {
+        self.currency
+            .and_then(string_of)
+            .unwrap_or(Cow::Borrowed("EUR"))
+    }
+
     /// The members present, by key, `shop_baskets` written as `baskets`.
     fn members<'s>(&'s self, baskets: &'s str) -> impl Iterator<Item = (&'static str, &'s str)> {
         let baskets = (!self.shop_baskets.is_empty()).then_some(baskets);

@@ -37,19 +37,6 @@ pub fn first_shop_id<'a>(order: &Order<'a>) -> Option<Cow<'a, str>> {
     string_of(text)
 }
 
-/// The baskets' gross amounts added up; an amount that is no number
-/// counts as absent (the sandbox stored numbers only). The stored text is
-/// what `Decimal` wrote, so it is read back as a plain decimal, without
-/// the checks a client's number goes through.
-fn gross_total(order: &Order<'_>) -> rust_decimal::Decimal {
-    order
-        .shop_baskets
-        .iter()
-        .filter_map(|basket| basket.gross_amount)
-        .filter_map(|text| rust_decimal::Decimal::from_str_exact(text).ok())
-        .sum()
-}
-
 /// The same for every answer, so written once.
 static MAXIMUM_PROCESSING_OFFSET: LazyLock<String> = LazyLock::new(|| {
     serde_json::to_string(&Decimal::from(super::MAXIMUM_PROCESSING_OFFSET_IN_HOURS))
@@ -144,7 +131,7 @@ fn write_into(
     out.date(record.due_date);
     out.raw(",\"outstanding_amount\":");
     // What psi_runtime's Decimal writes: the decimal's own text.
-    let _ = write!(out.0, "{}", gross_total(order));
+    let _ = write!(out.0, "{}", order.gross_total());
     out.raw(",\"status\":");
     out.string(super::payment_status_label(record.due_date, today));
     out.raw("}}");

@@ -121,6 +121,31 @@ fn unusual_orders_answer_as_the_generated_types_do() {
     assert!(kept.contains(r#""outstanding_amount":10.51,"#), "{kept}");
 }
 
+/// The pay later offers and bookings read the order's total and currency
+/// from the compact form; they are the ones the generated types read.
+#[test]
+fn the_compact_total_and_currency_are_the_generated_types_ones() {
+    let orders = [
+        r#"{"currency": "CHF", "shop_baskets": [{"gross_amount": 10.50}, {"gross_amount": 0.01}]}"#,
+        "{}",
+        r#"{"currency": "E\u0055R", "shop_baskets": [{"partner_shop_id": "shop-1"}]}"#,
+        r#"{"shop_baskets": [{"gross_amount": 99999999999.99}, {"gross_amount": 12345678901234567.80}]}"#,
+        r#"{"currency": "USD", "shop_baskets": [{"gross_amount": 43.80, "items": [{"unit": "kg"}]}]}"#,
+    ];
+    for order in orders {
+        let transaction = transaction(order, "2026-11-30");
+        let summary = transaction.order_summary();
+        let compact = transaction.request.order();
+        let total: Decimal = compact.gross_total().into();
+        assert_eq!(
+            total.to_string(),
+            gross_total_of(&summary).to_string(),
+            "{order}"
+        );
+        assert_eq!(compact.currency(), currency_of(&summary), "{order}");
+    }
+}
+
 /// `answer` with its outstanding amount written as `exact`. The generated
 /// type keeps the payment status as free-form JSON, through which the
 /// amount used to pass as a float (`10.50` became `10.5`, 17 digits an
