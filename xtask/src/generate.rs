@@ -9,6 +9,7 @@ use schemars::schema::{InstanceType, SchemaObject};
 use std::path::Path;
 
 mod api_version;
+mod builders;
 mod common;
 mod error_arms;
 mod http_client;
@@ -282,6 +283,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     patterns::through_runtime(&mut file).map_err(|e| format!("{label}: {e}"))?;
     json_schema::derive_behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
     http_client::from_runtime_settings(&mut file).map_err(|e| format!("{label}: {e}"))?;
+    builders::inline_type_builders(&mut file).map_err(|e| format!("{label}: {e}"))?;
     let mut code = HEADER.replace("{doc}", &label);
     code.push_str(&prettyplease::unparse(&file));
     if !open.is_empty() {

@@ -282,6 +282,7 @@ pub mod types {
             owner: ::std::result::Result<super::BankAccountOwner, ::std::string::String>,
         }
         impl ::std::default::Default for BankAccount {
+            #[inline]
             fn default() -> Self {
                 Self {
                     bank_account_reference: Ok(Default::default()),
@@ -292,6 +293,7 @@ pub mod types {
             }
         }
         impl BankAccount {
+            #[inline]
             pub fn bank_account_reference<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
@@ -306,6 +308,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn bic<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::Bic>>,
@@ -318,6 +321,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn iban<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::Iban>,
@@ -330,6 +334,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn owner<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::BankAccountOwner>,
@@ -345,6 +350,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<BankAccount> for super::BankAccount {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: BankAccount,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -357,6 +363,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::BankAccount> for BankAccount {
+            #[inline]
             fn from(value: super::BankAccount) -> Self {
                 Self {
                     bank_account_reference: Ok(value.bank_account_reference),
@@ -376,6 +383,7 @@ pub mod types {
             owner: ::std::result::Result<super::BankAccountOwner, ::std::string::String>,
         }
         impl ::std::default::Default for BankAccountStoreRequest {
+            #[inline]
             fn default() -> Self {
                 Self {
                     bic: Ok(Default::default()),
@@ -385,6 +393,7 @@ pub mod types {
             }
         }
         impl BankAccountStoreRequest {
+            #[inline]
             pub fn bic<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::Bic>>,
@@ -397,6 +406,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn iban<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::Iban>,
@@ -409,6 +419,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn owner<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::BankAccountOwner>,
@@ -425,6 +436,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BankAccountStoreRequest>
         for super::BankAccountStoreRequest {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: BankAccountStoreRequest,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -437,6 +449,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::BankAccountStoreRequest>
         for BankAccountStoreRequest {
+            #[inline]
             fn from(value: super::BankAccountStoreRequest) -> Self {
                 Self {
                     bic: Ok(value.bic),
@@ -453,6 +466,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for BankAccountStoreResponse {
+            #[inline]
             fn default() -> Self {
                 Self {
                     bank_account_reference: Ok(Default::default()),
@@ -460,6 +474,7 @@ pub mod types {
             }
         }
         impl BankAccountStoreResponse {
+            #[inline]
             pub fn bank_account_reference<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::uuid::Uuid>>,
@@ -478,6 +493,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BankAccountStoreResponse>
         for super::BankAccountStoreResponse {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: BankAccountStoreResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -488,6 +504,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::BankAccountStoreResponse>
         for BankAccountStoreResponse {
+            #[inline]
             fn from(value: super::BankAccountStoreResponse) -> Self {
                 Self {
                     bank_account_reference: Ok(value.bank_account_reference),

@@ -199,6 +199,7 @@ pub mod builder {
         >,
     }
     impl ::std::default::Default for Decline {
+        #[inline]
         fn default() -> Self {
             Self {
                 category: Ok(Default::default()),
@@ -208,6 +209,7 @@ pub mod builder {
         }
     }
     impl Decline {
+        #[inline]
         pub fn category<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::option::Option<crate::DeclineCategory>>,
@@ -220,6 +222,7 @@ pub mod builder {
                 });
             self
         }
+        #[inline]
         pub fn invalid_fields<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::vec::Vec<super::InvalidField>>,
@@ -232,6 +235,7 @@ pub mod builder {
                 });
             self
         }
+        #[inline]
         pub fn reasons<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
@@ -247,6 +251,7 @@ pub mod builder {
     }
     impl ::std::convert::TryFrom<Decline> for super::Decline {
         type Error = super::error::ConversionError;
+        #[inline]
         fn try_from(
             value: Decline,
         ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -258,6 +263,7 @@ pub mod builder {
         }
     }
     impl ::std::convert::From<super::Decline> for Decline {
+        #[inline]
         fn from(value: super::Decline) -> Self {
             Self {
                 category: Ok(value.category),
@@ -274,6 +280,7 @@ pub mod builder {
         >,
     }
     impl ::std::default::Default for DeclineResponse {
+        #[inline]
         fn default() -> Self {
             Self {
                 decline: Ok(Default::default()),
@@ -281,6 +288,7 @@ pub mod builder {
         }
     }
     impl DeclineResponse {
+        #[inline]
         pub fn decline<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::option::Option<super::Decline>>,
@@ -296,6 +304,7 @@ pub mod builder {
     }
     impl ::std::convert::TryFrom<DeclineResponse> for super::DeclineResponse {
         type Error = super::error::ConversionError;
+        #[inline]
         fn try_from(
             value: DeclineResponse,
         ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -303,6 +312,7 @@ pub mod builder {
         }
     }
     impl ::std::convert::From<super::DeclineResponse> for DeclineResponse {
+        #[inline]
         fn from(value: super::DeclineResponse) -> Self {
             Self { decline: Ok(value.decline) }
         }
@@ -319,6 +329,7 @@ pub mod builder {
         >,
     }
     impl ::std::default::Default for InvalidField {
+        #[inline]
         fn default() -> Self {
             Self {
                 json_path: Ok(Default::default()),
@@ -327,6 +338,7 @@ pub mod builder {
         }
     }
     impl InvalidField {
+        #[inline]
         pub fn json_path<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -339,6 +351,7 @@ pub mod builder {
                 });
             self
         }
+        #[inline]
         pub fn message<T>(mut self, value: T) -> Self
         where
             T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -354,6 +367,7 @@ pub mod builder {
     }
     impl ::std::convert::TryFrom<InvalidField> for super::InvalidField {
         type Error = super::error::ConversionError;
+        #[inline]
         fn try_from(
             value: InvalidField,
         ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -364,6 +378,7 @@ pub mod builder {
         }
     }
     impl ::std::convert::From<super::InvalidField> for InvalidField {
+        #[inline]
         fn from(value: super::InvalidField) -> Self {
             Self {
                 json_path: Ok(value.json_path),

@@ -395,6 +395,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for GeneralOrderInformation {
+            #[inline]
             fn default() -> Self {
                 Self {
                     currency: Ok(Default::default()),
@@ -406,6 +407,7 @@ pub mod types {
             }
         }
         impl GeneralOrderInformation {
+            #[inline]
             pub fn currency<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -420,6 +422,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn order_creation_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -436,6 +439,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn shop_buyer_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -448,6 +452,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn shop_order_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -460,6 +465,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn transaction_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -478,6 +484,7 @@ pub mod types {
         impl ::std::convert::TryFrom<GeneralOrderInformation>
         for super::GeneralOrderInformation {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: GeneralOrderInformation,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -492,6 +499,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::GeneralOrderInformation>
         for GeneralOrderInformation {
+            #[inline]
             fn from(value: super::GeneralOrderInformation) -> Self {
                 Self {
                     currency: Ok(value.currency),
@@ -526,6 +534,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for InvoiceNotification {
+            #[inline]
             fn default() -> Self {
                 Self {
                     correspondence_id: Ok(Default::default()),
@@ -537,6 +546,7 @@ pub mod types {
             }
         }
         impl InvoiceNotification {
+            #[inline]
             pub fn correspondence_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -551,6 +561,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn eml_url<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -563,6 +574,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn order_reference<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -577,6 +589,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn pdf_url<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -589,6 +602,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn transaction_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -607,6 +621,7 @@ pub mod types {
         impl ::std::convert::TryFrom<InvoiceNotification>
         for super::InvoiceNotification {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: InvoiceNotification,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -620,6 +635,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::InvoiceNotification> for InvoiceNotification {
+            #[inline]
             fn from(value: super::InvoiceNotification) -> Self {
                 Self {
                     correspondence_id: Ok(value.correspondence_id),
@@ -654,6 +670,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for OrderBasket {
+            #[inline]
             fn default() -> Self {
                 Self {
                     current_items: Ok(Default::default()),
@@ -665,6 +682,7 @@ pub mod types {
             }
         }
         impl OrderBasket {
+            #[inline]
             pub fn current_items<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::ShopOrderItems>>,
@@ -677,6 +695,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn current_order_amount_gross<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -693,6 +712,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn current_special_items<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -709,6 +729,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn initial_order_amount_gross<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -725,6 +746,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn last_updated<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -742,6 +764,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<OrderBasket> for super::OrderBasket {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: OrderBasket,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -755,6 +778,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::OrderBasket> for OrderBasket {
+            #[inline]
             fn from(value: super::OrderBasket) -> Self {
                 Self {
                     current_items: Ok(value.current_items),
@@ -801,6 +825,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for OrderItem {
+            #[inline]
             fn default() -> Self {
                 Self {
                     additional_description: Ok(Default::default()),
@@ -815,6 +840,7 @@ pub mod types {
             }
         }
         impl OrderItem {
+            #[inline]
             pub fn additional_description<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -829,6 +855,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn description<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -841,6 +868,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -855,6 +883,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn identification_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -869,6 +898,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -883,6 +913,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -897,6 +928,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn unique_identification_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -911,6 +943,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn unit_price_gross<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -930,6 +963,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<OrderItem> for super::OrderItem {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: OrderItem,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -946,6 +980,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::OrderItem> for OrderItem {
+            #[inline]
             fn from(value: super::OrderItem) -> Self {
                 Self {
                     additional_description: Ok(value.additional_description),
@@ -979,6 +1014,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for OrderPaymentInformation {
+            #[inline]
             fn default() -> Self {
                 Self {
                     dunning_status: Ok(Default::default()),
@@ -989,6 +1025,7 @@ pub mod types {
             }
         }
         impl OrderPaymentInformation {
+            #[inline]
             pub fn dunning_status<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1005,6 +1042,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn maximum_processing_offset_in_hours<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1021,6 +1059,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn payment_method<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1037,6 +1076,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn payment_status<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1057,6 +1097,7 @@ pub mod types {
         impl ::std::convert::TryFrom<OrderPaymentInformation>
         for super::OrderPaymentInformation {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: OrderPaymentInformation,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1071,6 +1112,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::OrderPaymentInformation>
         for OrderPaymentInformation {
+            #[inline]
             fn from(value: super::OrderPaymentInformation) -> Self {
                 Self {
                     dunning_status: Ok(value.dunning_status),
@@ -1098,6 +1140,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for OrderStatusResponse {
+            #[inline]
             fn default() -> Self {
                 Self {
                     basket: Ok(Default::default()),
@@ -1107,6 +1150,7 @@ pub mod types {
             }
         }
         impl OrderStatusResponse {
+            #[inline]
             pub fn basket<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::OrderBasket>>,
@@ -1119,6 +1163,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn general_order_information<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1135,6 +1180,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn payment_information<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1155,6 +1201,7 @@ pub mod types {
         impl ::std::convert::TryFrom<OrderStatusResponse>
         for super::OrderStatusResponse {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: OrderStatusResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1166,6 +1213,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::OrderStatusResponse> for OrderStatusResponse {
+            #[inline]
             fn from(value: super::OrderStatusResponse) -> Self {
                 Self {
                     basket: Ok(value.basket),
@@ -1190,6 +1238,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ShopItemGroups {
+            #[inline]
             fn default() -> Self {
                 Self {
                     open_items: Ok(Default::default()),
@@ -1199,6 +1248,7 @@ pub mod types {
             }
         }
         impl ShopItemGroups {
+            #[inline]
             pub fn open_items<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::OrderItem>>,
@@ -1211,6 +1261,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn returned_items<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::OrderItem>>,
@@ -1225,6 +1276,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn shipped_items<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::OrderItem>>,
@@ -1240,6 +1292,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ShopItemGroups> for super::ShopItemGroups {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: ShopItemGroups,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1251,6 +1304,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ShopItemGroups> for ShopItemGroups {
+            #[inline]
             fn from(value: super::ShopItemGroups) -> Self {
                 Self {
                     open_items: Ok(value.open_items),
@@ -1271,6 +1325,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ShopOrderItems {
+            #[inline]
             fn default() -> Self {
                 Self {
                     shop_id: Ok(Default::default()),
@@ -1279,6 +1334,7 @@ pub mod types {
             }
         }
         impl ShopOrderItems {
+            #[inline]
             pub fn shop_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1291,6 +1347,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn shop_items<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::ShopItemGroups>>,
@@ -1306,6 +1363,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ShopOrderItems> for super::ShopOrderItems {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: ShopOrderItems,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1316,6 +1374,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ShopOrderItems> for ShopOrderItems {
+            #[inline]
             fn from(value: super::ShopOrderItems) -> Self {
                 Self {
                     shop_id: Ok(value.shop_id),

@@ -211,6 +211,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PayLaterBooking {
+            #[inline]
             fn default() -> Self {
                 Self {
                     booking_timestamp: Ok(Default::default()),
@@ -224,6 +225,7 @@ pub mod types {
             }
         }
         impl PayLaterBooking {
+            #[inline]
             pub fn booking_timestamp<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -240,6 +242,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn currency<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -254,6 +257,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn delta_due_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<i32>>,
@@ -268,6 +272,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn fee<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -282,6 +287,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn original_due_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -298,6 +304,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn updated_due_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -314,6 +321,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn withdrawal_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -333,6 +341,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PayLaterBooking> for super::PayLaterBooking {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PayLaterBooking,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -348,6 +357,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PayLaterBooking> for PayLaterBooking {
+            #[inline]
             fn from(value: super::PayLaterBooking) -> Self {
                 Self {
                     booking_timestamp: Ok(value.booking_timestamp),
@@ -368,6 +378,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PayLaterBookingRequest {
+            #[inline]
             fn default() -> Self {
                 Self {
                     offer_id: Err("no value supplied for offer_id".to_string()),
@@ -375,6 +386,7 @@ pub mod types {
             }
         }
         impl PayLaterBookingRequest {
+            #[inline]
             pub fn offer_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -391,6 +403,7 @@ pub mod types {
         impl ::std::convert::TryFrom<PayLaterBookingRequest>
         for super::PayLaterBookingRequest {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PayLaterBookingRequest,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -399,6 +412,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::PayLaterBookingRequest>
         for PayLaterBookingRequest {
+            #[inline]
             fn from(value: super::PayLaterBookingRequest) -> Self {
                 Self {
                     offer_id: Ok(value.offer_id),
@@ -433,6 +447,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PayLaterBookingResponse {
+            #[inline]
             fn default() -> Self {
                 Self {
                     booking_timestamp: Ok(Default::default()),
@@ -445,6 +460,7 @@ pub mod types {
             }
         }
         impl PayLaterBookingResponse {
+            #[inline]
             pub fn booking_timestamp<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -461,6 +477,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn currency<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -475,6 +492,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn delta_due_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<i32>>,
@@ -489,6 +507,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn fee<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -503,6 +522,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn new_due_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -517,6 +537,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn original_due_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -537,6 +558,7 @@ pub mod types {
         impl ::std::convert::TryFrom<PayLaterBookingResponse>
         for super::PayLaterBookingResponse {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PayLaterBookingResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -552,6 +574,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::PayLaterBookingResponse>
         for PayLaterBookingResponse {
+            #[inline]
             fn from(value: super::PayLaterBookingResponse) -> Self {
                 Self {
                     booking_timestamp: Ok(value.booking_timestamp),
@@ -591,6 +614,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PayLaterOfferDto {
+            #[inline]
             fn default() -> Self {
                 Self {
                     available: Ok(Default::default()),
@@ -603,6 +627,7 @@ pub mod types {
             }
         }
         impl PayLaterOfferDto {
+            #[inline]
             pub fn available<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -617,6 +642,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn currency<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -631,6 +657,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn delta_due_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<i32>>,
@@ -645,6 +672,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn new_due_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -659,6 +687,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn offer_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -671,6 +700,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -688,6 +718,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PayLaterOfferDto> for super::PayLaterOfferDto {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PayLaterOfferDto,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -702,6 +733,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PayLaterOfferDto> for PayLaterOfferDto {
+            #[inline]
             fn from(value: super::PayLaterOfferDto) -> Self {
                 Self {
                     available: Ok(value.available),
@@ -729,6 +761,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PayLaterOffersResponse {
+            #[inline]
             fn default() -> Self {
                 Self {
                     current_due_date: Ok(Default::default()),
@@ -738,6 +771,7 @@ pub mod types {
             }
         }
         impl PayLaterOffersResponse {
+            #[inline]
             pub fn current_due_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -754,6 +788,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn pay_later_offers<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::PayLaterOfferDto>>,
@@ -768,6 +803,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn transaction_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -786,6 +822,7 @@ pub mod types {
         impl ::std::convert::TryFrom<PayLaterOffersResponse>
         for super::PayLaterOffersResponse {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PayLaterOffersResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -798,6 +835,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::PayLaterOffersResponse>
         for PayLaterOffersResponse {
+            #[inline]
             fn from(value: super::PayLaterOffersResponse) -> Self {
                 Self {
                     current_due_date: Ok(value.current_due_date),
@@ -822,6 +860,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PayLaterStatusResponse {
+            #[inline]
             fn default() -> Self {
                 Self {
                     booking: Ok(Default::default()),
@@ -831,6 +870,7 @@ pub mod types {
             }
         }
         impl PayLaterStatusResponse {
+            #[inline]
             pub fn booking<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -845,6 +885,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn pay_later_status<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -861,6 +902,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn transaction_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -879,6 +921,7 @@ pub mod types {
         impl ::std::convert::TryFrom<PayLaterStatusResponse>
         for super::PayLaterStatusResponse {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PayLaterStatusResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -891,6 +934,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::PayLaterStatusResponse>
         for PayLaterStatusResponse {
+            #[inline]
             fn from(value: super::PayLaterStatusResponse) -> Self {
                 Self {
                     booking: Ok(value.booking),

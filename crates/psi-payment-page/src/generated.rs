@@ -751,6 +751,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for Address {
+            #[inline]
             fn default() -> Self {
                 Self {
                     city: Ok(Default::default()),
@@ -763,6 +764,7 @@ pub mod types {
             }
         }
         impl Address {
+            #[inline]
             pub fn city<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -775,6 +777,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn country_code<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -789,6 +792,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn street<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -801,6 +805,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn street_addition<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -815,6 +820,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn street_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -827,6 +833,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn zip_code<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -842,6 +849,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<Address> for super::Address {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: Address,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -856,6 +864,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::Address> for Address {
+            #[inline]
             fn from(value: super::Address) -> Self {
                 Self {
                     city: Ok(value.city),
@@ -923,6 +932,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for BasketItem {
+            #[inline]
             fn default() -> Self {
                 Self {
                     article_number: Ok(Default::default()),
@@ -942,6 +952,7 @@ pub mod types {
             }
         }
         impl BasketItem {
+            #[inline]
             pub fn article_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -956,6 +967,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn category<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -968,6 +980,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn description<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -980,6 +993,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -996,6 +1010,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn gross_unit_discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1012,6 +1027,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1028,6 +1044,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1040,6 +1057,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1056,6 +1074,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn net_unit_discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1072,6 +1091,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1088,6 +1108,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1102,6 +1123,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1116,6 +1138,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn unit<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1131,6 +1154,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<BasketItem> for super::BasketItem {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: BasketItem,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1152,6 +1176,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::BasketItem> for BasketItem {
+            #[inline]
             fn from(value: super::BasketItem) -> Self {
                 Self {
                     article_number: Ok(value.article_number),
@@ -1182,6 +1207,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for Company {
+            #[inline]
             fn default() -> Self {
                 Self {
                     name: Ok(Default::default()),
@@ -1190,6 +1216,7 @@ pub mod types {
             }
         }
         impl Company {
+            #[inline]
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1202,6 +1229,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn vat_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1217,6 +1245,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<Company> for super::Company {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: Company,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1227,6 +1256,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::Company> for Company {
+            #[inline]
             fn from(value: super::Company) -> Self {
                 Self {
                     name: Ok(value.name),
@@ -1251,6 +1281,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for CompanyBuyer {
+            #[inline]
             fn default() -> Self {
                 Self {
                     billing_address: Ok(Default::default()),
@@ -1261,6 +1292,7 @@ pub mod types {
             }
         }
         impl CompanyBuyer {
+            #[inline]
             pub fn billing_address<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::Address>>,
@@ -1275,6 +1307,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn company<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::Company>,
@@ -1287,6 +1320,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn contact<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::Contact>>,
@@ -1299,6 +1333,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn language<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1314,6 +1349,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<CompanyBuyer> for super::CompanyBuyer {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: CompanyBuyer,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1326,6 +1362,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::CompanyBuyer> for CompanyBuyer {
+            #[inline]
             fn from(value: super::CompanyBuyer) -> Self {
                 Self {
                     billing_address: Ok(value.billing_address),
@@ -1347,6 +1384,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ConsumerAddressDelivery {
+            #[inline]
             fn default() -> Self {
                 Self {
                     address: Ok(Default::default()),
@@ -1355,6 +1393,7 @@ pub mod types {
             }
         }
         impl ConsumerAddressDelivery {
+            #[inline]
             pub fn address<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::Address>>,
@@ -1367,6 +1406,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn full_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -1383,6 +1423,7 @@ pub mod types {
         impl ::std::convert::TryFrom<ConsumerAddressDelivery>
         for super::ConsumerAddressDelivery {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: ConsumerAddressDelivery,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1394,6 +1435,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::ConsumerAddressDelivery>
         for ConsumerAddressDelivery {
+            #[inline]
             fn from(value: super::ConsumerAddressDelivery) -> Self {
                 Self {
                     address: Ok(value.address),
@@ -1413,6 +1455,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for Contact {
+            #[inline]
             fn default() -> Self {
                 Self {
                     email: Ok(Default::default()),
@@ -1421,6 +1464,7 @@ pub mod types {
             }
         }
         impl Contact {
+            #[inline]
             pub fn email<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1433,6 +1477,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn phone<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1448,6 +1493,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<Contact> for super::Contact {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: Contact,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1458,6 +1504,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::Contact> for Contact {
+            #[inline]
             fn from(value: super::Contact) -> Self {
                 Self {
                     email: Ok(value.email),
@@ -1497,6 +1544,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for InStoreCollect {
+            #[inline]
             fn default() -> Self {
                 Self {
                     city: Ok(Default::default()),
@@ -1510,6 +1558,7 @@ pub mod types {
             }
         }
         impl InStoreCollect {
+            #[inline]
             pub fn city<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1522,6 +1571,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn country_code<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1536,6 +1586,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn location_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1548,6 +1599,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn street<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1560,6 +1612,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn street_addition<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1574,6 +1627,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn street_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1586,6 +1640,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn zip_code<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1601,6 +1656,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<InStoreCollect> for super::InStoreCollect {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: InStoreCollect,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1616,6 +1672,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::InStoreCollect> for InStoreCollect {
+            #[inline]
             fn from(value: super::InStoreCollect) -> Self {
                 Self {
                     city: Ok(value.city),
@@ -1648,6 +1705,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for InStoreCollectDelivery {
+            #[inline]
             fn default() -> Self {
                 Self {
                     company: Ok(Default::default()),
@@ -1660,6 +1718,7 @@ pub mod types {
             }
         }
         impl InStoreCollectDelivery {
+            #[inline]
             pub fn company<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1672,6 +1731,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn first_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1684,6 +1744,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn in_store_collect<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::InStoreCollect>,
@@ -1698,6 +1759,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn last_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1714,6 +1776,7 @@ pub mod types {
         impl ::std::convert::TryFrom<InStoreCollectDelivery>
         for super::InStoreCollectDelivery {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: InStoreCollectDelivery,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1727,6 +1790,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::InStoreCollectDelivery>
         for InStoreCollectDelivery {
+            #[inline]
             fn from(value: super::InStoreCollectDelivery) -> Self {
                 Self {
                     company: Ok(value.company),
@@ -1753,6 +1817,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for NamedAddressDelivery {
+            #[inline]
             fn default() -> Self {
                 Self {
                     address: Err("no value supplied for address".to_string()),
@@ -1763,6 +1828,7 @@ pub mod types {
             }
         }
         impl NamedAddressDelivery {
+            #[inline]
             pub fn address<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::Address>,
@@ -1775,6 +1841,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn company<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1787,6 +1854,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn first_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1799,6 +1867,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn last_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1815,6 +1884,7 @@ pub mod types {
         impl ::std::convert::TryFrom<NamedAddressDelivery>
         for super::NamedAddressDelivery {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: NamedAddressDelivery,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1827,6 +1897,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::NamedAddressDelivery> for NamedAddressDelivery {
+            #[inline]
             fn from(value: super::NamedAddressDelivery) -> Self {
                 Self {
                     address: Ok(value.address),
@@ -1864,6 +1935,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for OrderData {
+            #[inline]
             fn default() -> Self {
                 Self {
                     buyer: Ok(Default::default()),
@@ -1876,6 +1948,7 @@ pub mod types {
             }
         }
         impl OrderData {
+            #[inline]
             pub fn buyer<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::Buyer>>,
@@ -1888,6 +1961,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn currency<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1902,6 +1976,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn delivery<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::Delivery>>,
@@ -1914,6 +1989,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn partner_transaction_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1928,6 +2004,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn payment_method<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1944,6 +2021,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn shop_baskets<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::ShopBasket>>,
@@ -1959,6 +2037,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<OrderData> for super::OrderData {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: OrderData,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1973,6 +2052,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::OrderData> for OrderData {
+            #[inline]
             fn from(value: super::OrderData) -> Self {
                 Self {
                     buyer: Ok(value.buyer),
@@ -1996,6 +2076,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PaymentMethodRestriction {
+            #[inline]
             fn default() -> Self {
                 Self {
                     payment_option: Ok(Default::default()),
@@ -2004,6 +2085,7 @@ pub mod types {
             }
         }
         impl PaymentMethodRestriction {
+            #[inline]
             pub fn payment_option<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2018,6 +2100,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn transfer_type<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2034,6 +2117,7 @@ pub mod types {
         impl ::std::convert::TryFrom<PaymentMethodRestriction>
         for super::PaymentMethodRestriction {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PaymentMethodRestriction,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -2045,6 +2129,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::PaymentMethodRestriction>
         for PaymentMethodRestriction {
+            #[inline]
             fn from(value: super::PaymentMethodRestriction) -> Self {
                 Self {
                     payment_option: Ok(value.payment_option),
@@ -2072,6 +2157,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for Person {
+            #[inline]
             fn default() -> Self {
                 Self {
                     date_of_birth: Ok(Default::default()),
@@ -2082,6 +2168,7 @@ pub mod types {
             }
         }
         impl Person {
+            #[inline]
             pub fn date_of_birth<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -2096,6 +2183,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn first_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2108,6 +2196,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn last_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2120,6 +2209,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn title<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2135,6 +2225,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<Person> for super::Person {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: Person,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -2147,6 +2238,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::Person> for Person {
+            #[inline]
             fn from(value: super::Person) -> Self {
                 Self {
                     date_of_birth: Ok(value.date_of_birth),
@@ -2173,6 +2265,7 @@ pub mod types {
             person: ::std::result::Result<super::Person, ::std::string::String>,
         }
         impl ::std::default::Default for PersonBuyer {
+            #[inline]
             fn default() -> Self {
                 Self {
                     billing_address: Ok(Default::default()),
@@ -2183,6 +2276,7 @@ pub mod types {
             }
         }
         impl PersonBuyer {
+            #[inline]
             pub fn billing_address<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::Address>>,
@@ -2197,6 +2291,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn contact<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::Contact>>,
@@ -2209,6 +2304,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn language<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2221,6 +2317,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn person<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::Person>,
@@ -2236,6 +2333,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PersonBuyer> for super::PersonBuyer {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PersonBuyer,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -2248,6 +2346,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PersonBuyer> for PersonBuyer {
+            #[inline]
             fn from(value: super::PersonBuyer) -> Self {
                 Self {
                     billing_address: Ok(value.billing_address),
@@ -2285,6 +2384,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PickUpBox {
+            #[inline]
             fn default() -> Self {
                 Self {
                     carrier_name: Ok(Default::default()),
@@ -2297,6 +2397,7 @@ pub mod types {
             }
         }
         impl PickUpBox {
+            #[inline]
             pub fn carrier_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2309,6 +2410,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn city<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2321,6 +2423,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn country_code<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -2335,6 +2438,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn location_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2347,6 +2451,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn recipient_account_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2361,6 +2466,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn zip_code<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2376,6 +2482,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PickUpBox> for super::PickUpBox {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PickUpBox,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -2390,6 +2497,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PickUpBox> for PickUpBox {
+            #[inline]
             fn from(value: super::PickUpBox) -> Self {
                 Self {
                     carrier_name: Ok(value.carrier_name),
@@ -2414,6 +2522,7 @@ pub mod types {
             pick_up_box: ::std::result::Result<super::PickUpBox, ::std::string::String>,
         }
         impl ::std::default::Default for PickUpBoxDelivery {
+            #[inline]
             fn default() -> Self {
                 Self {
                     first_name: Ok(Default::default()),
@@ -2423,6 +2532,7 @@ pub mod types {
             }
         }
         impl PickUpBoxDelivery {
+            #[inline]
             pub fn first_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2435,6 +2545,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn last_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2447,6 +2558,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn pick_up_box<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::PickUpBox>,
@@ -2462,6 +2574,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PickUpBoxDelivery> for super::PickUpBoxDelivery {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PickUpBoxDelivery,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -2473,6 +2586,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PickUpBoxDelivery> for PickUpBoxDelivery {
+            #[inline]
             fn from(value: super::PickUpBoxDelivery) -> Self {
                 Self {
                     first_name: Ok(value.first_name),
@@ -2513,6 +2627,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PickUpShop {
+            #[inline]
             fn default() -> Self {
                 Self {
                     city: Ok(Default::default()),
@@ -2526,6 +2641,7 @@ pub mod types {
             }
         }
         impl PickUpShop {
+            #[inline]
             pub fn city<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2538,6 +2654,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn country_code<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -2552,6 +2669,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn location_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2564,6 +2682,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn street<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2576,6 +2695,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn street_addition<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2590,6 +2710,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn street_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2602,6 +2723,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn zip_code<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2617,6 +2739,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PickUpShop> for super::PickUpShop {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PickUpShop,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -2632,6 +2755,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PickUpShop> for PickUpShop {
+            #[inline]
             fn from(value: super::PickUpShop) -> Self {
                 Self {
                     city: Ok(value.city),
@@ -2664,6 +2788,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PickUpShopDelivery {
+            #[inline]
             fn default() -> Self {
                 Self {
                     company: Ok(Default::default()),
@@ -2674,6 +2799,7 @@ pub mod types {
             }
         }
         impl PickUpShopDelivery {
+            #[inline]
             pub fn company<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2686,6 +2812,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn first_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2698,6 +2825,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn last_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2710,6 +2838,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn pick_up_shop<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::PickUpShop>,
@@ -2725,6 +2854,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<PickUpShopDelivery> for super::PickUpShopDelivery {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PickUpShopDelivery,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -2737,6 +2867,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PickUpShopDelivery> for PickUpShopDelivery {
+            #[inline]
             fn from(value: super::PickUpShopDelivery) -> Self {
                 Self {
                     company: Ok(value.company),
@@ -2782,6 +2913,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for SessionRecord {
+            #[inline]
             fn default() -> Self {
                 Self {
                     created_date: Ok(Default::default()),
@@ -2796,6 +2928,7 @@ pub mod types {
             }
         }
         impl SessionRecord {
+            #[inline]
             pub fn created_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -2810,6 +2943,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn decline_reasons<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::psi_common::Decline>>,
@@ -2824,6 +2958,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn partner_transaction_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2838,6 +2973,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn session_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2850,6 +2986,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn session_status<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -2866,6 +3003,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn shop_buyer_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2878,6 +3016,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn transaction_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2892,6 +3031,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn updated_date<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -2909,6 +3049,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<SessionRecord> for super::SessionRecord {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: SessionRecord,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -2925,6 +3066,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::SessionRecord> for SessionRecord {
+            #[inline]
             fn from(value: super::SessionRecord) -> Self {
                 Self {
                     created_date: Ok(value.created_date),
@@ -2950,6 +3092,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for SessionRequest {
+            #[inline]
             fn default() -> Self {
                 Self {
                     order_data: Ok(Default::default()),
@@ -2958,6 +3101,7 @@ pub mod types {
             }
         }
         impl SessionRequest {
+            #[inline]
             pub fn order_data<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::OrderData>>,
@@ -2970,6 +3114,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn url_data<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::UrlData>>,
@@ -2985,6 +3130,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<SessionRequest> for super::SessionRequest {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: SessionRequest,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -2995,6 +3141,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::SessionRequest> for SessionRequest {
+            #[inline]
             fn from(value: super::SessionRequest) -> Self {
                 Self {
                     order_data: Ok(value.order_data),
@@ -3014,6 +3161,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for SessionResponse {
+            #[inline]
             fn default() -> Self {
                 Self {
                     landing_page: Ok(Default::default()),
@@ -3022,6 +3170,7 @@ pub mod types {
             }
         }
         impl SessionResponse {
+            #[inline]
             pub fn landing_page<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -3034,6 +3183,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn session_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -3049,6 +3199,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<SessionResponse> for super::SessionResponse {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: SessionResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -3059,6 +3210,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::SessionResponse> for SessionResponse {
+            #[inline]
             fn from(value: super::SessionResponse) -> Self {
                 Self {
                     landing_page: Ok(value.landing_page),
@@ -3094,6 +3246,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ShopBasket {
+            #[inline]
             fn default() -> Self {
                 Self {
                     gross_amount: Ok(Default::default()),
@@ -3106,6 +3259,7 @@ pub mod types {
             }
         }
         impl ShopBasket {
+            #[inline]
             pub fn gross_amount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -3120,6 +3274,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn items<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::BasketItem>>,
@@ -3132,6 +3287,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn partner_shop_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -3146,6 +3302,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn shop_transaction_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -3160,6 +3317,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn special_items<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::SpecialItem>>,
@@ -3172,6 +3330,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn vats<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::Vat>>,
@@ -3187,6 +3346,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ShopBasket> for super::ShopBasket {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: ShopBasket,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -3201,6 +3361,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ShopBasket> for ShopBasket {
+            #[inline]
             fn from(value: super::ShopBasket) -> Self {
                 Self {
                     gross_amount: Ok(value.gross_amount),
@@ -3260,6 +3421,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for SpecialItem {
+            #[inline]
             fn default() -> Self {
                 Self {
                     article_number: Ok(Default::default()),
@@ -3277,6 +3439,7 @@ pub mod types {
             }
         }
         impl SpecialItem {
+            #[inline]
             pub fn article_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -3291,6 +3454,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn category<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -3303,6 +3467,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn description<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -3315,6 +3480,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -3331,6 +3497,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -3347,6 +3514,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -3359,6 +3527,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -3375,6 +3544,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -3391,6 +3561,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -3405,6 +3576,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -3419,6 +3591,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn unit<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -3434,6 +3607,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<SpecialItem> for super::SpecialItem {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: SpecialItem,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -3453,6 +3627,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::SpecialItem> for SpecialItem {
+            #[inline]
             fn from(value: super::SpecialItem) -> Self {
                 Self {
                     article_number: Ok(value.article_number),
@@ -3489,6 +3664,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for UrlData {
+            #[inline]
             fn default() -> Self {
                 Self {
                     cancel_url: Ok(Default::default()),
@@ -3499,6 +3675,7 @@ pub mod types {
             }
         }
         impl UrlData {
+            #[inline]
             pub fn cancel_url<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -3511,6 +3688,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn failure_url<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -3523,6 +3701,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn success_url<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -3535,6 +3714,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn webhook_url<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -3550,6 +3730,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<UrlData> for super::UrlData {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: UrlData,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -3562,6 +3743,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::UrlData> for UrlData {
+            #[inline]
             fn from(value: super::UrlData) -> Self {
                 Self {
                     cancel_url: Ok(value.cancel_url),
@@ -3587,6 +3769,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for Vat {
+            #[inline]
             fn default() -> Self {
                 Self {
                     net_amount: Ok(Default::default()),
@@ -3596,6 +3779,7 @@ pub mod types {
             }
         }
         impl Vat {
+            #[inline]
             pub fn net_amount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -3610,6 +3794,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn tax_amount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -3624,6 +3809,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -3641,6 +3827,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<Vat> for super::Vat {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: Vat,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -3652,6 +3839,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::Vat> for Vat {
+            #[inline]
             fn from(value: super::Vat) -> Self {
                 Self {
                     net_amount: Ok(value.net_amount),

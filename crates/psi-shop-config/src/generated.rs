@@ -803,6 +803,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for BrandingSettings {
+            #[inline]
             fn default() -> Self {
                 Self {
                     highlight_color: Ok(Default::default()),
@@ -811,6 +812,7 @@ pub mod types {
             }
         }
         impl BrandingSettings {
+            #[inline]
             pub fn highlight_color<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::HexColor>>,
@@ -825,6 +827,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn logo_position<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::LogoPosition>>,
@@ -840,6 +843,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<BrandingSettings> for super::BrandingSettings {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: BrandingSettings,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -850,6 +854,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::BrandingSettings> for BrandingSettings {
+            #[inline]
             fn from(value: super::BrandingSettings) -> Self {
                 Self {
                     highlight_color: Ok(value.highlight_color),
@@ -869,6 +874,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for CorrespondencePaymentMethod {
+            #[inline]
             fn default() -> Self {
                 Self {
                     payment_option: Ok(Default::default()),
@@ -877,6 +883,7 @@ pub mod types {
             }
         }
         impl CorrespondencePaymentMethod {
+            #[inline]
             pub fn payment_option<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::PaymentOption>>,
@@ -891,6 +898,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn transfer_type<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::TransferType>>,
@@ -907,6 +915,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CorrespondencePaymentMethod>
         for super::CorrespondencePaymentMethod {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: CorrespondencePaymentMethod,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -918,6 +927,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::CorrespondencePaymentMethod>
         for CorrespondencePaymentMethod {
+            #[inline]
             fn from(value: super::CorrespondencePaymentMethod) -> Self {
                 Self {
                     payment_option: Ok(value.payment_option),
@@ -931,6 +941,7 @@ pub mod types {
             skip_sending: ::std::result::Result<bool, ::std::string::String>,
         }
         impl ::std::default::Default for CorrespondenceSetting {
+            #[inline]
             fn default() -> Self {
                 Self {
                     shop_branding: Ok(super::defaults::default_bool::<true>()),
@@ -939,6 +950,7 @@ pub mod types {
             }
         }
         impl CorrespondenceSetting {
+            #[inline]
             pub fn shop_branding<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<bool>,
@@ -951,6 +963,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn skip_sending<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<bool>,
@@ -967,6 +980,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CorrespondenceSetting>
         for super::CorrespondenceSetting {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: CorrespondenceSetting,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -978,6 +992,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::CorrespondenceSetting>
         for CorrespondenceSetting {
+            #[inline]
             fn from(value: super::CorrespondenceSetting) -> Self {
                 Self {
                     shop_branding: Ok(value.shop_branding),
@@ -1001,6 +1016,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for CorrespondenceSettings {
+            #[inline]
             fn default() -> Self {
                 Self {
                     branding_settings: Ok(Default::default()),
@@ -1010,6 +1026,7 @@ pub mod types {
             }
         }
         impl CorrespondenceSettings {
+            #[inline]
             pub fn branding_settings<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1026,6 +1043,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn payment_method_specific<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1042,6 +1060,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn slang<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1060,6 +1079,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CorrespondenceSettings>
         for super::CorrespondenceSettings {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: CorrespondenceSettings,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1072,6 +1092,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::CorrespondenceSettings>
         for CorrespondenceSettings {
+            #[inline]
             fn from(value: super::CorrespondenceSettings) -> Self {
                 Self {
                     branding_settings: Ok(value.branding_settings),
@@ -1093,6 +1114,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for CustomerServiceContact {
+            #[inline]
             fn default() -> Self {
                 Self {
                     email: Err("no value supplied for email".to_string()),
@@ -1102,6 +1124,7 @@ pub mod types {
             }
         }
         impl CustomerServiceContact {
+            #[inline]
             pub fn email<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -1114,6 +1137,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn fax<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1126,6 +1150,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn phone<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1142,6 +1167,7 @@ pub mod types {
         impl ::std::convert::TryFrom<CustomerServiceContact>
         for super::CustomerServiceContact {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: CustomerServiceContact,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1154,6 +1180,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::CustomerServiceContact>
         for CustomerServiceContact {
+            #[inline]
             fn from(value: super::CustomerServiceContact) -> Self {
                 Self {
                     email: Ok(value.email),
@@ -1167,6 +1194,7 @@ pub mod types {
             email: ::std::result::Result<::std::string::String, ::std::string::String>,
         }
         impl ::std::default::Default for EmailContact {
+            #[inline]
             fn default() -> Self {
                 Self {
                     email: Err("no value supplied for email".to_string()),
@@ -1174,6 +1202,7 @@ pub mod types {
             }
         }
         impl EmailContact {
+            #[inline]
             pub fn email<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -1189,6 +1218,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<EmailContact> for super::EmailContact {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: EmailContact,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1196,6 +1226,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::EmailContact> for EmailContact {
+            #[inline]
             fn from(value: super::EmailContact) -> Self {
                 Self { email: Ok(value.email) }
             }
@@ -1206,6 +1237,7 @@ pub mod types {
             skip_sending: ::std::result::Result<bool, ::std::string::String>,
         }
         impl ::std::default::Default for InvoiceCorrespondenceSetting {
+            #[inline]
             fn default() -> Self {
                 Self {
                     shop_branding: Ok(super::defaults::default_bool::<true>()),
@@ -1214,6 +1246,7 @@ pub mod types {
             }
         }
         impl InvoiceCorrespondenceSetting {
+            #[inline]
             pub fn shop_branding<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<bool>,
@@ -1226,6 +1259,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn skip_sending<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<bool>,
@@ -1242,6 +1276,7 @@ pub mod types {
         impl ::std::convert::TryFrom<InvoiceCorrespondenceSetting>
         for super::InvoiceCorrespondenceSetting {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: InvoiceCorrespondenceSetting,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1253,6 +1288,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::InvoiceCorrespondenceSetting>
         for InvoiceCorrespondenceSetting {
+            #[inline]
             fn from(value: super::InvoiceCorrespondenceSetting) -> Self {
                 Self {
                     shop_branding: Ok(value.shop_branding),
@@ -1312,6 +1348,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PaymentMethodSpecificSettings {
+            #[inline]
             fn default() -> Self {
                 Self {
                     advance_notice: Ok(Default::default()),
@@ -1330,6 +1367,7 @@ pub mod types {
             }
         }
         impl PaymentMethodSpecificSettings {
+            #[inline]
             pub fn advance_notice<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1346,6 +1384,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn advance_notice_sepa_update<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1362,6 +1401,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn dunning_1<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1376,6 +1416,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn dunning_2<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1390,6 +1431,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn dunning_3<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1404,6 +1446,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn initial_plan<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1418,6 +1461,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn invoice<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1432,6 +1476,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn order_confirmation<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1448,6 +1493,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn payment_instruction<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1464,6 +1510,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn payment_method<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1480,6 +1527,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn payment_receipt<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1496,6 +1544,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn updated_plan<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1514,6 +1563,7 @@ pub mod types {
         impl ::std::convert::TryFrom<PaymentMethodSpecificSettings>
         for super::PaymentMethodSpecificSettings {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PaymentMethodSpecificSettings,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1535,6 +1585,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::PaymentMethodSpecificSettings>
         for PaymentMethodSpecificSettings {
+            #[inline]
             fn from(value: super::PaymentMethodSpecificSettings) -> Self {
                 Self {
                     advance_notice: Ok(value.advance_notice),
@@ -1574,6 +1625,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ShopAddress {
+            #[inline]
             fn default() -> Self {
                 Self {
                     city: Err("no value supplied for city".to_string()),
@@ -1586,6 +1638,7 @@ pub mod types {
             }
         }
         impl ShopAddress {
+            #[inline]
             pub fn city<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -1598,6 +1651,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn country_code<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::psi_common::CountryCode>,
@@ -1610,6 +1664,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn postal_code<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -1622,6 +1677,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn street<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -1634,6 +1690,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn street_additional<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1648,6 +1705,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn street_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1663,6 +1721,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ShopAddress> for super::ShopAddress {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: ShopAddress,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1677,6 +1736,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ShopAddress> for ShopAddress {
+            #[inline]
             fn from(value: super::ShopAddress) -> Self {
                 Self {
                     city: Ok(value.city),
@@ -1707,6 +1767,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ShopConfiguration {
+            #[inline]
             fn default() -> Self {
                 Self {
                     address: Err("no value supplied for address".to_string()),
@@ -1719,6 +1780,7 @@ pub mod types {
             }
         }
         impl ShopConfiguration {
+            #[inline]
             pub fn address<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::ShopAddress>,
@@ -1731,6 +1793,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn contacts<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::ShopContacts>>,
@@ -1743,6 +1806,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn correspondence_settings<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1759,6 +1823,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn legal<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::ShopLegal>,
@@ -1771,6 +1836,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -1783,6 +1849,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn website<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1798,6 +1865,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ShopConfiguration> for super::ShopConfiguration {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: ShopConfiguration,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1812,6 +1880,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ShopConfiguration> for ShopConfiguration {
+            #[inline]
             fn from(value: super::ShopConfiguration) -> Self {
                 Self {
                     address: Ok(value.address),
@@ -1838,6 +1907,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ShopConfigurationError {
+            #[inline]
             fn default() -> Self {
                 Self {
                     errors: Ok(Default::default()),
@@ -1846,6 +1916,7 @@ pub mod types {
             }
         }
         impl ShopConfigurationError {
+            #[inline]
             pub fn errors<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1863,6 +1934,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn message<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1879,6 +1951,7 @@ pub mod types {
         impl ::std::convert::TryFrom<ShopConfigurationError>
         for super::ShopConfigurationError {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: ShopConfigurationError,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1890,6 +1963,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::ShopConfigurationError>
         for ShopConfigurationError {
+            #[inline]
             fn from(value: super::ShopConfigurationError) -> Self {
                 Self {
                     errors: Ok(value.errors),
@@ -1905,6 +1979,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ShopConfigurationResponse {
+            #[inline]
             fn default() -> Self {
                 Self {
                     shop_id: Ok(Default::default()),
@@ -1912,6 +1987,7 @@ pub mod types {
             }
         }
         impl ShopConfigurationResponse {
+            #[inline]
             pub fn shop_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1928,6 +2004,7 @@ pub mod types {
         impl ::std::convert::TryFrom<ShopConfigurationResponse>
         for super::ShopConfigurationResponse {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: ShopConfigurationResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1936,6 +2013,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::ShopConfigurationResponse>
         for ShopConfigurationResponse {
+            #[inline]
             fn from(value: super::ShopConfigurationResponse) -> Self {
                 Self { shop_id: Ok(value.shop_id) }
             }
@@ -1964,6 +2042,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ShopContacts {
+            #[inline]
             fn default() -> Self {
                 Self {
                     customer_service: Ok(Default::default()),
@@ -1975,6 +2054,7 @@ pub mod types {
             }
         }
         impl ShopContacts {
+            #[inline]
             pub fn customer_service<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1991,6 +2071,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn data_protection<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::EmailContact>>,
@@ -2005,6 +2086,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn fraud<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::EmailContact>>,
@@ -2017,6 +2099,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn incident<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::EmailContact>>,
@@ -2029,6 +2112,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn invoice_copy<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::EmailContact>>,
@@ -2044,6 +2128,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ShopContacts> for super::ShopContacts {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: ShopContacts,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -2057,6 +2142,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ShopContacts> for ShopContacts {
+            #[inline]
             fn from(value: super::ShopContacts) -> Self {
                 Self {
                     customer_service: Ok(value.customer_service),
@@ -2104,6 +2190,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ShopLegal {
+            #[inline]
             fn default() -> Self {
                 Self {
                     board_chairman: Ok(Default::default()),
@@ -2123,6 +2210,7 @@ pub mod types {
             }
         }
         impl ShopLegal {
+            #[inline]
             pub fn board_chairman<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2137,6 +2225,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn commercial_register_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -2151,6 +2240,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn designation_of_management<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2165,6 +2255,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn legal_form<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -2177,6 +2268,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn managing_directors<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2191,6 +2283,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -2203,6 +2296,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn registration_office<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -2217,6 +2311,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn tax_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2229,6 +2324,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn vat_id_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2244,6 +2340,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ShopLegal> for super::ShopLegal {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: ShopLegal,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -2261,6 +2358,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ShopLegal> for ShopLegal {
+            #[inline]
             fn from(value: super::ShopLegal) -> Self {
                 Self {
                     board_chairman: Ok(value.board_chairman),
@@ -2299,6 +2397,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for SlangSettings {
+            #[inline]
             fn default() -> Self {
                 Self {
                     customer_service_contact: Ok(Default::default()),
@@ -2310,6 +2409,7 @@ pub mod types {
             }
         }
         impl SlangSettings {
+            #[inline]
             pub fn customer_service_contact<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<::std::string::String>>,
@@ -2324,6 +2424,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn formal_tone<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::FormalTone>>,
@@ -2336,6 +2437,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn name_format<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::NameFormat>>,
@@ -2348,6 +2450,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn order<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::OrderWording>>,
@@ -2360,6 +2463,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn salutation<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -2375,6 +2479,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<SlangSettings> for super::SlangSettings {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: SlangSettings,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -2388,6 +2493,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::SlangSettings> for SlangSettings {
+            #[inline]
             fn from(value: super::SlangSettings) -> Self {
                 Self {
                     customer_service_contact: Ok(value.customer_service_contact),
@@ -2414,6 +2520,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for SlangSettingsByLanguage {
+            #[inline]
             fn default() -> Self {
                 Self {
                     de: Ok(Default::default()),
@@ -2423,6 +2530,7 @@ pub mod types {
             }
         }
         impl SlangSettingsByLanguage {
+            #[inline]
             pub fn de<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::SlangSettings>>,
@@ -2433,6 +2541,7 @@ pub mod types {
                     .map_err(|e| format!("error converting supplied value for de: {e}"));
                 self
             }
+            #[inline]
             pub fn en<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::SlangSettings>>,
@@ -2443,6 +2552,7 @@ pub mod types {
                     .map_err(|e| format!("error converting supplied value for en: {e}"));
                 self
             }
+            #[inline]
             pub fn nl<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::SlangSettings>>,
@@ -2457,6 +2567,7 @@ pub mod types {
         impl ::std::convert::TryFrom<SlangSettingsByLanguage>
         for super::SlangSettingsByLanguage {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: SlangSettingsByLanguage,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -2469,6 +2580,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::SlangSettingsByLanguage>
         for SlangSettingsByLanguage {
+            #[inline]
             fn from(value: super::SlangSettingsByLanguage) -> Self {
                 Self {
                     de: Ok(value.de),

@@ -490,6 +490,7 @@ pub mod types {
             tax_id: ::std::result::Result<super::TaxId, ::std::string::String>,
         }
         impl ::std::default::Default for AddItemRequest {
+            #[inline]
             fn default() -> Self {
                 Self {
                     gross_amount: Err("no value supplied for gross_amount".to_string()),
@@ -499,6 +500,7 @@ pub mod types {
             }
         }
         impl AddItemRequest {
+            #[inline]
             pub fn gross_amount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::psi_runtime::Decimal>,
@@ -511,6 +513,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -523,6 +526,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn tax_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::TaxId>,
@@ -538,6 +542,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<AddItemRequest> for super::AddItemRequest {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: AddItemRequest,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -549,6 +554,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::AddItemRequest> for AddItemRequest {
+            #[inline]
             fn from(value: super::AddItemRequest) -> Self {
                 Self {
                     gross_amount: Ok(value.gross_amount),
@@ -585,6 +591,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for LoadItem {
+            #[inline]
             fn default() -> Self {
                 Self {
                     id: Ok(Default::default()),
@@ -597,6 +604,7 @@ pub mod types {
             }
         }
         impl LoadItem {
+            #[inline]
             pub fn id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -607,6 +615,7 @@ pub mod types {
                     .map_err(|e| format!("error converting supplied value for id: {e}"));
                 self
             }
+            #[inline]
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -619,6 +628,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn ordered<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -633,6 +643,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn position<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -647,6 +658,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -661,6 +673,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -678,6 +691,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<LoadItem> for super::LoadItem {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: LoadItem,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -692,6 +706,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::LoadItem> for LoadItem {
+            #[inline]
             fn from(value: super::LoadItem) -> Self {
                 Self {
                     id: Ok(value.id),
@@ -735,6 +750,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for LoadItemPosition {
+            #[inline]
             fn default() -> Self {
                 Self {
                     canceled: Ok(Default::default()),
@@ -748,6 +764,7 @@ pub mod types {
             }
         }
         impl LoadItemPosition {
+            #[inline]
             pub fn canceled<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -762,6 +779,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn delivered<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -776,6 +794,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -786,6 +805,7 @@ pub mod types {
                     .map_err(|e| format!("error converting supplied value for id: {e}"));
                 self
             }
+            #[inline]
             pub fn max_cancel<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -800,6 +820,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn max_delivery<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -814,6 +835,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn max_return<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -828,6 +850,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn returned<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -845,6 +868,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<LoadItemPosition> for super::LoadItemPosition {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: LoadItemPosition,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -860,6 +884,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::LoadItemPosition> for LoadItemPosition {
+            #[inline]
             fn from(value: super::LoadItemPosition) -> Self {
                 Self {
                     canceled: Ok(value.canceled),
@@ -881,6 +906,7 @@ pub mod types {
             success: ::std::result::Result<bool, ::std::string::String>,
         }
         impl ::std::default::Default for LoadResponse {
+            #[inline]
             fn default() -> Self {
                 Self {
                     data: Ok(Default::default()),
@@ -889,6 +915,7 @@ pub mod types {
             }
         }
         impl LoadResponse {
+            #[inline]
             pub fn data<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<super::LoadData>>,
@@ -901,6 +928,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn success<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<bool>,
@@ -916,6 +944,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<LoadResponse> for super::LoadResponse {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: LoadResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -926,6 +955,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::LoadResponse> for LoadResponse {
+            #[inline]
             fn from(value: super::LoadResponse) -> Self {
                 Self {
                     data: Ok(value.data),
@@ -945,6 +975,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for ModuleResult {
+            #[inline]
             fn default() -> Self {
                 Self {
                     message: Ok(Default::default()),
@@ -953,6 +984,7 @@ pub mod types {
             }
         }
         impl ModuleResult {
+            #[inline]
             pub fn message<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -965,6 +997,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn success<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<bool>>,
@@ -980,6 +1013,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<ModuleResult> for super::ModuleResult {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: ModuleResult,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -990,6 +1024,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::ModuleResult> for ModuleResult {
+            #[inline]
             fn from(value: super::ModuleResult) -> Self {
                 Self {
                     message: Ok(value.message),
@@ -1010,6 +1045,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for OrderItemQuantity {
+            #[inline]
             fn default() -> Self {
                 Self {
                     id: Err("no value supplied for id".to_string()),
@@ -1019,6 +1055,7 @@ pub mod types {
             }
         }
         impl OrderItemQuantity {
+            #[inline]
             pub fn id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -1029,6 +1066,7 @@ pub mod types {
                     .map_err(|e| format!("error converting supplied value for id: {e}"));
                 self
             }
+            #[inline]
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1043,6 +1081,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn update_stock<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<bool>>,
@@ -1058,6 +1097,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<OrderItemQuantity> for super::OrderItemQuantity {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: OrderItemQuantity,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1069,6 +1109,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::OrderItemQuantity> for OrderItemQuantity {
+            #[inline]
             fn from(value: super::OrderItemQuantity) -> Self {
                 Self {
                     id: Ok(value.id),
@@ -1085,6 +1126,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for OrderItemsRequest {
+            #[inline]
             fn default() -> Self {
                 Self {
                     items: Err("no value supplied for items".to_string()),
@@ -1092,6 +1134,7 @@ pub mod types {
             }
         }
         impl OrderItemsRequest {
+            #[inline]
             pub fn items<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::OrderItemQuantity>>,
@@ -1107,6 +1150,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<OrderItemsRequest> for super::OrderItemsRequest {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: OrderItemsRequest,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1114,6 +1158,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::OrderItemsRequest> for OrderItemsRequest {
+            #[inline]
             fn from(value: super::OrderItemsRequest) -> Self {
                 Self { items: Ok(value.items) }
             }
@@ -1130,6 +1175,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for OrderItemsRequestV7 {
+            #[inline]
             fn default() -> Self {
                 Self {
                     items: Err("no value supplied for items".to_string()),
@@ -1138,6 +1184,7 @@ pub mod types {
             }
         }
         impl OrderItemsRequestV7 {
+            #[inline]
             pub fn items<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::OrderItemQuantity>>,
@@ -1150,6 +1197,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn update_stock<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<bool>>,
@@ -1166,6 +1214,7 @@ pub mod types {
         impl ::std::convert::TryFrom<OrderItemsRequestV7>
         for super::OrderItemsRequestV7 {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: OrderItemsRequestV7,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1176,6 +1225,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::OrderItemsRequestV7> for OrderItemsRequestV7 {
+            #[inline]
             fn from(value: super::OrderItemsRequestV7) -> Self {
                 Self {
                     items: Ok(value.items),
@@ -1203,6 +1253,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PlatformTokenRequest {
+            #[inline]
             fn default() -> Self {
                 Self {
                     client_id: Ok(Default::default()),
@@ -1213,6 +1264,7 @@ pub mod types {
             }
         }
         impl PlatformTokenRequest {
+            #[inline]
             pub fn client_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1225,6 +1277,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn client_secret<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::psi_runtime::Secret>>,
@@ -1237,6 +1290,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn grant_type<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1249,6 +1303,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn scope<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1265,6 +1320,7 @@ pub mod types {
         impl ::std::convert::TryFrom<PlatformTokenRequest>
         for super::PlatformTokenRequest {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PlatformTokenRequest,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1277,6 +1333,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::PlatformTokenRequest> for PlatformTokenRequest {
+            #[inline]
             fn from(value: super::PlatformTokenRequest) -> Self {
                 Self {
                     client_id: Ok(value.client_id),
@@ -1302,6 +1359,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PlatformTokenResponse {
+            #[inline]
             fn default() -> Self {
                 Self {
                     access_token: Ok(Default::default()),
@@ -1311,6 +1369,7 @@ pub mod types {
             }
         }
         impl PlatformTokenResponse {
+            #[inline]
             pub fn access_token<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::psi_runtime::Secret>>,
@@ -1323,6 +1382,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn expires_in<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<i64>>,
@@ -1335,6 +1395,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn token_type<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1351,6 +1412,7 @@ pub mod types {
         impl ::std::convert::TryFrom<PlatformTokenResponse>
         for super::PlatformTokenResponse {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PlatformTokenResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1363,6 +1425,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::PlatformTokenResponse>
         for PlatformTokenResponse {
+            #[inline]
             fn from(value: super::PlatformTokenResponse) -> Self {
                 Self {
                     access_token: Ok(value.access_token),

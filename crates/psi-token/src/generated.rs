@@ -145,6 +145,7 @@ pub mod types {
             grant_type: ::std::result::Result<super::GrantType, ::std::string::String>,
         }
         impl ::std::default::Default for TokenRequest {
+            #[inline]
             fn default() -> Self {
                 Self {
                     audience: Err("no value supplied for audience".to_string()),
@@ -157,6 +158,7 @@ pub mod types {
             }
         }
         impl TokenRequest {
+            #[inline]
             pub fn audience<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -169,6 +171,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn client_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::string::String>,
@@ -181,6 +184,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn client_secret<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::psi_runtime::Secret>,
@@ -193,6 +197,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn grant_type<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<super::GrantType>,
@@ -208,6 +213,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<TokenRequest> for super::TokenRequest {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: TokenRequest,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -220,6 +226,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::TokenRequest> for TokenRequest {
+            #[inline]
             fn from(value: super::TokenRequest) -> Self {
                 Self {
                     audience: Ok(value.audience),
@@ -245,6 +252,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for TokenResponse {
+            #[inline]
             fn default() -> Self {
                 Self {
                     access_token: Ok(Default::default()),
@@ -254,6 +262,7 @@ pub mod types {
             }
         }
         impl TokenResponse {
+            #[inline]
             pub fn access_token<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::psi_runtime::Secret>>,
@@ -266,6 +275,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn expires_in<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<i64>>,
@@ -278,6 +288,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn token_type<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -293,6 +304,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<TokenResponse> for super::TokenResponse {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: TokenResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -304,6 +316,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::TokenResponse> for TokenResponse {
+            #[inline]
             fn from(value: super::TokenResponse) -> Self {
                 Self {
                     access_token: Ok(value.access_token),

@@ -253,6 +253,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for BasketInformationDto {
+            #[inline]
             fn default() -> Self {
                 Self {
                     gross_amount: Ok(Default::default()),
@@ -265,6 +266,7 @@ pub mod types {
             }
         }
         impl BasketInformationDto {
+            #[inline]
             pub fn gross_amount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -279,6 +281,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn items<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::TransactionItem>>,
@@ -291,6 +294,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn partner_shop_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -305,6 +309,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn partner_shop_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -319,6 +324,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn shop_transaction_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -333,6 +339,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn special_items<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -351,6 +358,7 @@ pub mod types {
         impl ::std::convert::TryFrom<BasketInformationDto>
         for super::BasketInformationDto {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: BasketInformationDto,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -365,6 +373,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::BasketInformationDto> for BasketInformationDto {
+            #[inline]
             fn from(value: super::BasketInformationDto) -> Self {
                 Self {
                     gross_amount: Ok(value.gross_amount),
@@ -396,6 +405,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for PaymentInformationDto {
+            #[inline]
             fn default() -> Self {
                 Self {
                     dunning_status: Ok(Default::default()),
@@ -406,6 +416,7 @@ pub mod types {
             }
         }
         impl PaymentInformationDto {
+            #[inline]
             pub fn dunning_status<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -422,6 +433,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn maximum_processing_offset_in_hours<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -438,6 +450,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn payment_method<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -454,6 +467,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn payment_status<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -474,6 +488,7 @@ pub mod types {
         impl ::std::convert::TryFrom<PaymentInformationDto>
         for super::PaymentInformationDto {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: PaymentInformationDto,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -488,6 +503,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::PaymentInformationDto>
         for PaymentInformationDto {
+            #[inline]
             fn from(value: super::PaymentInformationDto) -> Self {
                 Self {
                     dunning_status: Ok(value.dunning_status),
@@ -559,6 +575,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for TransactionItem {
+            #[inline]
             fn default() -> Self {
                 Self {
                     article_number: Ok(Default::default()),
@@ -579,6 +596,7 @@ pub mod types {
             }
         }
         impl TransactionItem {
+            #[inline]
             pub fn article_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -593,6 +611,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn category<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -605,6 +624,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -621,6 +641,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn gross_unit_discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -637,6 +658,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -653,6 +675,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn identification_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -667,6 +690,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -679,6 +703,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -695,6 +720,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn net_unit_discount<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -711,6 +737,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -727,6 +754,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -741,6 +769,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -755,6 +784,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn unique_identification_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -769,6 +799,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn unit<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -784,6 +815,7 @@ pub mod types {
         }
         impl ::std::convert::TryFrom<TransactionItem> for super::TransactionItem {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: TransactionItem,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -806,6 +838,7 @@ pub mod types {
             }
         }
         impl ::std::convert::From<super::TransactionItem> for TransactionItem {
+            #[inline]
             fn from(value: super::TransactionItem) -> Self {
                 Self {
                     article_number: Ok(value.article_number),
@@ -877,6 +910,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for TransactionSpecialItem {
+            #[inline]
             fn default() -> Self {
                 Self {
                     article_number: Ok(Default::default()),
@@ -895,6 +929,7 @@ pub mod types {
             }
         }
         impl TransactionSpecialItem {
+            #[inline]
             pub fn article_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -909,6 +944,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn category<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -921,6 +957,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -937,6 +974,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn gross_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -953,6 +991,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn identification_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -967,6 +1006,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -979,6 +1019,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn net_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -995,6 +1036,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn net_unit_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1011,6 +1053,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn quantity<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1025,6 +1068,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn tax_rate<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1039,6 +1083,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn unique_identification_number<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1053,6 +1098,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn unit<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1069,6 +1115,7 @@ pub mod types {
         impl ::std::convert::TryFrom<TransactionSpecialItem>
         for super::TransactionSpecialItem {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: TransactionSpecialItem,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1090,6 +1137,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::TransactionSpecialItem>
         for TransactionSpecialItem {
+            #[inline]
             fn from(value: super::TransactionSpecialItem) -> Self {
                 Self {
                     article_number: Ok(value.article_number),
@@ -1139,6 +1187,7 @@ pub mod types {
             >,
         }
         impl ::std::default::Default for TransactionStatusResponse {
+            #[inline]
             fn default() -> Self {
                 Self {
                     created: Ok(Default::default()),
@@ -1152,6 +1201,7 @@ pub mod types {
             }
         }
         impl TransactionStatusResponse {
+            #[inline]
             pub fn created<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1166,6 +1216,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn currency<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1180,6 +1231,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn gateway_transaction_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1194,6 +1246,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn partner_transaction_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1208,6 +1261,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn payment_information<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -1224,6 +1278,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn shop_baskets<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::vec::Vec<super::BasketInformationDto>>,
@@ -1236,6 +1291,7 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
             pub fn shop_buyer_id<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1252,6 +1308,7 @@ pub mod types {
         impl ::std::convert::TryFrom<TransactionStatusResponse>
         for super::TransactionStatusResponse {
             type Error = super::error::ConversionError;
+            #[inline]
             fn try_from(
                 value: TransactionStatusResponse,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
@@ -1268,6 +1325,7 @@ pub mod types {
         }
         impl ::std::convert::From<super::TransactionStatusResponse>
         for TransactionStatusResponse {
+            #[inline]
             fn from(value: super::TransactionStatusResponse) -> Self {
                 Self {
                     created: Ok(value.created),
