@@ -22,6 +22,7 @@ pub mod types {
         pub owner: BankAccountOwner,
     }
     impl BankAccount {
+        #[inline]
         pub fn builder() -> builder::BankAccount {
             Default::default()
         }
@@ -133,6 +134,7 @@ pub mod types {
         pub owner: BankAccountOwner,
     }
     impl BankAccountStoreRequest {
+        #[inline]
         pub fn builder() -> builder::BankAccountStoreRequest {
             Default::default()
         }
@@ -146,6 +148,7 @@ pub mod types {
         pub bank_account_reference: ::std::option::Option<::uuid::Uuid>,
     }
     impl BankAccountStoreResponse {
+        #[inline]
         pub fn builder() -> builder::BankAccountStoreResponse {
             Default::default()
         }

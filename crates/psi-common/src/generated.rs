@@ -149,6 +149,7 @@ pub struct Decline {
     pub reasons: ::std::vec::Vec<::std::string::String>,
 }
 impl Decline {
+    #[inline]
     pub fn builder() -> builder::Decline {
         Default::default()
     }
@@ -161,6 +162,7 @@ pub struct DeclineResponse {
     pub decline: ::std::option::Option<Decline>,
 }
 impl DeclineResponse {
+    #[inline]
     pub fn builder() -> builder::DeclineResponse {
         Default::default()
     }
@@ -177,6 +179,7 @@ pub struct InvalidField {
     pub message: ::std::option::Option<::std::string::String>,
 }
 impl InvalidField {
+    #[inline]
     pub fn builder() -> builder::InvalidField {
         Default::default()
     }

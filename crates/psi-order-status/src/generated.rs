@@ -93,6 +93,7 @@ pub mod types {
         pub transaction_id: ::std::option::Option<::std::string::String>,
     }
     impl GeneralOrderInformation {
+        #[inline]
         pub fn builder() -> builder::GeneralOrderInformation {
             Default::default()
         }
@@ -186,6 +187,7 @@ pub mod types {
         pub transaction_id: ::std::option::Option<::std::string::String>,
     }
     impl InvoiceNotification {
+        #[inline]
         pub fn builder() -> builder::InvoiceNotification {
             Default::default()
         }
@@ -224,6 +226,7 @@ pub mod types {
         >,
     }
     impl OrderBasket {
+        #[inline]
         pub fn builder() -> builder::OrderBasket {
             Default::default()
         }
@@ -258,6 +261,7 @@ pub mod types {
         pub unit_price_gross: ::std::option::Option<::psi_runtime::Decimal>,
     }
     impl OrderItem {
+        #[inline]
         pub fn builder() -> builder::OrderItem {
             Default::default()
         }
@@ -303,6 +307,7 @@ pub mod types {
         >,
     }
     impl OrderPaymentInformation {
+        #[inline]
         pub fn builder() -> builder::OrderPaymentInformation {
             Default::default()
         }
@@ -319,6 +324,7 @@ pub mod types {
         pub payment_information: ::std::option::Option<OrderPaymentInformation>,
     }
     impl OrderStatusResponse {
+        #[inline]
         pub fn builder() -> builder::OrderStatusResponse {
             Default::default()
         }
@@ -350,6 +356,7 @@ pub mod types {
         pub shipped_items: ::std::vec::Vec<OrderItem>,
     }
     impl ShopItemGroups {
+        #[inline]
         pub fn builder() -> builder::ShopItemGroups {
             Default::default()
         }
@@ -365,6 +372,7 @@ pub mod types {
         pub shop_items: ::std::option::Option<ShopItemGroups>,
     }
     impl ShopOrderItems {
+        #[inline]
         pub fn builder() -> builder::ShopOrderItems {
             Default::default()
         }

@@ -40,6 +40,7 @@ pub mod types {
         pub withdrawal_date: ::std::option::Option<::chrono::naive::NaiveDate>,
     }
     impl PayLaterBooking {
+        #[inline]
         pub fn builder() -> builder::PayLaterBooking {
             Default::default()
         }
@@ -77,6 +78,7 @@ pub mod types {
         pub offer_id: ::std::string::String,
     }
     impl PayLaterBookingRequest {
+        #[inline]
         pub fn builder() -> builder::PayLaterBookingRequest {
             Default::default()
         }
@@ -106,6 +108,7 @@ pub mod types {
         pub original_due_date: ::std::option::Option<::chrono::naive::NaiveDate>,
     }
     impl PayLaterBookingResponse {
+        #[inline]
         pub fn builder() -> builder::PayLaterBookingResponse {
             Default::default()
         }
@@ -132,6 +135,7 @@ pub mod types {
         pub price: ::std::option::Option<::psi_runtime::Decimal>,
     }
     impl PayLaterOfferDto {
+        #[inline]
         pub fn builder() -> builder::PayLaterOfferDto {
             Default::default()
         }
@@ -156,6 +160,7 @@ pub mod types {
         pub transaction_id: ::std::option::Option<::std::string::String>,
     }
     impl PayLaterOffersResponse {
+        #[inline]
         pub fn builder() -> builder::PayLaterOffersResponse {
             Default::default()
         }
@@ -173,6 +178,7 @@ pub mod types {
         pub transaction_id: ::std::option::Option<::std::string::String>,
     }
     impl PayLaterStatusResponse {
+        #[inline]
         pub fn builder() -> builder::PayLaterStatusResponse {
             Default::default()
         }

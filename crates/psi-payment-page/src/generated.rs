@@ -36,6 +36,7 @@ pub mod types {
         pub zip_code: ::std::option::Option<::std::string::String>,
     }
     impl Address {
+        #[inline]
         pub fn builder() -> builder::Address {
             Default::default()
         }
@@ -85,6 +86,7 @@ pub mod types {
         pub unit: ::std::option::Option<::std::string::String>,
     }
     impl BasketItem {
+        #[inline]
         pub fn builder() -> builder::BasketItem {
             Default::default()
         }
@@ -119,6 +121,7 @@ pub mod types {
         pub vat_id: ::std::option::Option<::std::string::String>,
     }
     impl Company {
+        #[inline]
         pub fn builder() -> builder::Company {
             Default::default()
         }
@@ -137,6 +140,7 @@ pub mod types {
         pub language: ::std::option::Option<::std::string::String>,
     }
     impl CompanyBuyer {
+        #[inline]
         pub fn builder() -> builder::CompanyBuyer {
             Default::default()
         }
@@ -151,6 +155,7 @@ pub mod types {
         pub full_name: ::std::string::String,
     }
     impl ConsumerAddressDelivery {
+        #[inline]
         pub fn builder() -> builder::ConsumerAddressDelivery {
             Default::default()
         }
@@ -167,6 +172,7 @@ pub mod types {
         pub phone: ::std::option::Option<::std::string::String>,
     }
     impl Contact {
+        #[inline]
         pub fn builder() -> builder::Contact {
             Default::default()
         }
@@ -288,6 +294,7 @@ pub mod types {
         pub zip_code: ::std::option::Option<::std::string::String>,
     }
     impl InStoreCollect {
+        #[inline]
         pub fn builder() -> builder::InStoreCollect {
             Default::default()
         }
@@ -308,6 +315,7 @@ pub mod types {
         pub last_name: ::std::option::Option<::std::string::String>,
     }
     impl InStoreCollectDelivery {
+        #[inline]
         pub fn builder() -> builder::InStoreCollectDelivery {
             Default::default()
         }
@@ -328,6 +336,7 @@ pub mod types {
         pub last_name: ::std::option::Option<::std::string::String>,
     }
     impl NamedAddressDelivery {
+        #[inline]
         pub fn builder() -> builder::NamedAddressDelivery {
             Default::default()
         }
@@ -356,6 +365,7 @@ pub mod types {
         pub shop_baskets: ::std::vec::Vec<ShopBasket>,
     }
     impl OrderData {
+        #[inline]
         pub fn builder() -> builder::OrderData {
             Default::default()
         }
@@ -372,6 +382,7 @@ pub mod types {
         pub transfer_type: ::std::option::Option<::std::string::String>,
     }
     impl PaymentMethodRestriction {
+        #[inline]
         pub fn builder() -> builder::PaymentMethodRestriction {
             Default::default()
         }
@@ -394,6 +405,7 @@ pub mod types {
         pub title: ::std::option::Option<::std::string::String>,
     }
     impl Person {
+        #[inline]
         pub fn builder() -> builder::Person {
             Default::default()
         }
@@ -412,6 +424,7 @@ pub mod types {
         pub person: Person,
     }
     impl PersonBuyer {
+        #[inline]
         pub fn builder() -> builder::PersonBuyer {
             Default::default()
         }
@@ -439,6 +452,7 @@ pub mod types {
         pub zip_code: ::std::option::Option<::std::string::String>,
     }
     impl PickUpBox {
+        #[inline]
         pub fn builder() -> builder::PickUpBox {
             Default::default()
         }
@@ -456,6 +470,7 @@ pub mod types {
         pub pick_up_box: PickUpBox,
     }
     impl PickUpBoxDelivery {
+        #[inline]
         pub fn builder() -> builder::PickUpBoxDelivery {
             Default::default()
         }
@@ -486,6 +501,7 @@ pub mod types {
         pub zip_code: ::std::option::Option<::std::string::String>,
     }
     impl PickUpShop {
+        #[inline]
         pub fn builder() -> builder::PickUpShop {
             Default::default()
         }
@@ -506,6 +522,7 @@ pub mod types {
         pub pick_up_shop: PickUpShop,
     }
     impl PickUpShopDelivery {
+        #[inline]
         pub fn builder() -> builder::PickUpShopDelivery {
             Default::default()
         }
@@ -542,6 +559,7 @@ pub mod types {
         >,
     }
     impl SessionRecord {
+        #[inline]
         pub fn builder() -> builder::SessionRecord {
             Default::default()
         }
@@ -577,6 +595,7 @@ pub mod types {
         pub url_data: ::std::option::Option<UrlData>,
     }
     impl SessionRequest {
+        #[inline]
         pub fn builder() -> builder::SessionRequest {
             Default::default()
         }
@@ -593,6 +612,7 @@ pub mod types {
         pub session_id: ::std::option::Option<::std::string::String>,
     }
     impl SessionResponse {
+        #[inline]
         pub fn builder() -> builder::SessionResponse {
             Default::default()
         }
@@ -633,6 +653,7 @@ pub mod types {
         pub vats: ::std::vec::Vec<Vat>,
     }
     impl ShopBasket {
+        #[inline]
         pub fn builder() -> builder::ShopBasket {
             Default::default()
         }
@@ -676,6 +697,7 @@ pub mod types {
         pub unit: ::std::option::Option<::std::string::String>,
     }
     impl SpecialItem {
+        #[inline]
         pub fn builder() -> builder::SpecialItem {
             Default::default()
         }
@@ -698,6 +720,7 @@ pub mod types {
         pub webhook_url: ::std::option::Option<::std::string::String>,
     }
     impl UrlData {
+        #[inline]
         pub fn builder() -> builder::UrlData {
             Default::default()
         }
@@ -717,6 +740,7 @@ pub mod types {
         pub tax_rate: ::std::option::Option<::psi_runtime::Decimal>,
     }
     impl Vat {
+        #[inline]
         pub fn builder() -> builder::Vat {
             Default::default()
         }

@@ -19,6 +19,7 @@ pub mod types {
         pub logo_position: ::std::option::Option<LogoPosition>,
     }
     impl BrandingSettings {
+        #[inline]
         pub fn builder() -> builder::BrandingSettings {
             Default::default()
         }
@@ -33,6 +34,7 @@ pub mod types {
         pub transfer_type: ::std::option::Option<TransferType>,
     }
     impl CorrespondencePaymentMethod {
+        #[inline]
         pub fn builder() -> builder::CorrespondencePaymentMethod {
             Default::default()
         }
@@ -60,6 +62,7 @@ pub mod types {
         }
     }
     impl CorrespondenceSetting {
+        #[inline]
         pub fn builder() -> builder::CorrespondenceSetting {
             Default::default()
         }
@@ -81,6 +84,7 @@ pub mod types {
         pub slang: ::std::option::Option<SlangSettingsByLanguage>,
     }
     impl CorrespondenceSettings {
+        #[inline]
         pub fn builder() -> builder::CorrespondenceSettings {
             Default::default()
         }
@@ -99,6 +103,7 @@ pub mod types {
         pub phone: ::std::option::Option<::std::string::String>,
     }
     impl CustomerServiceContact {
+        #[inline]
         pub fn builder() -> builder::CustomerServiceContact {
             Default::default()
         }
@@ -111,6 +116,7 @@ pub mod types {
         pub email: ::std::string::String,
     }
     impl EmailContact {
+        #[inline]
         pub fn builder() -> builder::EmailContact {
             Default::default()
         }
@@ -259,6 +265,7 @@ pub mod types {
         }
     }
     impl InvoiceCorrespondenceSetting {
+        #[inline]
         pub fn builder() -> builder::InvoiceCorrespondenceSetting {
             Default::default()
         }
@@ -469,6 +476,7 @@ pub mod types {
         pub updated_plan: ::std::option::Option<CorrespondenceSetting>,
     }
     impl PaymentMethodSpecificSettings {
+        #[inline]
         pub fn builder() -> builder::PaymentMethodSpecificSettings {
             Default::default()
         }
@@ -552,6 +560,7 @@ pub mod types {
         pub street_number: ::std::option::Option<::std::string::String>,
     }
     impl ShopAddress {
+        #[inline]
         pub fn builder() -> builder::ShopAddress {
             Default::default()
         }
@@ -573,6 +582,7 @@ pub mod types {
         pub website: ::std::option::Option<::std::string::String>,
     }
     impl ShopConfiguration {
+        #[inline]
         pub fn builder() -> builder::ShopConfiguration {
             Default::default()
         }
@@ -596,6 +606,7 @@ pub mod types {
         pub message: ::std::option::Option<::std::string::String>,
     }
     impl ShopConfigurationError {
+        #[inline]
         pub fn builder() -> builder::ShopConfigurationError {
             Default::default()
         }
@@ -634,6 +645,7 @@ pub mod types {
         pub shop_id: ::std::option::Option<::std::string::String>,
     }
     impl ShopConfigurationResponse {
+        #[inline]
         pub fn builder() -> builder::ShopConfigurationResponse {
             Default::default()
         }
@@ -654,6 +666,7 @@ pub mod types {
         pub invoice_copy: ::std::option::Option<EmailContact>,
     }
     impl ShopContacts {
+        #[inline]
         pub fn builder() -> builder::ShopContacts {
             Default::default()
         }
@@ -687,6 +700,7 @@ pub mod types {
         pub vat_id_number: ::std::option::Option<::std::string::String>,
     }
     impl ShopLegal {
+        #[inline]
         pub fn builder() -> builder::ShopLegal {
             Default::default()
         }
@@ -713,6 +727,7 @@ pub mod types {
         pub salutation: ::std::option::Option<::std::string::String>,
     }
     impl SlangSettings {
+        #[inline]
         pub fn builder() -> builder::SlangSettings {
             Default::default()
         }
@@ -729,6 +744,7 @@ pub mod types {
         pub nl: ::std::option::Option<SlangSettings>,
     }
     impl SlangSettingsByLanguage {
+        #[inline]
         pub fn builder() -> builder::SlangSettingsByLanguage {
             Default::default()
         }

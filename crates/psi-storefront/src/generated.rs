@@ -21,6 +21,7 @@ pub mod types {
         pub tax_id: TaxId,
     }
     impl AddItemRequest {
+        #[inline]
         pub fn builder() -> builder::AddItemRequest {
             Default::default()
         }
@@ -72,6 +73,7 @@ pub mod types {
         pub unit_price: ::std::option::Option<::psi_runtime::Decimal>,
     }
     impl LoadItem {
+        #[inline]
         pub fn builder() -> builder::LoadItem {
             Default::default()
         }
@@ -163,6 +165,7 @@ pub mod types {
         pub returned: ::std::option::Option<::psi_runtime::Decimal>,
     }
     impl LoadItemPosition {
+        #[inline]
         pub fn builder() -> builder::LoadItemPosition {
             Default::default()
         }
@@ -189,6 +192,7 @@ pub mod types {
         }
     }
     impl LoadResponse {
+        #[inline]
         pub fn builder() -> builder::LoadResponse {
             Default::default()
         }
@@ -226,6 +230,7 @@ pub mod types {
         pub success: ::std::option::Option<bool>,
     }
     impl ModuleResult {
+        #[inline]
         pub fn builder() -> builder::ModuleResult {
             Default::default()
         }
@@ -310,6 +315,7 @@ pub mod types {
         pub update_stock: ::std::option::Option<bool>,
     }
     impl OrderItemQuantity {
+        #[inline]
         pub fn builder() -> builder::OrderItemQuantity {
             Default::default()
         }
@@ -322,6 +328,7 @@ pub mod types {
         pub items: ::std::vec::Vec<OrderItemQuantity>,
     }
     impl OrderItemsRequest {
+        #[inline]
         pub fn builder() -> builder::OrderItemsRequest {
             Default::default()
         }
@@ -340,6 +347,7 @@ pub mod types {
         pub update_stock: ::std::option::Option<bool>,
     }
     impl OrderItemsRequestV7 {
+        #[inline]
         pub fn builder() -> builder::OrderItemsRequestV7 {
             Default::default()
         }
@@ -392,6 +400,7 @@ pub mod types {
         pub scope: ::std::option::Option<::std::string::String>,
     }
     impl PlatformTokenRequest {
+        #[inline]
         pub fn builder() -> builder::PlatformTokenRequest {
             Default::default()
         }
@@ -411,6 +420,7 @@ pub mod types {
         pub token_type: ::std::option::Option<::std::string::String>,
     }
     impl PlatformTokenResponse {
+        #[inline]
         pub fn builder() -> builder::PlatformTokenResponse {
             Default::default()
         }

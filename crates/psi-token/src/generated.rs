@@ -103,6 +103,7 @@ pub mod types {
         pub grant_type: GrantType,
     }
     impl TokenRequest {
+        #[inline]
         pub fn builder() -> builder::TokenRequest {
             Default::default()
         }
@@ -122,6 +123,7 @@ pub mod types {
         pub token_type: ::std::option::Option<::std::string::String>,
     }
     impl TokenResponse {
+        #[inline]
         pub fn builder() -> builder::TokenResponse {
             Default::default()
         }

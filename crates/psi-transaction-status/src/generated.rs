@@ -43,6 +43,7 @@ pub mod types {
         pub special_items: ::std::vec::Vec<TransactionSpecialItem>,
     }
     impl BasketInformationDto {
+        #[inline]
         pub fn builder() -> builder::BasketInformationDto {
             Default::default()
         }
@@ -88,6 +89,7 @@ pub mod types {
         >,
     }
     impl PaymentInformationDto {
+        #[inline]
         pub fn builder() -> builder::PaymentInformationDto {
             Default::default()
         }
@@ -140,6 +142,7 @@ pub mod types {
         pub unit: ::std::option::Option<::std::string::String>,
     }
     impl TransactionItem {
+        #[inline]
         pub fn builder() -> builder::TransactionItem {
             Default::default()
         }
@@ -186,6 +189,7 @@ pub mod types {
         pub unit: ::std::option::Option<::std::string::String>,
     }
     impl TransactionSpecialItem {
+        #[inline]
         pub fn builder() -> builder::TransactionSpecialItem {
             Default::default()
         }
@@ -219,6 +223,7 @@ pub mod types {
         pub shop_buyer_id: ::std::option::Option<::std::string::String>,
     }
     impl TransactionStatusResponse {
+        #[inline]
         pub fn builder() -> builder::TransactionStatusResponse {
             Default::default()
         }

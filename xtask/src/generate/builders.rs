@@ -5,14 +5,16 @@
 //! or not the application ever builds a type through them: three quarters
 //! of `psi-payment-page`'s code generation went to them. Marked
 //! `#[inline]`, each is compiled in the crate that calls it, and only when
-//! it does. What they do is unchanged. (`psi-payment-page` in release:
-//! 1.6-1.8 s to 1.3 s of compile time; BENCHMARKS.md, "Build time".)
+//! it does; so is each type's `builder()`, which would otherwise compile
+//! its builder's `Default` in. What they do is unchanged.
+//! (`psi-payment-page` in release: 1.6-1.8 s to 1.3 s of compile time;
+//! BENCHMARKS.md, "Build time".)
 
 /// Marks every function of an `impl` in the `builder` module of the
 /// `types` module of `file` (progenitor's output, before psi-common keeps
-/// only its `types`) `#[inline]`; an error when there is no such module,
-/// which means typify changed where it writes its builders and this rule
-/// needs a look.
+/// only its `types`) `#[inline]`, and every type's `builder()`; an error
+/// when there is no such module, which means typify changed where it
+/// writes its builders and this rule needs a look.
 pub fn inline_type_builders(file: &mut syn::File) -> Result<(), String> {
     let types = file
         .items
@@ -23,6 +25,12 @@ pub fn inline_type_builders(file: &mut syn::File) -> Result<(), String> {
         })
         .map(|(_, items)| items)
         .ok_or("generated code has no `types` module")?;
+    // Each type's `builder()`, beside the type.
+    for item in types.iter_mut() {
+        if let syn::Item::Impl(block) = item {
+            inline_functions(block, |function| function.sig.ident == "builder");
+        }
+    }
     let builders = types
         .iter_mut()
         .find_map(|item| match item {
@@ -35,22 +43,27 @@ pub fn inline_type_builders(file: &mut syn::File) -> Result<(), String> {
              check xtask/src/generate/builders.rs against the generated code",
         )?;
     for item in builders {
-        let syn::Item::Impl(block) = item else {
-            continue;
-        };
-        for member in &mut block.items {
-            if let syn::ImplItem::Fn(function) = member {
-                let hinted = function
-                    .attrs
-                    .iter()
-                    .any(|attr| attr.path().is_ident("inline"));
-                if !hinted {
-                    function.attrs.push(syn::parse_quote!(#[inline]));
-                }
-            }
+        if let syn::Item::Impl(block) = item {
+            inline_functions(block, |_| true);
         }
     }
     Ok(())
+}
+
+/// Adds `#[inline]` to the functions of `block` that `chosen` picks and
+/// that have no inline attribute yet.
+fn inline_functions(block: &mut syn::ItemImpl, chosen: impl Fn(&syn::ImplItemFn) -> bool) {
+    for member in &mut block.items {
+        if let syn::ImplItem::Fn(function) = member {
+            let hinted = function
+                .attrs
+                .iter()
+                .any(|attr| attr.path().is_ident("inline"));
+            if !hinted && chosen(function) {
+                function.attrs.push(syn::parse_quote!(#[inline]));
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -64,6 +77,7 @@ mod tests {
                 pub struct Item { pub name: String }
                 impl Item {
                     pub fn builder() -> builder::Item { Default::default() }
+                    pub fn other(&self) -> bool { true }
                 }
                 pub mod builder {
                     pub struct Item { name: Result<String, String> }
@@ -85,11 +99,12 @@ mod tests {
         };
         super::inline_type_builders(&mut file).unwrap();
         let code = file.to_token_stream().to_string();
-        assert_eq!(code.matches("# [inline]").count(), 3, "{code}");
+        assert_eq!(code.matches("# [inline]").count(), 4, "{code}");
         assert!(code.contains("# [inline] fn default"), "{code}");
         assert!(code.contains("# [inline] fn try_from"), "{code}");
-        // Outside the builder module, nothing changes.
-        assert!(code.contains("impl Item { pub fn builder"), "{code}");
+        assert!(code.contains("# [inline] pub fn builder"), "{code}");
+        // Outside the builder module, nothing else changes.
+        assert!(code.contains("} pub fn other"), "{code}");
     }
 
     #[test]
