@@ -365,18 +365,18 @@ fn reexport_in_types(
     label: &str,
     reexports: Vec<syn::Item>,
 ) -> Result<(), String> {
-    let types = file
-        .items
-        .iter_mut()
-        .find_map(|item| match item {
-            syn::Item::Mod(module) if module.ident == "types" => Some(module),
-            _ => None,
-        })
-        .ok_or_else(|| format!("{label}: generated code has no `types` module"))?;
-    let (_, items) = types
-        .content
-        .as_mut()
-        .ok_or_else(|| format!("{label}: `types` module has no body"))?;
+    let items = module_items(&mut file.items, "types")
+        .ok_or_else(|| format!("{label}: generated code has no `types` module with a body"))?;
     items.splice(0..0, reexports);
     Ok(())
+}
+
+/// The items of the module `name` among `items`, when it is there with a body.
+fn module_items<'a>(items: &'a mut [syn::Item], name: &str) -> Option<&'a mut Vec<syn::Item>> {
+    items.iter_mut().find_map(|item| match item {
+        syn::Item::Mod(module) if module.ident == name => {
+            module.content.as_mut().map(|(_, items)| items)
+        }
+        _ => None,
+    })
 }

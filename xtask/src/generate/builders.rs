@@ -16,14 +16,7 @@
 /// when there is no such module, which means typify changed where it
 /// writes its builders and this rule needs a look.
 pub fn inline_type_builders(file: &mut syn::File) -> Result<(), String> {
-    let types = file
-        .items
-        .iter_mut()
-        .find_map(|item| match item {
-            syn::Item::Mod(module) if module.ident == "types" => module.content.as_mut(),
-            _ => None,
-        })
-        .map(|(_, items)| items)
+    let types = super::module_items(&mut file.items, "types")
         .ok_or("generated code has no `types` module")?;
     // Each type's `builder()`, beside the type.
     for item in types.iter_mut() {
@@ -31,17 +24,10 @@ pub fn inline_type_builders(file: &mut syn::File) -> Result<(), String> {
             inline_functions(block, |function| function.sig.ident == "builder");
         }
     }
-    let builders = types
-        .iter_mut()
-        .find_map(|item| match item {
-            syn::Item::Mod(module) if module.ident == "builder" => module.content.as_mut(),
-            _ => None,
-        })
-        .map(|(_, items)| items)
-        .ok_or(
-            "typify's `types::builder` module was not found: \
-             check xtask/src/generate/builders.rs against the generated code",
-        )?;
+    let builders = super::module_items(types, "builder").ok_or(
+        "typify's `types::builder` module was not found: \
+         check xtask/src/generate/builders.rs against the generated code",
+    )?;
     for item in builders {
         if let syn::Item::Impl(block) = item {
             inline_functions(block, |_| true);
