@@ -340,8 +340,8 @@ impl Order<'_> {
             .sum()
     }
 
-    /// The order's currency code, `EUR` when it names none (as
-    /// [`super::currency_of`] reads it from an `OrderSummary`).
+    /// The order's currency code, `EUR` when it names none (a test holds
+    /// it to the generated types' reading).
     pub fn currency(&self) -> Cow<'_, str> {
         self.currency
             .and_then(string_of)
