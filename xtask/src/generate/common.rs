@@ -86,15 +86,9 @@ pub fn generate(root: &Path) -> Result<Common, String> {
     super::json_schema::derive_behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
     super::builders::inline_type_builders(&mut file).map_err(|e| format!("{label}: {e}"))?;
     // Only the `types` module's content: no client, no builders.
-    let items = file
-        .items
-        .into_iter()
-        .find_map(|item| match item {
-            syn::Item::Mod(module) if module.ident == "types" => module.content,
-            _ => None,
-        })
-        .map(|(_, items)| items)
-        .ok_or_else(|| format!("{label}: generated code has no `types` module"))?;
+    let items = super::module_items(&mut file.items, "types")
+        .map(std::mem::take)
+        .ok_or_else(|| format!("{label}: generated code has no `types` module with a body"))?;
     let types_only = syn::File {
         shebang: None,
         attrs: Vec::new(),
