@@ -35,6 +35,7 @@ mod response;
 mod retry;
 mod secret;
 mod token;
+mod transport;
 
 /// A boxed, sendable future: a token fetch behind [`FetchToken`], and the
 /// rare paths of a call, kept on the heap and out of every call's future.
@@ -67,6 +68,7 @@ pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 /// How [`Decimal::round_dp_with_strategy`] rounds.
 pub use rust_decimal::RoundingStrategy;
 pub use secret::Secret;
+pub use transport::{SendError, Transport};
 pub use token::{
     Audience, FetchToken, FetchedToken, TokenCache, TokenError, TokenErrorKind, TokenHandle,
 };
