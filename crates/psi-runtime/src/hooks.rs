@@ -533,7 +533,9 @@ fn send(
 ) -> impl Future<Output = reqwest::Result<Response>> + Send + 'static {
     let settings = context.settings();
     match &settings.transport {
-        Some(transport) => Either::Left(transport.execute(request, settings.retry.request_timeout())),
+        Some(transport) => {
+            Either::Left(transport.execute(request, settings.retry.request_timeout()))
+        }
         None => Either::Right(http.execute(request)),
     }
 }

@@ -68,10 +68,10 @@ pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 /// How [`Decimal::round_dp_with_strategy`] rounds.
 pub use rust_decimal::RoundingStrategy;
 pub use secret::Secret;
-pub use transport::{SendError, Transport};
 pub use token::{
     Audience, FetchToken, FetchedToken, TokenCache, TokenError, TokenErrorKind, TokenHandle,
 };
+pub use transport::{SendError, Transport};
 
 /// Re-exports used by [`open_enum!`] so generated crates need no extra imports.
 #[doc(hidden)]

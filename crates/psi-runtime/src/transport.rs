@@ -91,8 +91,9 @@ impl Transport {
     }
 
     /// Sends `request` and gives its answer, whose body must be read before
-    /// the request's deadline: its own timeout, or else `timeout`.
-    pub(crate) fn execute(&self, request: Request, timeout: Duration) -> Sending {
+    /// the request's deadline: its own timeout, or else `timeout`. (psi's
+    /// calls come here by themselves once their context has the transport.)
+    pub fn execute(&self, request: Request, timeout: Duration) -> Sending {
         let timeout = request.timeout().copied().unwrap_or(timeout);
         // The answer's URL (reqwest's `Response::url`, and its errors').
         let url = request.url().clone();
@@ -112,13 +113,14 @@ impl Transport {
     }
 }
 
-/// A send under way: the answer's head, before its deadline.
+/// A send under way ([`Transport::execute`]): the answer's head, before
+/// its deadline.
 ///
 /// A future of its own rather than an `async` block: every call carries it
 /// in its own future, and this keeps it to what the answer needs (an
 /// `async` block also kept the request's parts and each local beside the
 /// others: 304 bytes against 32).
-pub(crate) struct Sending(State);
+pub struct Sending(State);
 
 pin_project_lite::pin_project! {
     /// The call's deadline, and its URL until the answer or the error takes

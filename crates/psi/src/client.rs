@@ -136,15 +136,30 @@ impl ClientBuilder {
                     problem: error.to_string(),
                 })?,
         };
+        // psi's own transport under psi's own client, unless a proxy or
+        // the TLS feature leaves the calls to reqwest (src/transport.rs).
+        let transport = if timeout_in_client {
+            let base_urls: Vec<String> = Api::ALL
+                .iter()
+                .filter_map(|api| api.base_url(&environment))
+                .collect();
+            let addresses = base_urls
+                .iter()
+                .map(String::as_str)
+                .chain([environment.auth_url.as_str()]);
+            crate::transport::own_transport(addresses, &retry)?
+        } else {
+            None
+        };
         let call_span_level = self
             .call_span_level
             .unwrap_or(psi_runtime::DEFAULT_CALL_SPAN_LEVEL);
         let with_client_settings = |context: Context| {
             let context = context.with_call_span_level(call_span_level);
-            if timeout_in_client {
-                context.with_timeout_in_client()
-            } else {
-                context
+            match &transport {
+                Some(transport) => context.with_transport(transport.clone()),
+                None if timeout_in_client => context.with_timeout_in_client(),
+                None => context,
             }
         };
 

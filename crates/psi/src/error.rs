@@ -55,11 +55,11 @@ pub enum Error {
     UnexpectedStatus(Box<UnexpectedStatus>),
     /// The service could not be reached, or the connection broke, after
     /// every attempt the retry policy allows.
-    #[error("transport: {0}")]
+    #[error("transport: {}", described(.0))]
     Transport(#[source] reqwest::Error),
     /// An attempt took longer than the retry policy's request timeout, and
     /// no attempt was left.
-    #[error("timeout: {0}")]
+    #[error("timeout: {}", described(.0))]
     Timeout(#[source] reqwest::Error),
     /// An answer's body does not fit its declared type.
     #[error(transparent)]
@@ -328,6 +328,32 @@ impl<E: IntoAnswer + serde::de::DeserializeOwned> From<progenitor_client::Error<
                 Error::InvalidCall(problem)
             }
         }
+    }
+}
+
+/// reqwest's text of `error`; for a send through psi's own transport that
+/// got no answer (which reqwest can only report as a body it could not
+/// decode: `psi_runtime::Transport`), what happened instead.
+fn described(error: &reqwest::Error) -> String {
+    use psi_runtime::SendError;
+    use std::error::Error as _;
+    let mut source = error.source();
+    let send_error = loop {
+        match source {
+            Some(cause) => match cause.downcast_ref::<SendError>() {
+                Some(send_error) => break send_error,
+                None => source = cause.source(),
+            },
+            None => return error.to_string(),
+        }
+    };
+    let url = error
+        .url()
+        .map(|url| format!(" for url ({url})"))
+        .unwrap_or_default();
+    match send_error {
+        SendError::TimedOut => format!("no answer before the request timeout{url}"),
+        SendError::Failed(cause) => format!("error sending request{url}: {cause}"),
     }
 }
 

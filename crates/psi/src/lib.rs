@@ -22,6 +22,7 @@ mod finding;
 pub mod preflight;
 mod tls;
 mod tokens;
+mod transport;
 #[cfg(feature = "payment-page")]
 pub mod webhook;
 

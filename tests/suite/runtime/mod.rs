@@ -10,6 +10,7 @@ mod refresh;
 mod retries;
 mod timeouts;
 mod tokens;
+mod transport;
 
 use psi::{Client, Credentials, Environment, RetryPolicy};
 use std::time::Duration;

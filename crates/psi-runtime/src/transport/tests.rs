@@ -101,7 +101,8 @@ async fn no_answer_before_the_timeout_is_a_timeout() {
 
 #[tokio::test]
 async fn a_body_that_stops_halfway_times_out_when_read() {
-    let base = answering(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{\"transaction_id\":").await;
+    let base =
+        answering(b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{\"transaction_id\":").await;
     let answer = transport().execute(get(&base), TIMEOUT).await.unwrap();
     assert_eq!(answer.status(), 200, "the head comes in time");
     let error = answer.bytes().await.unwrap_err();
@@ -148,4 +149,3 @@ async fn a_body_sent_goes_out_with_its_length() {
     assert!(seen.contains("content-length: 18\r\n"), "{seen}");
     assert!(seen.contains("host: 127.0.0.1:"), "{seen}");
 }
-
