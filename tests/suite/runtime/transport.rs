@@ -7,7 +7,8 @@ use super::{mount_token_endpoint, CLIENT_SECRET, TRANSACTION};
 use psi::{Client, Credentials, Environment, RetryPolicy};
 use psi_runtime::SendError;
 use std::error::Error as _;
-use wiremock::MockServer;
+use wiremock::matchers::{any, method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
 
 /// A base URL nothing listens on (the listener is dropped; a dropped
 /// MockServer would go back to wiremock's pool and keep answering).
@@ -90,4 +91,34 @@ async fn a_client_of_the_caller_sends_through_reqwest() {
     assert!(transport.is_request(), "reqwest's own error: {transport:?}");
     assert!(send_error(transport).is_none(), "{transport:?}");
     assert_eq!(error.to_string(), format!("transport: {transport}"));
+}
+
+#[tokio::test]
+async fn a_redirect_is_reported_as_it_came_not_followed() {
+    let server = MockServer::start().await;
+    mount_token_endpoint(&server, 1800).await;
+    Mock::given(method("GET"))
+        .and(path(format!("/order/paylater/v1/{TRANSACTION}/status")))
+        .respond_with(ResponseTemplate::new(302).insert_header("location", "/elsewhere"))
+        .mount(&server)
+        .await;
+    // Checked when the server is dropped: nothing went there.
+    Mock::given(any())
+        .and(path("/elsewhere"))
+        .respond_with(ResponseTemplate::new(200))
+        .expect(0)
+        .mount(&server)
+        .await;
+    let error = super::client(&server)
+        .pay_later()
+        .get_pay_later_status()
+        .transaction_id(TRANSACTION)
+        .send()
+        .await
+        .unwrap_err();
+    let error = psi::Error::from(error);
+    assert!(
+        matches!(&error, psi::Error::UnexpectedStatus(answer) if answer.status() == 302),
+        "{error:?}"
+    );
 }

@@ -96,6 +96,9 @@ mod tls {
             .await
             .unwrap_err();
         assert!(error.is_connect(), "{error:?}");
-        assert!(format!("{error:?}").contains("InvalidCertificate"), "{error:?}");
+        assert!(
+            format!("{error:?}").contains("InvalidCertificate"),
+            "{error:?}"
+        );
     }
 }
