@@ -90,9 +90,35 @@ impl Transport {
         }
     }
 
+    /// A pool over HTTP and HTTPS, TLS by rustls with `config` (whose ALPN
+    /// list must be empty: HTTP/1.1 is spoken without it), with reqwest's
+    /// settings for its own connector: TCP_NODELAY, and `connect_timeout`.
+    ///
+    /// # Panics
+    ///
+    /// When `config` names ALPN protocols (hyper-rustls's rule).
+    #[cfg(feature = "transport-rustls")]
+    pub fn https(config: rustls::ClientConfig, connect_timeout: Duration) -> Self {
+        let mut http = hyper_util::client::legacy::connect::HttpConnector::new();
+        http.enforce_http(false);
+        http.set_nodelay(true);
+        http.set_connect_timeout(Some(connect_timeout));
+        let connector = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_tls_config(config)
+            .https_or_http()
+            .enable_http1()
+            .wrap_connector(http);
+        Self::new(connector)
+    }
+
     /// Sends `request` and gives its answer, whose body must be read before
     /// the request's deadline: its own timeout, or else `timeout`. (psi's
     /// calls come here by themselves once their context has the transport.)
+    ///
+    /// # Panics
+    ///
+    /// Outside a tokio runtime with its timer enabled (the deadline's timer
+    /// starts here), as `tokio::time::sleep` does.
     pub fn execute(&self, request: Request, timeout: Duration) -> Sending {
         let timeout = request.timeout().copied().unwrap_or(timeout);
         // The answer's URL (reqwest's `Response::url`, and its errors').
@@ -119,7 +145,7 @@ impl Transport {
 /// A future of its own rather than an `async` block: every call carries it
 /// in its own future, and this keeps it to what the answer needs (an
 /// `async` block also kept the request's parts and each local beside the
-/// others: 304 bytes against 32).
+/// others: 304 bytes; this is at most 32, a test says).
 pub struct Sending(State);
 
 pin_project_lite::pin_project! {

@@ -79,9 +79,10 @@ impl ClientBuilder {
         self
     }
 
-    /// Sends every call through `http_client` instead of a pool psi builds:
-    /// for a proxy, your own root certificates, connection limits or another
-    /// TLS backend. psi still sets each call's timeout (from the
+    /// Sends every call through `http_client` instead of a pool psi builds
+    /// (psi's own transport, or reqwest where a proxy or `native-tls`
+    /// needs it): for a proxy of your choosing, your own root certificates,
+    /// connection limits or another TLS backend. psi still sets each call's timeout (from the
     /// [`RetryPolicy`]), its `User-Agent` and its headers; the connect
     /// timeout is then the given client's own. Build it from
     /// [`http_client_builder`](crate::http_client_builder) to keep the

@@ -84,13 +84,6 @@ fn https_transport(
     verifier: std::sync::Arc<dyn rustls::client::danger::ServerCertVerifier>,
     retry: &RetryPolicy,
 ) -> Result<Transport, ConfigError> {
-    use hyper_util::client::legacy::connect::HttpConnector;
-    // What reqwest sets on its own connector: TCP_NODELAY, the connect
-    // timeout, and HTTPS as well as HTTP URLs.
-    let mut http = HttpConnector::new();
-    http.enforce_http(false);
-    http.set_nodelay(true);
-    http.set_connect_timeout(Some(retry.connect_timeout()));
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(|error| tls_problem(format!("TLS versions: {error}")))?
@@ -99,12 +92,7 @@ fn https_transport(
         .dangerous()
         .with_custom_certificate_verifier(verifier)
         .with_no_client_auth();
-    let connector = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_tls_config(config)
-        .https_or_http()
-        .enable_http1()
-        .wrap_connector(http);
-    Ok(Transport::new(connector))
+    Ok(Transport::https(config, retry.connect_timeout()))
 }
 
 #[cfg(any(feature = "rustls", feature = "rustls-graviola"))]

@@ -149,3 +149,11 @@ async fn a_body_sent_goes_out_with_its_length() {
     assert!(seen.contains("content-length: 18\r\n"), "{seen}");
     assert!(seen.contains("host: 127.0.0.1:"), "{seen}");
 }
+
+#[test]
+fn a_send_under_way_is_small() {
+    // Every call's future carries one: the answer future and the boxed
+    // deadline, or the boxed failure.
+    let size = std::mem::size_of::<Sending>();
+    assert!(size <= 32, "a send under way is {size} bytes");
+}
