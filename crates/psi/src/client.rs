@@ -80,10 +80,10 @@ impl ClientBuilder {
     }
 
     /// Sends every call through `http_client` instead of a pool psi builds
-    /// (psi's own transport, or reqwest where a proxy or `native-tls`
-    /// needs it): for a proxy of your choosing, your own root certificates,
-    /// connection limits or another TLS backend. psi still sets each call's timeout (from the
-    /// [`RetryPolicy`]), its `User-Agent` and its headers; the connect
+    /// (psi's own transport, or reqwest where a proxy or `native-tls` needs
+    /// it): for a proxy of your choosing, your own root certificates,
+    /// connection limits or another TLS backend. psi still sets each call's
+    /// timeout (from the [`RetryPolicy`]), its `User-Agent` and its headers; the connect
     /// timeout is then the given client's own. Build it from
     /// [`http_client_builder`](crate::http_client_builder) to keep the
     /// settings psi's own pool has (HTTP/1.1, and no reqwest retry layer
@@ -123,10 +123,11 @@ impl ClientBuilder {
         let environment = self.environment.ok_or_else(|| missing("environment"))?;
         let credentials = self.credentials.ok_or_else(|| missing("credentials"))?;
         let retry = self.retry.unwrap_or_default();
-        // psi's own client applies the policy's request timeout to every
-        // request itself (cheaper than a timeout per request); a client
-        // from the caller gets the timeout per request.
-        let timeout_in_client = self.http_client.is_none();
+        // psi's own client (its transport, or the reqwest client built
+        // here) applies the policy's request timeout to every request
+        // itself (cheaper than a timeout per request); a client from the
+        // caller gets the timeout per request.
+        let psi_builds_http = self.http_client.is_none();
         let http = match self.http_client {
             Some(http) => http,
             None => crate::tls::client_builder()?
@@ -139,7 +140,7 @@ impl ClientBuilder {
         };
         // psi's own transport under psi's own client, unless a proxy or
         // the TLS feature leaves the calls to reqwest (src/transport.rs).
-        let transport = if timeout_in_client {
+        let transport = if psi_builds_http {
             let base_urls: Vec<String> = Api::ALL
                 .iter()
                 .filter_map(|api| api.base_url(&environment))
@@ -159,7 +160,7 @@ impl ClientBuilder {
             let context = context.with_call_span_level(call_span_level);
             match &transport {
                 Some(transport) => context.with_transport(transport.clone()),
-                None if timeout_in_client => context.with_timeout_in_client(),
+                None if psi_builds_http => context.with_timeout_in_client(),
                 None => context,
             }
         };
