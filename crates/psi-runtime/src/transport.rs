@@ -298,6 +298,22 @@ pub enum SendError {
     Failed(BoxError),
 }
 
+impl SendError {
+    /// The `SendError` in `error`'s source chain: there when the call went
+    /// through psi's transport and got no answer (`None` for an answer
+    /// whose body failed, and for reqwest's own errors).
+    pub fn of(error: &reqwest::Error) -> Option<&SendError> {
+        let mut source = error.source();
+        while let Some(cause) = source {
+            if let Some(found) = cause.downcast_ref::<SendError>() {
+                return Some(found);
+            }
+            source = cause.source();
+        }
+        None
+    }
+}
+
 impl fmt::Display for SendError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -336,16 +336,8 @@ impl<E: IntoAnswer + serde::de::DeserializeOwned> From<progenitor_client::Error<
 /// decode: `psi_runtime::Transport`), what happened instead.
 fn described(error: &reqwest::Error) -> String {
     use psi_runtime::SendError;
-    use std::error::Error as _;
-    let mut source = error.source();
-    let send_error = loop {
-        match source {
-            Some(cause) => match cause.downcast_ref::<SendError>() {
-                Some(send_error) => break send_error,
-                None => source = cause.source(),
-            },
-            None => return error.to_string(),
-        }
+    let Some(send_error) = SendError::of(error) else {
+        return error.to_string();
     };
     let url = error
         .url()

@@ -6,7 +6,6 @@
 use super::{mount_token_endpoint, CLIENT_SECRET, TRANSACTION};
 use psi::{Client, Credentials, Environment, RetryPolicy};
 use psi_runtime::SendError;
-use std::error::Error as _;
 use wiremock::matchers::{any, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -30,9 +29,12 @@ async fn dead_status(http_client: Option<reqwest::Client>) -> psi::Error {
     if let Some(http_client) = http_client {
         builder = builder.http_client(http_client);
     }
-    let error = builder
-        .build()
-        .unwrap()
+    pay_later_status_error(&builder.build().unwrap()).await
+}
+
+/// The pay later status through `client`, which must fail: its error.
+async fn pay_later_status_error(client: &Client) -> psi::Error {
+    let error = client
         .pay_later()
         .get_pay_later_status()
         .transaction_id(TRANSACTION)
@@ -40,18 +42,6 @@ async fn dead_status(http_client: Option<reqwest::Client>) -> psi::Error {
         .await
         .unwrap_err();
     psi::Error::from(error)
-}
-
-/// The `SendError` psi's transport leaves in the error's source chain.
-fn send_error(error: &reqwest::Error) -> Option<&SendError> {
-    let mut source = error.source();
-    while let Some(cause) = source {
-        if let Some(found) = cause.downcast_ref::<SendError>() {
-            return Some(found);
-        }
-        source = cause.source();
-    }
-    None
 }
 
 #[tokio::test]
@@ -62,7 +52,7 @@ async fn psi_s_own_client_sends_through_its_transport() {
     };
     assert!(transport.is_connect(), "{transport:?}");
     assert!(
-        matches!(send_error(transport), Some(SendError::Failed(_))),
+        matches!(SendError::of(transport), Some(SendError::Failed(_))),
         "{transport:?}"
     );
     let url = transport.url().expect("the error names the call's URL");
@@ -89,7 +79,7 @@ async fn a_client_of_the_caller_sends_through_reqwest() {
     };
     assert!(transport.is_connect(), "{transport:?}");
     assert!(transport.is_request(), "reqwest's own error: {transport:?}");
-    assert!(send_error(transport).is_none(), "{transport:?}");
+    assert!(SendError::of(transport).is_none(), "{transport:?}");
     assert_eq!(error.to_string(), format!("transport: {transport}"));
 }
 
@@ -109,14 +99,7 @@ async fn a_redirect_is_reported_as_it_came_not_followed() {
         .expect(0)
         .mount(&server)
         .await;
-    let error = super::client(&server)
-        .pay_later()
-        .get_pay_later_status()
-        .transaction_id(TRANSACTION)
-        .send()
-        .await
-        .unwrap_err();
-    let error = psi::Error::from(error);
+    let error = pay_later_status_error(&super::client(&server)).await;
     assert!(
         matches!(&error, psi::Error::UnexpectedStatus(answer) if answer.status() == 302),
         "{error:?}"

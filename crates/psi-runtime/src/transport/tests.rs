@@ -44,18 +44,6 @@ fn get(url: &str) -> Request {
     Request::new(reqwest::Method::GET, url.parse().unwrap())
 }
 
-/// The `SendError` in `error`'s source chain, if any.
-fn send_error(error: &reqwest::Error) -> Option<&SendError> {
-    let mut source = error.source();
-    while let Some(error) = source {
-        if let Some(found) = error.downcast_ref::<SendError>() {
-            return Some(found);
-        }
-        source = error.source();
-    }
-    None
-}
-
 #[tokio::test]
 async fn an_answer_keeps_its_status_headers_body_and_url() {
     let base = answering(
@@ -81,7 +69,7 @@ async fn a_refused_connection_is_a_connect_error_for_the_call_url() {
     assert!(!error.is_timeout(), "{error:?}");
     assert_eq!(error.url().map(Url::as_str), Some(url.as_str()));
     assert!(
-        matches!(send_error(&error), Some(SendError::Failed(_))),
+        matches!(SendError::of(&error), Some(SendError::Failed(_))),
         "{error:?}"
     );
 }
@@ -94,7 +82,7 @@ async fn no_answer_before_the_timeout_is_a_timeout() {
     assert!(error.is_timeout(), "{error:?}");
     assert!(!error.is_connect(), "{error:?}");
     assert!(
-        matches!(send_error(&error), Some(SendError::TimedOut)),
+        matches!(SendError::of(&error), Some(SendError::TimedOut)),
         "{error:?}"
     );
 }
