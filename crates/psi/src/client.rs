@@ -140,14 +140,16 @@ impl ClientBuilder {
         };
         // psi's own transport under psi's own client, unless a proxy or
         // the TLS feature leaves the calls to reqwest (src/transport.rs).
+        // Every API the settings give an address, with it: the transport's
+        // proxy check reads them, and each gets its context below.
+        let base_urls: Vec<(Api, String)> = Api::ALL
+            .iter()
+            .filter_map(|api| Some((*api, api.base_url(&environment)?)))
+            .collect();
         let transport = if psi_builds_http {
-            let base_urls: Vec<String> = Api::ALL
-                .iter()
-                .filter_map(|api| api.base_url(&environment))
-                .collect();
             let addresses = base_urls
                 .iter()
-                .map(String::as_str)
+                .map(|(_, base_url)| base_url.as_str())
                 .chain([environment.auth_url.as_str()]);
             crate::transport::own_transport(addresses, &retry)?
         } else {
@@ -206,19 +208,18 @@ impl ClientBuilder {
                     .map_err(|violations| Arc::new(violations) as psi_runtime::PreflightError)
             }) as psi_runtime::Preflight
         });
-        let apis = Api::ALL
-            .iter()
-            .filter_map(|api| {
-                let base_url = api.base_url(&environment)?;
+        let apis = base_urls
+            .into_iter()
+            .filter_map(|(api, base_url)| {
                 let mut context = with_client_settings(
                     Context::new(api.name())
-                        .with_auth(audiences.get(api)?.clone(), tokens.clone())
+                        .with_auth(audiences.get(&api)?.clone(), tokens.clone())
                         .with_retry(retry.clone()),
                 );
                 if let Some(preflight) = &preflight {
                     context = context.with_preflight(preflight.clone());
                 }
-                Some((*api, (base_url, context)))
+                Some((api, (base_url, context)))
             })
             .collect();
         Ok(Client {

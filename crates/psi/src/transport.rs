@@ -8,8 +8,9 @@
 //! - a client given with `ClientBuilder::http_client` is the caller's;
 //! - without rustls (`native-tls`, or no TLS feature) reqwest carries the
 //!   TLS backend;
-//! - reqwest speaks to proxies (forwarding, CONNECT tunnels, SOCKS, proxy
-//!   credentials) and psi's transport does not. So when the proxy settings
+//! - reqwest speaks to proxies (forwarding, CONNECT tunnels, proxy
+//!   credentials, and SOCKS with its `socks` feature) and psi's transport
+//!   does not. So when the proxy settings
 //!   reqwest reads (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY and NO_PROXY, in
 //!   either case, and the system's settings where reqwest's `system-proxy`
 //!   feature is on) send any of the environment's addresses through a

@@ -144,3 +144,22 @@ impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for ScheduledRetries {
         }
     }
 }
+
+/// Longer than any call of these tests may take: a call that never ends
+/// fails its test instead of hanging it.
+pub const NEVER: Duration = Duration::from_secs(10);
+
+/// The pay later status of `TRANSACTION` through `client`, as `psi::Error`
+/// on failure; a call that has not ended after `NEVER` fails the test.
+pub async fn pay_later_status(client: &Client) -> Result<(), psi::Error> {
+    let pay_later = client.pay_later();
+    let call = pay_later
+        .get_pay_later_status()
+        .transaction_id(TRANSACTION)
+        .send();
+    tokio::time::timeout(NEVER, call)
+        .await
+        .expect("the call ends by its request timeout")
+        .map(drop)
+        .map_err(psi::Error::from)
+}

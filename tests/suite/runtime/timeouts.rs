@@ -4,7 +4,7 @@
 //! other way of keeping the timeout (one was tried: BENCHMARKS.md, "the
 //! request timeout without a timer per call") to what reqwest's own does.
 
-use super::{mount_token_endpoint, TRANSACTION};
+use super::{mount_token_endpoint, pay_later_status, NEVER, TRANSACTION};
 use psi::{Client, Credentials, Environment, RetryPolicy};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -87,23 +87,6 @@ struct Stalling {
     calls: Arc<AtomicUsize>,
     /// Answers the token requests for as long as the test runs.
     _tokens: MockServer,
-}
-
-/// Longer than any of these calls may take: a call that never ends fails
-/// its test instead of hanging it.
-const NEVER: Duration = Duration::from_secs(10);
-
-async fn pay_later_status(client: &Client) -> Result<(), psi::Error> {
-    let pay_later = client.pay_later();
-    let call = pay_later
-        .get_pay_later_status()
-        .transaction_id(TRANSACTION)
-        .send();
-    tokio::time::timeout(NEVER, call)
-        .await
-        .expect("the call ends by its request timeout")
-        .map(drop)
-        .map_err(psi::Error::from)
 }
 
 /// The time a timed-out call took: at least its sends' timeouts (none cut

@@ -3,7 +3,7 @@
 //! and how a send that got no answer reads either way (a `reqwest::Error`
 //! that the retry policy and `psi::Error` classify alike).
 
-use super::{mount_token_endpoint, CLIENT_SECRET, TRANSACTION};
+use super::{mount_token_endpoint, pay_later_status, CLIENT_SECRET, TRANSACTION};
 use psi::{Client, Credentials, Environment, RetryPolicy};
 use psi_runtime::SendError;
 use wiremock::matchers::{any, method, path};
@@ -29,19 +29,9 @@ async fn dead_status(http_client: Option<reqwest::Client>) -> psi::Error {
     if let Some(http_client) = http_client {
         builder = builder.http_client(http_client);
     }
-    pay_later_status_error(&builder.build().unwrap()).await
-}
-
-/// The pay later status through `client`, which must fail: its error.
-async fn pay_later_status_error(client: &Client) -> psi::Error {
-    let error = client
-        .pay_later()
-        .get_pay_later_status()
-        .transaction_id(TRANSACTION)
-        .send()
+    pay_later_status(&builder.build().unwrap())
         .await
-        .unwrap_err();
-    psi::Error::from(error)
+        .unwrap_err()
 }
 
 #[tokio::test]
@@ -99,7 +89,7 @@ async fn a_redirect_is_reported_as_it_came_not_followed() {
         .expect(0)
         .mount(&server)
         .await;
-    let error = pay_later_status_error(&super::client(&server)).await;
+    let error = pay_later_status(&super::client(&server)).await.unwrap_err();
     assert!(
         matches!(&error, psi::Error::UnexpectedStatus(answer) if answer.status() == 302),
         "{error:?}"

@@ -42,8 +42,11 @@ mod tls {
         return Arc::new(rustls_graviola::default_provider());
     }
 
-    fn get(url: &str) -> reqwest::Request {
-        reqwest::Request::new(reqwest::Method::GET, url.parse().unwrap())
+    /// A GET of `https://localhost:{port}/` through `transport`.
+    async fn get_localhost(transport: &Transport, port: u16) -> reqwest::Result<reqwest::Response> {
+        let url = format!("https://localhost:{port}/").parse().unwrap();
+        let request = reqwest::Request::new(reqwest::Method::GET, url);
+        transport.execute(request, Duration::from_secs(10)).await
     }
 
     #[test]
@@ -69,13 +72,7 @@ mod tls {
         .build()
         .unwrap();
         let transport = https_transport(provider(), trusting, &RetryPolicy::default()).unwrap();
-        let answer = transport
-            .execute(
-                get(&format!("https://localhost:{port}/")),
-                Duration::from_secs(10),
-            )
-            .await
-            .unwrap();
+        let answer = get_localhost(&transport, port).await.unwrap();
         assert_eq!(answer.status(), 200);
         assert_eq!(answer.text().await.unwrap(), BODY);
     }
@@ -88,13 +85,7 @@ mod tls {
         crate::tls::graviola::install_default().unwrap();
         let port = serve_once(provider()).await;
         let transport = rustls_transport(&RetryPolicy::default()).unwrap();
-        let error = transport
-            .execute(
-                get(&format!("https://localhost:{port}/")),
-                Duration::from_secs(10),
-            )
-            .await
-            .unwrap_err();
+        let error = get_localhost(&transport, port).await.unwrap_err();
         assert!(error.is_connect(), "{error:?}");
         assert!(
             format!("{error:?}").contains("InvalidCertificate"),
