@@ -77,7 +77,9 @@ pub(super) fn visit(state: &AppState, session_id: &str) -> Option<Session> {
             session.updated = now;
         }
     }
-    sessions.get(session_id).cloned()
+    sessions
+        .get(session_id)
+        .map(|session| Session::clone(session))
 }
 
 /// Ends an open session, then notifies the merchant (the session
@@ -124,7 +126,7 @@ fn apply_ending(
         Ending::Expire => session.status = SessionStatus::Expired,
         Ending::FraudCancel => session.status = SessionStatus::FraudCancellationRequested,
     }
-    Ok(session.clone())
+    Ok(Session::clone(session))
 }
 
 fn new_transaction(session: &Session, choice: Choice, now: DateTime<FixedOffset>) -> Transaction {
@@ -297,7 +299,7 @@ pub(super) async fn list_sessions(State(state): State<AppState>) -> Response {
         data.payment_page
             .sessions
             .values()
-            .map(Session::record)
+            .map(|session| session.record())
             .collect()
     };
     records.sort_by_key(|record| record.created_date);

@@ -46,7 +46,13 @@ const SESSION_LIFETIME: Duration = Duration::minutes(30);
 #[derive(Debug, Default)]
 pub struct State {
     /// By session id.
-    pub sessions: Table<String, Session>,
+    /// Boxed: a `Session` is about 1 KB, and the table moves every row
+    /// when it grows; with the rows inline, growing past 229,376 sessions
+    /// copied about 230 MB under the data lock and stalled every request
+    /// for hundreds of milliseconds (BENCHMARKS.md, "Current figures"),
+    /// and each empty slot of the grown table held a Session's worth of
+    /// bytes.
+    pub sessions: Table<String, Box<Session>>,
     /// Session and invoice notifications in the order they were queued.
     pub webhooks: Log<WebhookDelivery>,
     /// By (token subject, Idempotency-Key): a key belongs to one merchant.

@@ -146,7 +146,7 @@ fn create_or_replay(
         pages.idempotency_keys.insert(key, call);
     }
     let session = Session::new(session_id.clone(), creation.request, now);
-    pages.sessions.insert(session_id.clone(), session);
+    pages.sessions.insert(session_id.clone(), Box::new(session));
     Ok(session_id)
 }
 
@@ -177,7 +177,10 @@ fn read_record(
     if pages.sessions.get(session_id)?.is_due(now) {
         pages.sessions.get_mut(session_id)?.expire_if_due(now);
     }
-    pages.sessions.get(session_id).map(Session::record)
+    pages
+        .sessions
+        .get(session_id)
+        .map(|session| session.record())
 }
 
 pub(super) async fn list_session_records(
@@ -219,7 +222,12 @@ fn records_of_day(
 ) -> Vec<SessionRecord> {
     let of_day = |session: &Session| session.created.date_naive() == day;
     pages.expire_due(now, of_day);
-    let mut sessions: Vec<&Session> = pages.sessions.values().filter(|s| of_day(s)).collect();
+    let mut sessions: Vec<&Session> = pages
+        .sessions
+        .values()
+        .map(|session| &**session)
+        .filter(|s| of_day(s))
+        .collect();
     sessions.sort_by_key(|session| session.created);
     sessions.into_iter().map(Session::record).collect()
 }
