@@ -7,23 +7,20 @@ use std::fmt;
 /// A setting that is missing or malformed. Every variant names the setting:
 /// the environment variable (`PSI_API_URL`) or the builder's field
 /// (`api_url`), so the message says what to fix.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ConfigError {
     /// A required setting is absent.
-    #[error("{setting}: is not set")]
     NotSet {
         /// The setting.
         setting: String,
     },
     /// A setting is present but blank.
-    #[error("{setting}: is empty")]
     Empty {
         /// The setting.
         setting: String,
     },
     /// One of two settings that only work together is set without the other.
-    #[error("{setting}: is not set, but {companion} is: set both or neither")]
     Incomplete {
         /// The missing setting.
         setting: String,
@@ -31,7 +28,6 @@ pub enum ConfigError {
         companion: String,
     },
     /// A setting's value breaks its rule (not an absolute http(s) URL, ...).
-    #[error("{setting}: {problem}")]
     Invalid {
         /// The setting.
         setting: String,
@@ -39,7 +35,6 @@ pub enum ConfigError {
         problem: String,
     },
     /// An API was asked for whose settings are not all given.
-    #[error("{}: needed for the {api} API and not set{}", .settings.join(", "), .why.as_ref().map(|why| format!(" ({why})")).unwrap_or_default())]
     NeededBy {
         /// The API's name (`shop-config`).
         api: String,
@@ -49,12 +44,43 @@ pub enum ConfigError {
         why: Option<String>,
     },
     /// The HTTP client could not be built (a TLS backend failed to load).
-    #[error("http_client: {problem}")]
     HttpClient {
         /// What the HTTP library reported.
         problem: String,
     },
 }
+
+// Written out rather than derived: a derive macro would be one more crate
+// in every user's clean build (BENCHMARKS.md, "Build time").
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotSet { setting } => write!(f, "{setting}: is not set"),
+            Self::Empty { setting } => write!(f, "{setting}: is empty"),
+            Self::Incomplete { setting, companion } => {
+                write!(
+                    f,
+                    "{setting}: is not set, but {companion} is: set both or neither"
+                )
+            }
+            Self::Invalid { setting, problem } => write!(f, "{setting}: {problem}"),
+            Self::NeededBy { api, settings, why } => {
+                write!(
+                    f,
+                    "{}: needed for the {api} API and not set",
+                    settings.join(", ")
+                )?;
+                match why {
+                    Some(why) => write!(f, " ({why})"),
+                    None => Ok(()),
+                }
+            }
+            Self::HttpClient { problem } => write!(f, "http_client: {problem}"),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
 
 impl ConfigError {
     /// The setting to fix (the first one, where several are needed).
@@ -288,6 +314,40 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         move |name| map.get(name).cloned()
+    }
+
+    #[test]
+    fn every_config_error_names_its_setting_in_its_message() {
+        let owned = |text: &str| text.to_owned();
+        let cases = [
+            (ConfigError::NotSet { setting: owned("PSI_API_URL") }, "PSI_API_URL: is not set"),
+            (ConfigError::Empty { setting: owned("api_url") }, "api_url: is empty"),
+            (
+                ConfigError::Incomplete { setting: owned("A"), companion: owned("B") },
+                "A: is not set, but B is: set both or neither",
+            ),
+            (
+                ConfigError::Invalid { setting: owned("api_url"), problem: owned("not a URL") },
+                "api_url: not a URL",
+            ),
+            (
+                ConfigError::NeededBy {
+                    api: owned("shop-config"),
+                    settings: vec![owned("shop_config_url"), owned("shop_config_audience")],
+                    why: Some(owned("no default address")),
+                },
+                "shop_config_url, shop_config_audience: needed for the shop-config API and not set (no default address)",
+            ),
+            (
+                ConfigError::NeededBy { api: owned("storefront"), settings: vec![owned("platform_url")], why: None },
+                "platform_url: needed for the storefront API and not set",
+            ),
+            (ConfigError::HttpClient { problem: owned("no TLS") }, "http_client: no TLS"),
+        ];
+        for (error, message) in cases {
+            assert_eq!(error.to_string(), message);
+            assert!(std::error::Error::source(&error).is_none());
+        }
     }
 
     #[test]

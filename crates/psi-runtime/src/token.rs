@@ -62,8 +62,7 @@ impl FetchedToken {
 
 /// Why no token could be had. Names the audience and, where there was an
 /// answer, its status; never contains a credential or a response body.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("token for {audience}: {message}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TokenError {
     kind: TokenErrorKind,
     audience: Audience,
@@ -88,6 +87,14 @@ pub enum TokenErrorKind {
     /// A setting the token needs is missing (platform credentials, an API's audience).
     MissingSetting,
 }
+
+impl std::fmt::Display for TokenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "token for {}: {}", self.audience, self.message)
+    }
+}
+
+impl std::error::Error for TokenError {}
 
 impl TokenError {
     /// A token failure for `audience`; `message` must not contain a
@@ -427,6 +434,21 @@ impl TokenHandle {
 mod tests {
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn a_token_error_names_its_audience_and_never_more_than_its_message() {
+        let error = TokenError::new(
+            TokenErrorKind::ServerStatus,
+            Audience::Platform("https://shop.example".into()),
+            Some(503),
+            "the token server answered 503",
+        );
+        assert_eq!(
+            error.to_string(),
+            "token for platform https://shop.example: the token server answered 503"
+        );
+        assert!(std::error::Error::source(&error).is_none());
+    }
 
     struct Counting {
         calls: Arc<AtomicUsize>,

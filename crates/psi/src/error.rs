@@ -34,40 +34,78 @@ mod json_position;
 /// }
 /// # Ok(()) }
 /// ```
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
     /// A setting is missing or malformed; nothing was sent.
-    #[error(transparent)]
-    Config(#[from] ConfigError),
+    Config(ConfigError),
     /// The request breaks a rule the specification states; nothing was sent.
-    #[error(transparent)]
     Preflight(Box<PreflightRefusal>),
     /// No token could be had; the call was not sent.
-    #[error(transparent)]
-    Token(#[from] TokenError),
+    Token(TokenError),
     /// The service answered a declared error status with its error body
     /// (for the payment APIs a [`Decline`](crate::common::Decline)).
-    #[error(transparent)]
     Declined(Box<Declined>),
     /// The service answered a status its document does not declare.
-    #[error(transparent)]
     UnexpectedStatus(Box<UnexpectedStatus>),
     /// The service could not be reached, or the connection broke, after
     /// every attempt the retry policy allows.
-    #[error("transport: {}", described(.0))]
-    Transport(#[source] reqwest::Error),
+    Transport(reqwest::Error),
     /// An attempt took longer than the retry policy's request timeout, and
     /// no attempt was left.
-    #[error("timeout: {}", described(.0))]
-    Timeout(#[source] reqwest::Error),
+    Timeout(reqwest::Error),
     /// An answer's body does not fit its declared type.
-    #[error(transparent)]
     Decode(Box<DecodeError>),
     /// The call could not be built (a required parameter was not given to
     /// the generated builder).
-    #[error("invalid call: {0}")]
     InvalidCall(String),
+}
+
+// Display, Error and the two From impls are written out rather than derived:
+// a derive macro would be one more crate in every user's clean build
+// (BENCHMARKS.md, "Build time"). The boxed and wrapped variants are
+// transparent: their message and source are the inner error's.
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Config(inner) => fmt::Display::fmt(inner, f),
+            Self::Preflight(inner) => fmt::Display::fmt(inner, f),
+            Self::Token(inner) => fmt::Display::fmt(inner, f),
+            Self::Declined(inner) => fmt::Display::fmt(inner, f),
+            Self::UnexpectedStatus(inner) => fmt::Display::fmt(inner, f),
+            Self::Transport(error) => write!(f, "transport: {}", described(error)),
+            Self::Timeout(error) => write!(f, "timeout: {}", described(error)),
+            Self::Decode(inner) => fmt::Display::fmt(inner, f),
+            Self::InvalidCall(message) => write!(f, "invalid call: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Config(inner) => inner.source(),
+            Self::Preflight(inner) => inner.source(),
+            Self::Token(inner) => inner.source(),
+            Self::Declined(inner) => inner.source(),
+            Self::UnexpectedStatus(inner) => inner.source(),
+            Self::Transport(error) | Self::Timeout(error) => Some(error),
+            Self::Decode(inner) => inner.source(),
+            Self::InvalidCall(_) => None,
+        }
+    }
+}
+
+impl From<ConfigError> for Error {
+    fn from(error: ConfigError) -> Self {
+        Self::Config(error)
+    }
+}
+
+impl From<TokenError> for Error {
+    fn from(error: TokenError) -> Self {
+        Self::Token(error)
+    }
 }
 
 /// A call refused by the pre-flight checks: every violation, each with its
@@ -446,5 +484,36 @@ impl IntoAnswer for psi_storefront::types::PlatformTokenError {
 impl IntoAnswer for psi_token::types::TokenError {
     fn into_answer(self) -> Answer {
         Answer::Token(self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn wrapped_errors_read_as_themselves_and_keep_their_source() {
+        let config = ConfigError::NotSet {
+            setting: "PSI_API_URL".into(),
+        };
+        let error = Error::from(config.clone());
+        assert!(matches!(error, Error::Config(_)));
+        assert_eq!(error.to_string(), config.to_string());
+        assert!(error.source().is_none());
+
+        // a builder error: no request leaves the process
+        let cause = reqwest::Client::new().get("not a url").build().unwrap_err();
+        let cause_text = cause.to_string();
+        let error = Error::Transport(cause);
+        assert_eq!(error.to_string(), format!("transport: {cause_text}"));
+        assert_eq!(error.source().map(ToString::to_string), Some(cause_text));
+
+        let error = Error::InvalidCall("transaction_id was not initialized".into());
+        assert_eq!(
+            error.to_string(),
+            "invalid call: transaction_id was not initialized"
+        );
+        assert!(error.source().is_none());
     }
 }

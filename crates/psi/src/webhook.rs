@@ -115,20 +115,14 @@ impl fmt::Display for HeaderProblem {
 
 /// Why a notification was rejected. No variant carries the secret, the
 /// signature or the body.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum WebhookError {
-    #[error("malformed X-Signature header: {0}")]
     /// The header does not have the expected form.
     MalformedHeader(HeaderProblem),
 
     /// The signature is authentic but `t` is older than the tolerance: a
     /// replay, a long-delayed retry, or a slow local clock.
-    #[error(
-        "the notification was signed {} s ago; the tolerance is {} s",
-        age.as_secs(),
-        tolerance.as_secs()
-    )]
     StaleTimestamp {
         /// How long ago the notification was signed.
         age: Duration,
@@ -138,11 +132,6 @@ pub enum WebhookError {
 
     /// The signature is authentic but `t` lies further ahead than the
     /// tolerance: one of the two clocks is wrong.
-    #[error(
-        "the notification is dated {} s in the future; the tolerance is {} s",
-        ahead.as_secs(),
-        tolerance.as_secs()
-    )]
     FutureTimestamp {
         /// How far ahead of this clock the timestamp is.
         ahead: Duration,
@@ -158,11 +147,9 @@ pub enum WebhookError {
     /// that would tell them apart. The one honest distinction, a `v1` that
     /// cannot be an HMAC-SHA256 at all, is reported as
     /// [`HeaderProblem::BadSignatureLength`] instead.
-    #[error("the signature does not match the body (tampered body or wrong secret)")]
     SignatureMismatch,
 
     /// The signature is valid but the body is not a session record.
-    #[error("invalid notification payload at {path}: {rule}")]
     InvalidPayload {
         /// JSON path of the field.
         path: String,
@@ -170,6 +157,35 @@ pub enum WebhookError {
         rule: String,
     },
 }
+
+// Written out rather than derived (see `Error`'s Display in error.rs).
+impl fmt::Display for WebhookError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::MalformedHeader(problem) => write!(f, "malformed X-Signature header: {problem}"),
+            Self::StaleTimestamp { age, tolerance } => write!(
+                f,
+                "the notification was signed {} s ago; the tolerance is {} s",
+                age.as_secs(),
+                tolerance.as_secs()
+            ),
+            Self::FutureTimestamp { ahead, tolerance } => write!(
+                f,
+                "the notification is dated {} s in the future; the tolerance is {} s",
+                ahead.as_secs(),
+                tolerance.as_secs()
+            ),
+            Self::SignatureMismatch => {
+                f.write_str("the signature does not match the body (tampered body or wrong secret)")
+            }
+            Self::InvalidPayload { path, rule } => {
+                write!(f, "invalid notification payload at {path}: {rule}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for WebhookError {}
 
 /// Checks `X-Signature` headers with a shared secret.
 #[derive(Clone)]
@@ -378,6 +394,49 @@ mod tests {
     const SECRET: &str = "whsec-test-4f9c6f0e2d0b";
     const NOW: i64 = 1_715_934_930;
     const BODY: &[u8] = br#"{"session_id":"5f0c7a52-1d2e-4b8a-9c3f-2a6d8e4b1c70","transaction_id":"12-34567890123456789","partner_transaction_id":"order-100045","shop_buyer_id":"buyer-4711","session_status":"COMPLETED","created_date":"2024-05-17T10:15:30.123+02:00","updated_date":"2024-05-17T10:18:02.456+02:00"}"#;
+
+    #[test]
+    fn every_webhook_error_says_what_went_wrong() {
+        let seconds = Duration::from_secs;
+        let cases = [
+            (
+                WebhookError::MalformedHeader(HeaderProblem::DuplicateTimestamp),
+                format!(
+                    "malformed X-Signature header: {}",
+                    HeaderProblem::DuplicateTimestamp
+                ),
+            ),
+            (
+                WebhookError::StaleTimestamp {
+                    age: seconds(400),
+                    tolerance: seconds(300),
+                },
+                "the notification was signed 400 s ago; the tolerance is 300 s".into(),
+            ),
+            (
+                WebhookError::FutureTimestamp {
+                    ahead: seconds(301),
+                    tolerance: seconds(300),
+                },
+                "the notification is dated 301 s in the future; the tolerance is 300 s".into(),
+            ),
+            (
+                WebhookError::SignatureMismatch,
+                "the signature does not match the body (tampered body or wrong secret)".into(),
+            ),
+            (
+                WebhookError::InvalidPayload {
+                    path: "$.session_status".into(),
+                    rule: "required".into(),
+                },
+                "invalid notification payload at $.session_status: required".into(),
+            ),
+        ];
+        for (error, message) in cases {
+            assert_eq!(error.to_string(), message);
+            assert!(std::error::Error::source(&error).is_none());
+        }
+    }
 
     #[test]
     fn parse_paths_become_json_paths() {
