@@ -17,7 +17,7 @@ mod json_schema;
 mod nulls;
 mod operation_ids;
 mod operations;
-mod patterns;
+pub mod patterns;
 mod per_call;
 mod rebuild;
 mod typed_preflight;
@@ -280,7 +280,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     unset::no_allocation_until_set(&mut file).map_err(|e| format!("{label}: {e}"))?;
     typed_preflight::hand_typed_body_to_exec(&mut file).map_err(|e| format!("{label}: {e}"))?;
     rebuild::build_for_each_send(&mut file).map_err(|e| format!("{label}: {e}"))?;
-    patterns::through_runtime(&mut file).map_err(|e| format!("{label}: {e}"))?;
+    patterns::compiled_at_generation(&mut file).map_err(|e| format!("{label}: {e}"))?;
     json_schema::derive_behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
     http_client::from_runtime_settings(&mut file).map_err(|e| format!("{label}: {e}"))?;
     builders::inline_type_builders(&mut file).map_err(|e| format!("{label}: {e}"))?;

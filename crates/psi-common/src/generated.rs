@@ -28,9 +28,15 @@ impl ::std::str::FromStr for CountryCode {
         if value.chars().count() < 2usize {
             return Err("shorter than 2 characters".into());
         }
-        static PATTERN: ::std::sync::LazyLock<::psi_runtime::Pattern> = ::std::sync::LazyLock::new(||
-        { ::psi_runtime::Pattern::new("^[A-Z]{2}$").unwrap() });
-        if PATTERN.find(value).is_none() {
+        static PATTERN: ::psi_runtime::Pattern = ::psi_runtime::Pattern::from_tables(
+            "^[A-Z]{2}$",
+            1,
+            &[0, 0, 1, 2, 2],
+            &[(b'A', b'Z', 2), (b'A', b'Z', 3)],
+            &[],
+            &[3],
+        );
+        if !PATTERN.is_match(value) {
             return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
         }
         Ok(Self(value.to_string()))
@@ -91,9 +97,15 @@ impl ::std::str::FromStr for CurrencyCode {
         if value.chars().count() < 3usize {
             return Err("shorter than 3 characters".into());
         }
-        static PATTERN: ::std::sync::LazyLock<::psi_runtime::Pattern> = ::std::sync::LazyLock::new(||
-        { ::psi_runtime::Pattern::new("^[A-Z]{3}$").unwrap() });
-        if PATTERN.find(value).is_none() {
+        static PATTERN: ::psi_runtime::Pattern = ::psi_runtime::Pattern::from_tables(
+            "^[A-Z]{3}$",
+            1,
+            &[0, 0, 1, 2, 3, 3],
+            &[(b'A', b'Z', 2), (b'A', b'Z', 3), (b'A', b'Z', 4)],
+            &[],
+            &[4],
+        );
+        if !PATTERN.is_match(value) {
             return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
         }
         Ok(Self(value.to_string()))
