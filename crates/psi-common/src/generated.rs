@@ -28,14 +28,7 @@ impl ::std::str::FromStr for CountryCode {
         if value.chars().count() < 2usize {
             return Err("shorter than 2 characters".into());
         }
-        static PATTERN: ::psi_runtime::Pattern = ::psi_runtime::Pattern::from_tables(
-            "^[A-Z]{2}$",
-            1,
-            &[0, 0, 1, 2, 2],
-            &[(b'A', b'Z', 2), (b'A', b'Z', 3)],
-            &[],
-            &[3],
-        );
+        use self::PATTERN_0 as PATTERN;
         if !PATTERN.is_match(value) {
             return Err("doesn't match pattern \"^[A-Z]{2}$\"".into());
         }
@@ -97,14 +90,7 @@ impl ::std::str::FromStr for CurrencyCode {
         if value.chars().count() < 3usize {
             return Err("shorter than 3 characters".into());
         }
-        static PATTERN: ::psi_runtime::Pattern = ::psi_runtime::Pattern::from_tables(
-            "^[A-Z]{3}$",
-            1,
-            &[0, 0, 1, 2, 3, 3],
-            &[(b'A', b'Z', 2), (b'A', b'Z', 3), (b'A', b'Z', 4)],
-            &[],
-            &[4],
-        );
+        use self::PATTERN_1 as PATTERN;
         if !PATTERN.is_match(value) {
             return Err("doesn't match pattern \"^[A-Z]{3}$\"".into());
         }
@@ -434,6 +420,24 @@ pub mod error {
         }
     }
 }
+/// `^[A-Z]{2}$`, compiled by `cargo xtask generate`.
+static PATTERN_0: ::psi_runtime::Pattern = ::psi_runtime::Pattern::from_tables(
+    "^[A-Z]{2}$",
+    1,
+    &[0, 0, 1, 2, 2],
+    &[(b'A', b'Z', 2), (b'A', b'Z', 3)],
+    &[],
+    &[3],
+);
+/// `^[A-Z]{3}$`, compiled by `cargo xtask generate`.
+static PATTERN_1: ::psi_runtime::Pattern = ::psi_runtime::Pattern::from_tables(
+    "^[A-Z]{3}$",
+    1,
+    &[0, 0, 1, 2, 3, 3],
+    &[(b'A', b'Z', 2), (b'A', b'Z', 3), (b'A', b'Z', 4)],
+    &[],
+    &[4],
+);
 
 pub use open_enums::*;
 

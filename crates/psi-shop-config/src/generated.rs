@@ -198,34 +198,7 @@ pub mod types {
         fn from_str(
             value: &str,
         ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            static PATTERN: ::psi_runtime::Pattern = ::psi_runtime::Pattern::from_tables(
-                "^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$",
-                1,
-                &[0, 0, 1, 4, 7, 10, 13, 16, 19, 19],
-                &[
-                    (b'#', b'#', 2),
-                    (b'0', b'9', 3),
-                    (b'A', b'F', 3),
-                    (b'a', b'f', 3),
-                    (b'0', b'9', 4),
-                    (b'A', b'F', 4),
-                    (b'a', b'f', 4),
-                    (b'0', b'9', 5),
-                    (b'A', b'F', 5),
-                    (b'a', b'f', 5),
-                    (b'0', b'9', 6),
-                    (b'A', b'F', 6),
-                    (b'a', b'f', 6),
-                    (b'0', b'9', 7),
-                    (b'A', b'F', 7),
-                    (b'a', b'f', 7),
-                    (b'0', b'9', 8),
-                    (b'A', b'F', 8),
-                    (b'a', b'f', 8),
-                ],
-                &[],
-                &[5, 8],
-            );
+            use self::PATTERN_0 as PATTERN;
             if !PATTERN.is_match(value) {
                 return Err(
                     "doesn't match pattern \"^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$\"".into(),
@@ -2667,6 +2640,35 @@ pub mod types {
             }
         }
     }
+    /// `^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$`, compiled by `cargo xtask generate`.
+    static PATTERN_0: ::psi_runtime::Pattern = ::psi_runtime::Pattern::from_tables(
+        "^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$",
+        1,
+        &[0, 0, 1, 4, 7, 10, 13, 16, 19, 19],
+        &[
+            (b'#', b'#', 2),
+            (b'0', b'9', 3),
+            (b'A', b'F', 3),
+            (b'a', b'f', 3),
+            (b'0', b'9', 4),
+            (b'A', b'F', 4),
+            (b'a', b'f', 4),
+            (b'0', b'9', 5),
+            (b'A', b'F', 5),
+            (b'a', b'f', 5),
+            (b'0', b'9', 6),
+            (b'A', b'F', 6),
+            (b'a', b'f', 6),
+            (b'0', b'9', 7),
+            (b'A', b'F', 7),
+            (b'a', b'f', 7),
+            (b'0', b'9', 8),
+            (b'A', b'F', 8),
+            (b'a', b'f', 8),
+        ],
+        &[],
+        &[5, 8],
+    );
 }
 #[derive(Clone, Debug)]
 /**Client for Shop configuration API

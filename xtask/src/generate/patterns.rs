@@ -3,8 +3,9 @@
 //! typify checks a `pattern` with a static `regress::Regex` built on first
 //! use and `PATTERN.find(value).is_none()`, written into every type that has
 //! one. The generated code carries the pattern already compiled instead: a
-//! minimized DFA built here by regex-automata, written out as
-//! `psi_runtime::Pattern` tables, so a user's build compiles no regular
+//! minimized DFA built here by regex-automata, written out once per distinct
+//! pattern as a `psi_runtime::Pattern` static of the `types` module (two
+//! types with the same pattern share it), so a user's build compiles no regular
 //! expression engine at all (regex-lite, the one before, cost every clean
 //! release build about 1.6 s of CPU; regress about 6 s) and a value is
 //! checked in one pass over its bytes.
@@ -95,17 +96,17 @@ pub fn compile(pattern: &str) -> Result<Tables, String> {
         if dfa.is_match_state(dfa.next_eoi_state(id)) {
             tables.matched_at_end.push(state);
         }
-        let mut byte = 0u16;
-        while byte <= 255 {
-            let next = numbered(dfa.next_state(id, byte as u8), &mut order)?;
-            let first = byte;
-            while byte < 255 && numbered(dfa.next_state(id, byte as u8 + 1), &mut order)? == next {
-                byte += 1;
+        let next: Vec<u16> = (0..=255u8)
+            .map(|byte| numbered(dfa.next_state(id, byte), &mut order))
+            .collect::<Result<_, _>>()?;
+        // Runs of bytes with the same next state, but the dead one.
+        let mut first = 0;
+        for run in next.chunk_by(|a, b| a == b) {
+            let last = first + run.len() - 1;
+            if run[0] != 0 {
+                tables.ranges.push((first as u8, last as u8, run[0]));
             }
-            if next != 0 {
-                tables.ranges.push((first as u8, byte as u8, next));
-            }
-            byte += 1;
+            first = last + 1;
         }
         let end = u16::try_from(tables.ranges.len()).map_err(|_| "more than 65,535 ranges")?;
         tables.offsets.push(end);
@@ -279,15 +280,18 @@ const STATIC_TAIL: &str = ") . unwrap () }) ;";
 const CHECK: &str = "PATTERN . find (value) . is_none ()";
 
 /// Replaces every pattern typify compiles on first use with its tables,
-/// compiled here, and its check with `psi_runtime::Pattern::is_match`; an
-/// error naming the pattern when it leaves the subset, and an error when
-/// regress shows up in another shape (typify's output changed).
+/// compiled here once per distinct pattern as a static of the `types`
+/// module (`PATTERN_0`, ...) that the check names, and its check with
+/// `psi_runtime::Pattern::is_match`; an error naming the pattern when it
+/// leaves the subset, and an error when regress shows up in another shape
+/// (typify's output changed).
 pub fn compiled_at_generation(file: &mut syn::File) -> Result<(), String> {
     use quote::ToTokens;
     let text = file.to_token_stream().to_string();
     if !text.contains(":: regress ::") {
         return Ok(());
     }
+    let mut patterns: Vec<String> = Vec::new();
     let mut rewritten = String::with_capacity(text.len());
     let mut rest = text.as_str();
     while let Some(at) = rest.find(STATIC_HEAD) {
@@ -299,8 +303,15 @@ pub fn compiled_at_generation(file: &mut syn::File) -> Result<(), String> {
         let literal: syn::LitStr = syn::parse_str(&after[..end])
             .map_err(|e| format!("typify's pattern is not a string literal: {e}"))?;
         let pattern = literal.value();
-        let tables = compile(&pattern).map_err(|e| format!("pattern {pattern:?}: {e}"))?;
-        rewritten.push_str(&pattern_static(&pattern, &tables).to_string());
+        let index = match patterns.iter().position(|known| *known == pattern) {
+            Some(index) => index,
+            None => {
+                patterns.push(pattern);
+                patterns.len() - 1
+            }
+        };
+        // The check sits in a function of the `types` module: `self` is it.
+        rewritten.push_str(&format!("use self :: PATTERN_{index} as PATTERN ;"));
         rest = &after[end + STATIC_TAIL.len()..];
     }
     rewritten.push_str(rest);
@@ -314,11 +325,18 @@ pub fn compiled_at_generation(file: &mut syn::File) -> Result<(), String> {
     }
     *file =
         syn::parse_str(&rewritten).map_err(|e| format!("pattern rewrite does not parse: {e}"))?;
+    let types =
+        super::module_items(&mut file.items, "types").ok_or("patterns outside a `types` module")?;
+    for (index, pattern) in patterns.iter().enumerate() {
+        let tables = compile(pattern).map_err(|e| format!("pattern {pattern:?}: {e}"))?;
+        types
+            .push(syn::parse2(pattern_static(index, pattern, &tables)).map_err(|e| e.to_string())?);
+    }
     Ok(())
 }
 
-/// `static PATTERN: ::psi_runtime::Pattern = ...;` with `tables`.
-fn pattern_static(pattern: &str, tables: &Tables) -> proc_macro2::TokenStream {
+/// `static PATTERN_<index>: ::psi_runtime::Pattern = ...;` with `tables`.
+fn pattern_static(index: usize, pattern: &str, tables: &Tables) -> proc_macro2::TokenStream {
     let Tables {
         start,
         offsets,
@@ -343,8 +361,11 @@ fn pattern_static(pattern: &str, tables: &Tables) -> proc_macro2::TokenStream {
         let (first, last, next) = (byte(first), byte(last), number(&next));
         quote::quote!((#first, #last, #next))
     });
+    let name = quote::format_ident!("PATTERN_{index}");
+    let doc = format!(" `{pattern}`, compiled by `cargo xtask generate`.");
     quote::quote! {
-        static PATTERN: ::psi_runtime::Pattern = ::psi_runtime::Pattern::from_tables(
+        #[doc = #doc]
+        static #name: ::psi_runtime::Pattern = ::psi_runtime::Pattern::from_tables(
             #pattern,
             #start,
             &[#(#offsets),*],
