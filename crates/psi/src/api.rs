@@ -13,10 +13,88 @@ pub(crate) fn trimmed(url: &reqwest::Url) -> String {
     url.as_str().trim_end_matches('/').to_owned()
 }
 
+/// A value for some of the APIs (an audience, an address): at most one per
+/// API, found by a scan of at most `Api::ALL.len()` entries.
+///
+/// Not a `HashMap`: for seven keys a scan is as fast as hashing, and each
+/// `HashMap<Api, _>` compiled its own hashing, growing, inserting and
+/// dropping into every application's build (about a tenth of the facade
+/// crate's code; BENCHMARKS.md, "psi's own code").
+#[derive(Debug, Clone)]
+pub(crate) struct ApiTable<T>(Vec<(Api, T)>);
+
+impl<T> Default for ApiTable<T> {
+    fn default() -> Self {
+        Self(Vec::new())
+    }
+}
+
+impl<T> ApiTable<T> {
+    pub(crate) fn get(&self, api: Api) -> Option<&T> {
+        self.0
+            .iter()
+            .find(|(key, _)| *key == api)
+            .map(|(_, value)| value)
+    }
+
+    /// Sets `api`'s value, replacing the one it had.
+    pub(crate) fn insert(&mut self, api: Api, value: T) {
+        match self.0.iter_mut().find(|(key, _)| *key == api) {
+            Some((_, old)) => *old = value,
+            None => self.0.push((api, value)),
+        }
+    }
+}
+
+impl<T> FromIterator<(Api, T)> for ApiTable<T> {
+    fn from_iter<I: IntoIterator<Item = (Api, T)>>(entries: I) -> Self {
+        let mut table = Self::default();
+        for (api, value) in entries {
+            table.insert(api, value);
+        }
+        table
+    }
+}
+
+impl<T> IntoIterator for ApiTable<T> {
+    type Item = (Api, T);
+    type IntoIter = std::vec::IntoIter<(Api, T)>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.0.into_iter()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use psi_runtime::Environment;
+
+    #[test]
+    fn a_table_keeps_one_value_per_api_the_last_set() {
+        let mut table: ApiTable<&str> = [
+            (Api::PayLater, "a"),
+            (Api::Storefront, "b"),
+            (Api::PayLater, "c"),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(table.get(Api::PayLater), Some(&"c"));
+        assert_eq!(table.get(Api::Storefront), Some(&"b"));
+        assert_eq!(table.get(Api::ShopConfig), None);
+        table.insert(Api::Storefront, "d");
+        table.insert(Api::ShopConfig, "e");
+        let mut entries: Vec<_> = table.into_iter().collect();
+        entries.sort();
+        assert_eq!(
+            entries,
+            [
+                (Api::PayLater, "c"),
+                (Api::ShopConfig, "e"),
+                (Api::Storefront, "d")
+            ]
+        );
+    }
 
     #[test]
     fn audiences_follow_the_specification_table() {

@@ -1,12 +1,11 @@
 //! `psi::Client`: built once, hands out ready generated clients.
 
-use crate::api::Api;
+use crate::api::{Api, ApiTable};
 use crate::tokens::Fetcher;
 use psi_runtime::{
     Audience, ConfigError, Context, Credentials, Environment, RetryPolicy, Secret, TokenCache,
     TokenError, TokenErrorKind,
 };
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The entry point: one environment, one set of credentials, one token
@@ -22,10 +21,10 @@ struct Shared {
     environment: Environment,
     http: reqwest::Client,
     tokens: Arc<TokenCache>,
-    audiences: HashMap<Api, Audience>,
+    audiences: ApiTable<Audience>,
     /// Base URL and runtime context of every API the settings allow, built
     /// once: handing out a client is then two clones.
-    apis: HashMap<Api, (String, Context)>,
+    apis: ApiTable<(String, Context)>,
     /// For the refusing context of an API without its settings (only the
     /// shop configuration has settings of its own).
     #[cfg_attr(not(feature = "shop-config"), allow(dead_code))]
@@ -40,7 +39,7 @@ pub struct ClientBuilder {
     credentials: Option<Credentials>,
     platform_credentials: Option<Credentials>,
     retry: Option<RetryPolicy>,
-    audiences: HashMap<Api, Audience>,
+    audiences: ApiTable<Audience>,
     skip_preflight: bool,
     http_client: Option<reqwest::Client>,
     call_span_level: Option<tracing::Level>,
@@ -196,11 +195,13 @@ impl ClientBuilder {
                 _ => None,
             },
         };
-        let mut audiences: HashMap<Api, Audience> = Api::ALL
+        let mut audiences: ApiTable<Audience> = Api::ALL
             .iter()
             .filter_map(|api| Some((*api, api.audience(&environment)?)))
             .collect();
-        audiences.extend(self.audiences);
+        for (api, audience) in self.audiences {
+            audiences.insert(api, audience);
+        }
         let tokens = Arc::new(TokenCache::new(fetcher));
         let preflight: Option<psi_runtime::Preflight> = (!self.skip_preflight).then(|| {
             Arc::new(|operation_id: &str, body: &dyn std::any::Any| {
@@ -213,7 +214,7 @@ impl ClientBuilder {
             .filter_map(|(api, base_url)| {
                 let mut context = with_client_settings(
                     Context::new(api.name())
-                        .with_auth(audiences.get(&api)?.clone(), tokens.clone())
+                        .with_auth(audiences.get(api)?.clone(), tokens.clone())
                         .with_retry(retry.clone()),
                 );
                 if let Some(preflight) = &preflight {
@@ -269,7 +270,7 @@ impl Client {
     /// their tokens by themselves; this is for callers who want to know early
     /// that the credentials work, with a typed error.
     pub async fn token(&self, api: Api) -> Result<Secret, TokenError> {
-        let audience = self.shared.audiences.get(&api).ok_or_else(|| {
+        let audience = self.shared.audiences.get(api).ok_or_else(|| {
             TokenError::new(
                 TokenErrorKind::MissingSetting,
                 Audience::Service(String::new()),
@@ -285,7 +286,7 @@ impl Client {
         let (base_url, context) = self
             .shared
             .apis
-            .get(&api)
+            .get(api)
             .ok_or_else(|| api.missing_settings())?;
         Ok((base_url.clone(), self.shared.http.clone(), context.clone()))
     }

@@ -20,6 +20,12 @@
 //! assert_eq!(record.session_id.as_deref(), Some("s-1"));
 //! # Ok::<(), psi::webhook::WebhookError>(())
 //! ```
+//!
+//! The functions that verify, parse and sign are `#[inline]`, for the build
+//! rather than for speed: they are compiled into the application that calls
+//! them, not into psi, so one that receives no webhooks does not compile
+//! them, nor the session record's whole JSON parser (about a sixth of
+//! psi's code; BENCHMARKS.md, "Code compiled only where it is called").
 
 use std::{fmt, sync::Arc, time::Duration};
 
@@ -231,6 +237,7 @@ impl WebhookVerifier {
     ///
     /// The signature is checked before the age, so a stale or future
     /// timestamp is only reported for a notification that is authentic.
+    #[inline]
     pub fn verify(&self, signature_header: &str, raw_body: &[u8]) -> Result<(), WebhookError> {
         let header = SignatureHeader::parse(signature_header)?;
         let expected = mac(&self.secret, header.timestamp_text, raw_body);
@@ -247,6 +254,7 @@ impl WebhookVerifier {
     }
 
     /// Verifies, then parses the body into a session record.
+    #[inline]
     pub fn parse_session_notification(
         &self,
         signature_header: &str,
@@ -263,6 +271,7 @@ impl WebhookVerifier {
         })
     }
 
+    #[inline]
     fn check_age(&self, timestamp: i64) -> Result<(), WebhookError> {
         let age_seconds = self.clock.now().timestamp().saturating_sub(timestamp);
         let distance = Duration::from_secs(age_seconds.unsigned_abs());
@@ -284,6 +293,7 @@ impl WebhookVerifier {
 
 /// Turns a path from [`psi_runtime::parse_json`] (`order_data.items[0]`,
 /// `$` for the root) into a JSON path (`$.order_data.items[0]`).
+#[inline]
 fn json_path(field: &str) -> String {
     match field {
         "" | "$" | "." => "$".to_owned(),
@@ -294,6 +304,7 @@ fn json_path(field: &str) -> String {
 
 /// The complete `X-Signature` header value for `body` signed at `timestamp`
 /// (Unix seconds), as the service sends it.
+#[inline]
 pub fn sign(secret: &Secret, timestamp: i64, body: &[u8]) -> String {
     let timestamp_text = timestamp.to_string();
     let signature = mac(secret, &timestamp_text, body);
@@ -307,6 +318,7 @@ pub fn sign(secret: &Secret, timestamp: i64, body: &[u8]) -> String {
 /// (the known answers in tests/suite/known_answers.rs are computed outside
 /// Rust), without `digest`, `typenum` and `generic-array`, which cost every
 /// user's release build about 4 s of CPU.
+#[inline]
 fn mac(secret: &Secret, timestamp_text: &str, body: &[u8]) -> [u8; SIGNATURE_LEN] {
     let mut mac = HMAC::new(secret.expose().as_bytes());
     mac.update(timestamp_text.as_bytes());
@@ -325,6 +337,7 @@ struct SignatureHeader<'a> {
 }
 
 impl<'a> SignatureHeader<'a> {
+    #[inline]
     fn parse(header: &'a str) -> Result<Self, WebhookError> {
         let malformed = WebhookError::MalformedHeader;
         let mut timestamp_text = None;
@@ -368,6 +381,7 @@ impl<'a> SignatureHeader<'a> {
 
 /// Digits only: `+5`, `-5` and ` 5` would parse as numbers, but are not what
 /// the service sends.
+#[inline]
 fn parse_unix_seconds(text: &str) -> Option<i64> {
     if text.is_empty() || !text.bytes().all(|byte| byte.is_ascii_digit()) {
         return None;
@@ -375,6 +389,7 @@ fn parse_unix_seconds(text: &str) -> Option<i64> {
     text.parse().ok()
 }
 
+#[inline]
 fn decode_signature(encoded: &str) -> Result<Vec<u8>, HeaderProblem> {
     let bytes = BASE64
         .decode(encoded)

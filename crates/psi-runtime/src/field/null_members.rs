@@ -3,6 +3,11 @@
 //! Through a `serde_json::Value` a number would become an `f64` (psi does
 //! not turn serde_json's `arbitrary_precision` on), so the document is
 //! walked as raw values and every number keeps its text.
+//!
+//! `#[inline]` for the build, not for speed: the walk is compiled only into
+//! the crates that call [`crate::parse_json_ignoring_nulls`], not into every
+//! application's copy of psi-runtime (BENCHMARKS.md, "Code compiled only
+//! where it is called").
 
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -10,6 +15,7 @@ use std::fmt;
 
 /// `json` without the object members whose value is `null`. Array elements
 /// stay: a `null` element is a value, not an absent field.
+#[inline]
 pub(super) fn without_null_members(json: &str) -> Result<String, serde_json::Error> {
     let raw: &RawValue = serde_json::from_str(json)?;
     let mut out = String::with_capacity(json.len());
@@ -17,6 +23,7 @@ pub(super) fn without_null_members(json: &str) -> Result<String, serde_json::Err
     Ok(out)
 }
 
+#[inline]
 fn write(raw: &RawValue, out: &mut String) -> Result<(), serde_json::Error> {
     let text = raw.get().trim();
     match text.as_bytes().first() {

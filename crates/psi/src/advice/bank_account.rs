@@ -15,6 +15,7 @@ use crate::Finding;
 
 /// Registry findings for the IBAN of a store request. An IBAN that fails the
 /// pre-flight rule (format, check digits) gets no advice: the refusal says it.
+#[inline]
 pub fn bank_account(request: &BankAccountStoreRequest) -> Vec<Finding> {
     if iban_problem(&request.iban).is_some() {
         return Vec::new();

@@ -23,6 +23,7 @@ use crate::Finding;
 const TAX_TOLERANCE: Decimal = Decimal::from_parts(1, 0, 0, false, 2);
 
 /// Every arithmetic finding of every shop basket of a session request.
+#[inline]
 pub fn session_request(request: &SessionRequest) -> Vec<Finding> {
     let mut found = Vec::new();
     for (index, basket) in baskets(request).enumerate() {
@@ -32,6 +33,7 @@ pub fn session_request(request: &SessionRequest) -> Vec<Finding> {
     found
 }
 
+#[inline]
 fn check_basket(path: &str, basket: &ShopBasket, found: &mut Vec<Finding>) {
     for (index, item) in basket.items.iter().enumerate() {
         check_item(&format!("{path}.items[{index}]"), item, found);
@@ -73,6 +75,7 @@ fn check_basket(path: &str, basket: &ShopBasket, found: &mut Vec<Finding>) {
     }
 }
 
+#[inline]
 fn check_item(path: &str, item: &BasketItem, found: &mut Vec<Finding>) {
     let Some(quantity) = item.quantity else {
         return;
@@ -106,6 +109,7 @@ fn check_item(path: &str, item: &BasketItem, found: &mut Vec<Finding>) {
     }
 }
 
+#[inline]
 fn check_special_item(path: &str, item: &SpecialItem, found: &mut Vec<Finding>) {
     let Some(quantity) = item.quantity else {
         return;
@@ -128,6 +132,7 @@ fn check_special_item(path: &str, item: &SpecialItem, found: &mut Vec<Finding>) 
     }
 }
 
+#[inline]
 fn check_vat_line(path: &str, vat: &Vat, found: &mut Vec<Finding>) {
     let (Some(net), Some(rate), Some(tax)) = (vat.net_amount, vat.tax_rate, vat.tax_amount) else {
         return;
@@ -142,11 +147,13 @@ fn check_vat_line(path: &str, vat: &Vat, found: &mut Vec<Finding>) {
 }
 
 /// `net x rate / 100`, rounded commercially (half away from zero) to cents.
+#[inline]
 fn tax_of(net: Decimal, rate: Decimal) -> Option<Decimal> {
     let tax = net.checked_mul(rate)?.checked_div(Decimal::ONE_HUNDRED)?;
     Some(tax.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero))
 }
 
+#[inline]
 fn line_tolerance(quantity: Decimal) -> Option<Decimal> {
     quantity.abs().checked_mul(TOLERANCE_PER_UNIT)
 }
@@ -165,6 +172,7 @@ struct Comparison<'a> {
 }
 
 impl Comparison<'_> {
+    #[inline]
     fn check(self, path: String, actual: Option<Decimal>, found: &mut Vec<Finding>) {
         let subject = self
             .subject

@@ -14,6 +14,12 @@
 //! }
 //! # }
 //! ```
+//!
+//! Every function of this module is `#[inline]`, for the build rather than
+//! for speed: an `#[inline]` function is compiled into the crate that calls
+//! it, not into psi, so an application that never asks for advice does not
+//! compile it (about a twelfth of psi's code; BENCHMARKS.md, "Code compiled
+//! only where it is called"). One that does pays the same as before, once.
 
 #[cfg(feature = "bank-accounts")]
 mod bank_account;
@@ -34,6 +40,7 @@ pub use crate::Finding;
 /// Pay later offers whose postponement is outside 14..=150 days or whose
 /// `new_due_date` is not `current_due_date` + `delta_due_date`.
 #[cfg(feature = "pay-later")]
+#[inline]
 pub fn pay_later_offers(response: &psi_pay_later::types::PayLaterOffersResponse) -> Vec<Finding> {
     crate::preflight::check_offers(response).map_or_else(findings, |()| Vec::new())
 }
@@ -41,12 +48,14 @@ pub fn pay_later_offers(response: &psi_pay_later::types::PayLaterOffersResponse)
 /// A pay later booking whose postponement is outside 14..=150 days or whose
 /// `new_due_date` is not `original_due_date` + `delta_due_date`.
 #[cfg(feature = "pay-later")]
+#[inline]
 pub fn pay_later_booking(response: &psi_pay_later::types::PayLaterBookingResponse) -> Vec<Finding> {
     crate::preflight::check_booking(response).map_or_else(findings, |()| Vec::new())
 }
 
 /// Violations reported as advice (the response checks reuse the rules).
 #[cfg(feature = "pay-later")]
+#[inline]
 fn findings(found: crate::preflight::Violations) -> Vec<Finding> {
     found
         .0

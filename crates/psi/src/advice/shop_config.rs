@@ -8,6 +8,7 @@ use psi_shop_config::types::ShopConfiguration;
 use crate::Finding;
 
 /// Every finding, in the order of the fields in the document.
+#[inline]
 pub fn shop_configuration(configuration: &ShopConfiguration) -> Vec<Finding> {
     let mut found = Vec::new();
     let address = &configuration.address;
@@ -50,6 +51,7 @@ pub fn shop_configuration(configuration: &ShopConfiguration) -> Vec<Finding> {
     found
 }
 
+#[inline]
 fn check_contacts(configuration: &ShopConfiguration, found: &mut Vec<Finding>) {
     let Some(contacts) = &configuration.contacts else {
         return;
@@ -83,15 +85,18 @@ fn check_contacts(configuration: &ShopConfiguration, found: &mut Vec<Finding>) {
     }
 }
 
+#[inline]
 fn is_blank(value: &str) -> bool {
     value.trim().is_empty()
 }
 
+#[inline]
 fn has_text(value: Option<&str>) -> bool {
     value.is_some_and(|text| !is_blank(text))
 }
 
 /// Deliberately loose: one `@` with text on both sides and no whitespace.
+#[inline]
 fn looks_like_email(value: &str) -> bool {
     let no_whitespace = !value.chars().any(char::is_whitespace);
     let parts = value.split_once('@');
