@@ -18,8 +18,8 @@ pub(crate) fn trimmed(url: &reqwest::Url) -> String {
 ///
 /// Not a `HashMap`: for seven keys a scan is as fast as hashing, and each
 /// `HashMap<Api, _>` compiled its own hashing, growing, inserting and
-/// dropping into every application's build (about a tenth of the facade
-/// crate's code; BENCHMARKS.md, "psi's own code").
+/// dropping into every application's build (4 % of the facade crate's code;
+/// BENCHMARKS.md, "Code compiled only where it is called").
 #[derive(Debug, Clone)]
 pub(crate) struct ApiTable<T>(Vec<(Api, T)>);
 

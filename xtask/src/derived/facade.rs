@@ -220,6 +220,9 @@ fn cfg(api: &Api) -> TokenStream {
     }
 }
 
+/// `Client::<api>()` for every API. Each is `#[inline]`: compiled into the
+/// application that calls it, so the clients of APIs it never calls are not
+/// built into it (BENCHMARKS.md, "Code compiled only where it is called").
 fn accessors(apis: &[Api]) -> TokenStream {
     let mut items = Vec::new();
     let settings: Vec<&Api> = apis.iter().filter(|api| api.address == "setting").collect();
@@ -237,6 +240,7 @@ fn accessors(apis: &[Api]) -> TokenStream {
                     ///
                     /// Needs the environment's `platform_url` (and the
                     /// platform's credentials for its tokens).
+                    #[inline]
                     pub fn #method(&self) -> Result<#krate::Client, ConfigError> {
                         let (base_url, http, context) = self.parts(Api::#variant)?;
                         Ok(#krate::Client::new_with_client(&base_url, http, context))
@@ -261,6 +265,7 @@ fn accessors(apis: &[Api]) -> TokenStream {
                         /// call fails before anything is sent, the token server included,
                         /// with [`Error::Config`](crate::Error::Config) holding the
                         /// [`ConfigError`] that names both settings.
+                        #[inline]
                         pub fn #method(&self) -> #krate::Client {
                             match self.parts(Api::#variant) {
                                 Ok((base_url, http, context)) => {
@@ -281,6 +286,7 @@ fn accessors(apis: &[Api]) -> TokenStream {
                 #cfg
                 impl Client {
                     #[doc = #title]
+                    #[inline]
                     pub fn #method(&self) -> #krate::Client {
                         let (base_url, http, context) = self
                             .parts(Api::#variant)

@@ -12,6 +12,7 @@ use psi_runtime::{ConfigError, Context};
 #[cfg(feature = "bank-accounts")]
 impl Client {
     /// Bank account management (`openapi/bank-accounts.yaml`).
+    #[inline]
     pub fn bank_accounts(&self) -> psi_bank_accounts::Client {
         let (base_url, http, context) = self
             .parts(Api::BankAccounts)
@@ -22,6 +23,7 @@ impl Client {
 #[cfg(feature = "order-status")]
 impl Client {
     /// Order status (payment API 1.8) (`openapi/order-status.yaml`).
+    #[inline]
     pub fn order_status(&self) -> psi_order_status::Client {
         let (base_url, http, context) = self
             .parts(Api::OrderStatus)
@@ -32,6 +34,7 @@ impl Client {
 #[cfg(feature = "pay-later")]
 impl Client {
     /// Pay later (`openapi/pay-later.yaml`).
+    #[inline]
     pub fn pay_later(&self) -> psi_pay_later::Client {
         let (base_url, http, context) = self
             .parts(Api::PayLater)
@@ -42,6 +45,7 @@ impl Client {
 #[cfg(feature = "payment-page")]
 impl Client {
     /// Hosted payment page (`openapi/payment-page.yaml`).
+    #[inline]
     pub fn payment_page(&self) -> psi_payment_page::Client {
         let (base_url, http, context) = self
             .parts(Api::PaymentPage)
@@ -60,6 +64,7 @@ impl Client {
     /// call fails before anything is sent, the token server included,
     /// with [`Error::Config`](crate::Error::Config) holding the
     /// [`ConfigError`] that names both settings.
+    #[inline]
     pub fn shop_config(&self) -> psi_shop_config::Client {
         match self.parts(Api::ShopConfig) {
             Ok((base_url, http, context)) => {
@@ -82,6 +87,7 @@ impl Client {
     ///
     /// Needs the environment's `platform_url` (and the
     /// platform's credentials for its tokens).
+    #[inline]
     pub fn storefront(&self) -> Result<psi_storefront::Client, ConfigError> {
         let (base_url, http, context) = self.parts(Api::Storefront)?;
         Ok(psi_storefront::Client::new_with_client(&base_url, http, context))
@@ -90,6 +96,7 @@ impl Client {
 #[cfg(feature = "transaction-status")]
 impl Client {
     /// Transaction status (payment API 2.0) (`openapi/transaction-status.yaml`).
+    #[inline]
     pub fn transaction_status(&self) -> psi_transaction_status::Client {
         let (base_url, http, context) = self
             .parts(Api::TransactionStatus)

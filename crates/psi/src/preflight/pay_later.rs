@@ -8,6 +8,9 @@
 //! returns the same as a list), and no call fails by them.
 //!
 //! Paths use the wire names, including the capital L of `pay_Later_offers`.
+//!
+//! `#[inline]` for the build, as the advice (see [`crate::advice`]): these
+//! are compiled only into the applications that call them.
 
 use chrono::{NaiveDate, TimeDelta};
 use psi_pay_later::types::{PayLaterBookingResponse, PayLaterOffersResponse};
@@ -20,6 +23,7 @@ pub const MIN_DELTA_DAYS: i64 = 14;
 pub const MAX_DELTA_DAYS: i64 = 150;
 
 /// `original` postponed by `delta_days`, which must be 14 to 150.
+#[inline]
 pub fn new_due_date(original: NaiveDate, delta_days: i64) -> Result<NaiveDate, Violation> {
     if let Some(rule) = delta_problem(delta_days) {
         return Err(Violation::new(Rule::DueDate, "$.delta_due_date", rule));
@@ -35,6 +39,7 @@ pub fn new_due_date(original: NaiveDate, delta_days: i64) -> Result<NaiveDate, V
 
 /// Each offer: `delta_due_date` in 14..=150 and
 /// `new_due_date` = `current_due_date` + `delta_due_date`.
+#[inline]
 pub fn check_offers(response: &PayLaterOffersResponse) -> Result<(), Violations> {
     let mut found = Vec::new();
     for (index, offer) in response.pay_later_offers.iter().enumerate() {
@@ -51,6 +56,7 @@ pub fn check_offers(response: &PayLaterOffersResponse) -> Result<(), Violations>
 
 /// `delta_due_date` in 14..=150 and
 /// `new_due_date` = `original_due_date` + `delta_due_date`.
+#[inline]
 pub fn check_booking(response: &PayLaterBookingResponse) -> Result<(), Violations> {
     let mut found = Vec::new();
     check_postponement(
@@ -64,6 +70,7 @@ pub fn check_booking(response: &PayLaterBookingResponse) -> Result<(), Violation
 }
 
 /// Checks what is present: the range needs the delta, the date needs all three.
+#[inline]
 fn check_postponement(
     path: &str,
     (base_name, base): (&str, Option<NaiveDate>),
@@ -98,6 +105,7 @@ fn check_postponement(
     }
 }
 
+#[inline]
 fn delta_problem(delta_days: i64) -> Option<String> {
     let allowed = MIN_DELTA_DAYS..=MAX_DELTA_DAYS;
     (!allowed.contains(&delta_days)).then(|| {
@@ -106,6 +114,7 @@ fn delta_problem(delta_days: i64) -> Option<String> {
 }
 
 /// Works for negative deltas too, so a wrong sign still gets a date to compare.
+#[inline]
 fn add_days(date: NaiveDate, days: i64) -> Option<NaiveDate> {
     date.checked_add_signed(TimeDelta::try_days(days)?)
 }
