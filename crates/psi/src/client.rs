@@ -247,6 +247,7 @@ impl Client {
     /// `PSI_SHOP_CONFIG_AUDIENCE`) and the credentials (`PSI_CLIENT_ID`,
     /// `PSI_CLIENT_SECRET`, optionally `PSI_PLATFORM_CLIENT_ID` and
     /// `PSI_PLATFORM_CLIENT_SECRET`); an error names the variable.
+    #[inline] // compiled only where called (BENCHMARKS.md, "Code compiled only where it is called")
     pub fn from_env() -> Result<Client, ConfigError> {
         let lookup = |name: &str| std::env::var(name).ok();
         let mut builder = Client::builder()

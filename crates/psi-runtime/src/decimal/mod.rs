@@ -75,10 +75,17 @@ impl Decimal {
     /// The smallest decimal, -79228162514264337593543950335.
     pub const MIN: Decimal = Decimal(rust_decimal::Decimal::MIN);
 
+    // The forwarding methods and operators are `#[inline]`, as the
+    // rust_decimal ones they call: a caller's arithmetic is inlined, and
+    // rust_decimal's is compiled only into the crates that use it, not into
+    // every application's psi-runtime (BENCHMARKS.md, "Code compiled only
+    // where it is called").
+
     /// `num` × 10^-`scale`: `Decimal::new(4380, 2)` is 43.80.
     ///
     /// # Panics
     /// When `scale` exceeds 28, as [`rust_decimal::Decimal::new`].
+    #[inline]
     pub fn new(num: i64, scale: u32) -> Decimal {
         Decimal(rust_decimal::Decimal::new(num, scale))
     }
@@ -97,36 +104,43 @@ impl Decimal {
     }
 
     /// `self + other`, or `None` on overflow.
+    #[inline]
     pub fn checked_add(self, other: Decimal) -> Option<Decimal> {
         self.0.checked_add(other.0).map(Decimal)
     }
 
     /// `self - other`, or `None` on overflow.
+    #[inline]
     pub fn checked_sub(self, other: Decimal) -> Option<Decimal> {
         self.0.checked_sub(other.0).map(Decimal)
     }
 
     /// `self × other`, or `None` on overflow.
+    #[inline]
     pub fn checked_mul(self, other: Decimal) -> Option<Decimal> {
         self.0.checked_mul(other.0).map(Decimal)
     }
 
     /// `self ÷ other`, or `None` on overflow or division by zero.
+    #[inline]
     pub fn checked_div(self, other: Decimal) -> Option<Decimal> {
         self.0.checked_div(other.0).map(Decimal)
     }
 
     /// The absolute value.
+    #[inline]
     pub fn abs(self) -> Decimal {
         Decimal(self.0.abs())
     }
 
     /// The same value without trailing zeros after the point (`43.80` → `43.8`).
+    #[inline]
     pub fn normalize(self) -> Decimal {
         Decimal(self.0.normalize())
     }
 
     /// Rounded to `dp` places with `strategy`.
+    #[inline]
     pub fn round_dp_with_strategy(
         self,
         dp: u32,
@@ -139,6 +153,7 @@ impl Decimal {
 impl Deref for Decimal {
     type Target = rust_decimal::Decimal;
 
+    #[inline]
     fn deref(&self) -> &rust_decimal::Decimal {
         &self.0
     }
@@ -147,18 +162,21 @@ impl Deref for Decimal {
 /// No invariant beyond the wrapped decimal's: its mutating methods
 /// (`rescale`, `set_sign_negative`, ...) are available too.
 impl DerefMut for Decimal {
+    #[inline]
     fn deref_mut(&mut self) -> &mut rust_decimal::Decimal {
         &mut self.0
     }
 }
 
 impl fmt::Debug for Decimal {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&self.0, f)
     }
 }
 
 impl fmt::Display for Decimal {
+    #[inline]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.0, f)
     }
@@ -175,12 +193,14 @@ impl FromStr for Decimal {
 }
 
 impl From<rust_decimal::Decimal> for Decimal {
+    #[inline]
     fn from(value: rust_decimal::Decimal) -> Decimal {
         Decimal(value)
     }
 }
 
 impl From<Decimal> for rust_decimal::Decimal {
+    #[inline]
     fn from(value: Decimal) -> rust_decimal::Decimal {
         value.0
     }
@@ -189,6 +209,7 @@ impl From<Decimal> for rust_decimal::Decimal {
 macro_rules! from_integer {
     ($($int:ty),*) => {$(
         impl From<$int> for Decimal {
+            #[inline]
             fn from(value: $int) -> Decimal {
                 Decimal(rust_decimal::Decimal::from(value))
             }
@@ -201,23 +222,27 @@ macro_rules! operator {
     ($trait:ident $method:ident, $assign:ident $assign_method:ident) => {
         impl $trait for Decimal {
             type Output = Decimal;
+            #[inline]
             fn $method(self, other: Decimal) -> Decimal {
                 Decimal(self.0.$method(other.0))
             }
         }
         impl $trait<&Decimal> for Decimal {
             type Output = Decimal;
+            #[inline]
             fn $method(self, other: &Decimal) -> Decimal {
                 Decimal(self.0.$method(other.0))
             }
         }
         impl $trait<Decimal> for &Decimal {
             type Output = Decimal;
+            #[inline]
             fn $method(self, other: Decimal) -> Decimal {
                 Decimal(self.0.$method(other.0))
             }
         }
         impl $assign for Decimal {
+            #[inline]
             fn $assign_method(&mut self, other: Decimal) {
                 self.0.$assign_method(other.0)
             }
@@ -231,6 +256,7 @@ operator!(Div div, DivAssign div_assign);
 
 impl Rem for Decimal {
     type Output = Decimal;
+    #[inline]
     fn rem(self, other: Decimal) -> Decimal {
         Decimal(self.0 % other.0)
     }
@@ -238,6 +264,7 @@ impl Rem for Decimal {
 
 impl Neg for Decimal {
     type Output = Decimal;
+    #[inline]
     fn neg(self) -> Decimal {
         Decimal(-self.0)
     }
