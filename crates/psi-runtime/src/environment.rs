@@ -179,7 +179,9 @@ impl Environment {
     /// Reads `PSI_BASE_URL`, `PSI_API_URL`, `PSI_AUTH_URL` and, if set,
     /// `PSI_PLATFORM_URL`, and `PSI_SHOP_CONFIG_URL` with
     /// `PSI_SHOP_CONFIG_AUDIENCE` (both or neither).
-    #[inline] // compiled only where called (BENCHMARKS.md, "Code compiled only where it is called")
+    // `#[inline]`: compiled only into the crates that call it
+    // (BENCHMARKS.md, "Code compiled only where it is called").
+    #[inline]
     pub fn from_env() -> Result<Self, ConfigError> {
         Self::from_lookup(|name| std::env::var(name).ok())
     }

@@ -20,7 +20,7 @@ pub(crate) fn trimmed(url: &reqwest::Url) -> String {
 /// `HashMap<Api, _>` compiled its own hashing, growing, inserting and
 /// dropping into every application's build (4 % of the facade crate's code;
 /// BENCHMARKS.md, "Code compiled only where it is called").
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct ApiTable<T>(Vec<(Api, T)>);
 
 impl<T> Default for ApiTable<T> {
@@ -46,12 +46,19 @@ impl<T> ApiTable<T> {
     }
 }
 
+/// Later entries replace earlier ones for the same API.
+impl<T> Extend<(Api, T)> for ApiTable<T> {
+    fn extend<I: IntoIterator<Item = (Api, T)>>(&mut self, entries: I) {
+        for (api, value) in entries {
+            self.insert(api, value);
+        }
+    }
+}
+
 impl<T> FromIterator<(Api, T)> for ApiTable<T> {
     fn from_iter<I: IntoIterator<Item = (Api, T)>>(entries: I) -> Self {
         let mut table = Self::default();
-        for (api, value) in entries {
-            table.insert(api, value);
-        }
+        table.extend(entries);
         table
     }
 }

@@ -199,9 +199,7 @@ impl ClientBuilder {
             .iter()
             .filter_map(|api| Some((*api, api.audience(&environment)?)))
             .collect();
-        for (api, audience) in self.audiences {
-            audiences.insert(api, audience);
-        }
+        audiences.extend(self.audiences);
         let tokens = Arc::new(TokenCache::new(fetcher));
         let preflight: Option<psi_runtime::Preflight> = (!self.skip_preflight).then(|| {
             Arc::new(|operation_id: &str, body: &dyn std::any::Any| {
@@ -247,7 +245,9 @@ impl Client {
     /// `PSI_SHOP_CONFIG_AUDIENCE`) and the credentials (`PSI_CLIENT_ID`,
     /// `PSI_CLIENT_SECRET`, optionally `PSI_PLATFORM_CLIENT_ID` and
     /// `PSI_PLATFORM_CLIENT_SECRET`); an error names the variable.
-    #[inline] // compiled only where called (BENCHMARKS.md, "Code compiled only where it is called")
+    // `#[inline]`: compiled only into applications that call it
+    // (BENCHMARKS.md, "Code compiled only where it is called").
+    #[inline]
     pub fn from_env() -> Result<Client, ConfigError> {
         let lookup = |name: &str| std::env::var(name).ok();
         let mut builder = Client::builder()
