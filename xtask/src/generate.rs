@@ -11,16 +11,13 @@ use std::path::Path;
 mod api_version;
 mod builders;
 mod common;
-mod error_arms;
 mod http_client;
 mod json_schema;
 mod nulls;
 mod operation_ids;
 mod operations;
 pub mod patterns;
-mod per_call;
 mod rebuild;
-mod typed_preflight;
 mod unset;
 
 /// Schemas replaced by `psi_runtime::CommaSeparated`: progenitor explodes
@@ -275,11 +272,28 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     reexport_in_types(&mut file, &label, reexports)?;
     nulls::read_null_as_default(&mut file).map_err(|e| format!("{label}: {e}"))?;
     api_version::drop_api_version_header(&mut file).map_err(|e| format!("{label}: {e}"))?;
-    per_call::rewrite(&mut file).map_err(|e| format!("{label}: {e}"))?;
-    error_arms::decode_out_of_line(&mut file).map_err(|e| format!("{label}: {e}"))?;
     unset::no_allocation_until_set(&mut file).map_err(|e| format!("{label}: {e}"))?;
-    typed_preflight::hand_typed_body_to_exec(&mut file).map_err(|e| format!("{label}: {e}"))?;
-    rebuild::build_for_each_send(&mut file).map_err(|e| format!("{label}: {e}"))?;
+    let facts = operations
+        .iter()
+        .map(|(method, id)| {
+            let facts = rebuild::Facts {
+                id: id.clone(),
+                idempotent: idempotent.contains(id),
+                request_media_type: media_types
+                    .iter()
+                    .find(|(operation, _)| operation == id)
+                    .map(|(_, media_type)| media_type.clone()),
+                optional_body: optional_bodies.contains(id),
+                comma_separated_query: comma_separated
+                    .iter()
+                    .filter(|(operation, _)| operation == id)
+                    .map(|(_, parameter)| parameter.clone())
+                    .collect(),
+            };
+            (method.clone(), facts)
+        })
+        .collect();
+    rebuild::build_for_each_send(&mut file, &facts).map_err(|e| format!("{label}: {e}"))?;
     patterns::compiled_at_generation(&mut file).map_err(|e| format!("{label}: {e}"))?;
     json_schema::derive_behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
     http_client::from_runtime_settings(&mut file).map_err(|e| format!("{label}: {e}"))?;
@@ -299,18 +313,6 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
         code.push_str(&format!("    ({method:?}, {id:?}),\n"));
     }
     code.push_str("];\n");
-    code.push_str(&format!(
-        "\n/// Operations whose document declares an `Idempotency-Key` header: the\n\
-         /// runtime gives them a UUID v4 key when the caller set none, keeps it on\n\
-         /// every attempt, and so may retry them.\n\
-         #[doc(hidden)]\n\
-         pub const IDEMPOTENT_OPERATIONS: &[&str] = &{idempotent:?};\n"
-    ));
-    code.push_str(&operations::render(
-        &media_types,
-        &optional_bodies,
-        &comma_separated,
-    ));
     Ok(code)
 }
 

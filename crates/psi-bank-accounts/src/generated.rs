@@ -2,7 +2,8 @@
 // Source: openapi/bank-accounts.yaml. Regenerate with `cargo xtask generate`.
 
 #[allow(unused_imports)]
-pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+pub use progenitor_client::{ByteStream, ClientInfo, ResponseValue};
+pub use ::psi_runtime::Error;
 #[allow(unused_imports)]
 use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
@@ -775,15 +776,15 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/partners/");
-                partner_profile_id.push_path_segment(&mut url);
+                partner_profile_id.push_checked_segment("partner_profile_id", &mut url)?;
                 url.push_str("/consumer/");
-                shop_buyer_id.push_path_segment(&mut url);
+                shop_buyer_id.push_checked_segment("shop_buyer_id", &mut url)?;
                 url.push_str("/bank-accounts");
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<::psi_common::DeclineResponse>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -798,26 +799,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "get_bank_account",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "getBankAccount",
+                idempotent: false,
+                request_media_type: ::std::option::Option::None,
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 405, 406, 413, 414, 415, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                ::psi_common::DeclineResponse,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::None,
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 405u16 | 406u16 | 413u16 | 414u16 | 415u16
-                | 431u16 | 500u16 => Err(::psi_runtime::decode_error(response).await),
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::store_bank_account`]
@@ -920,15 +920,15 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/partners/");
-                partner_profile_id.push_path_segment(&mut url);
+                partner_profile_id.push_checked_segment("partner_profile_id", &mut url)?;
                 url.push_str("/consumer/");
-                shop_buyer_id.push_path_segment(&mut url);
+                shop_buyer_id.push_checked_segment("shop_buyer_id", &mut url)?;
                 url.push_str("/bank-accounts");
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<::psi_common::DeclineResponse>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -944,28 +944,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "store_bank_account",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "storeBankAccount",
+                idempotent: false,
+                request_media_type: ::std::option::Option::Some("application/json"),
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 405, 406, 413, 414, 415, 422, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                ::psi_common::DeclineResponse,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::Some(&body),
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 405u16 | 406u16 | 413u16 | 414u16 | 415u16
-                | 422u16 | 431u16 | 500u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::delete_bank_account`]
@@ -1055,16 +1052,17 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/partners/");
-                partner_profile_id.push_path_segment(&mut url);
+                partner_profile_id.push_checked_segment("partner_profile_id", &mut url)?;
                 url.push_str("/consumer/");
-                shop_buyer_id.push_path_segment(&mut url);
+                shop_buyer_id.push_checked_segment("shop_buyer_id", &mut url)?;
                 url.push_str("/bank-accounts/");
-                bank_account_reference.push_path_segment(&mut url);
+                bank_account_reference
+                    .push_checked_segment("bank_account_reference", &mut url)?;
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<::psi_common::DeclineResponse>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -1079,26 +1077,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "delete_bank_account",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "deleteBankAccount",
+                idempotent: false,
+                request_media_type: ::std::option::Option::None,
+                optional_body: false,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 405, 406, 413, 414, 415, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                ::psi_common::DeclineResponse,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::None,
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => Ok(ResponseValue::empty(response)),
-                400u16 | 401u16 | 404u16 | 405u16 | 406u16 | 413u16 | 414u16 | 415u16
-                | 431u16 | 500u16 => Err(::psi_runtime::decode_error(response).await),
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.empty()
         }
     }
     /**Builder for [`Client::get_bank_account_by_reference`]
@@ -1191,16 +1188,17 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/partners/");
-                partner_profile_id.push_path_segment(&mut url);
+                partner_profile_id.push_checked_segment("partner_profile_id", &mut url)?;
                 url.push_str("/shop-buyers/");
-                shop_buyer_id.push_path_segment(&mut url);
+                shop_buyer_id.push_checked_segment("shop_buyer_id", &mut url)?;
                 url.push_str("/bank-accounts/");
-                bank_account_reference.push_path_segment(&mut url);
+                bank_account_reference
+                    .push_checked_segment("bank_account_reference", &mut url)?;
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<::psi_common::DeclineResponse>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -1215,26 +1213,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "get_bank_account_by_reference",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "getBankAccountByReference",
+                idempotent: false,
+                request_media_type: ::std::option::Option::None,
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 405, 406, 413, 414, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                ::psi_common::DeclineResponse,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::None,
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 405u16 | 406u16 | 413u16 | 414u16 | 431u16
-                | 500u16 => Err(::psi_runtime::decode_error(response).await),
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
 }
@@ -1251,28 +1248,4 @@ pub const OPERATION_IDS: &[(&str, &str)] = &[
     ("get_bank_account", "getBankAccount"),
     ("get_bank_account_by_reference", "getBankAccountByReference"),
     ("store_bank_account", "storeBankAccount"),
-];
-
-/// Operations whose document declares an `Idempotency-Key` header: the
-/// runtime gives them a UUID v4 key when the caller set none, keeps it on
-/// every attempt, and so may retry them.
-#[doc(hidden)]
-pub const IDEMPOTENT_OPERATIONS: &[&str] = &[];
-
-/// The media type each operation's document declares for its request body;
-/// the runtime sends exactly this `Content-Type`.
-#[doc(hidden)]
-pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
-    ("storeBankAccount", "application/json"),
-];
-
-/// Operations whose success is any 2xx, with the documented body or none;
-/// the runtime reads an empty success body as `null`.
-#[doc(hidden)]
-pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["getBankAccount", "getBankAccountByReference", "storeBankAccount"];
-
-/// `(operationId, query parameter)` of the parameters sent as one
-/// comma-joined value: only their values keep literal commas.
-#[doc(hidden)]
-pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[
 ];

@@ -2,7 +2,8 @@
 // Source: openapi/order-status.yaml. Regenerate with `cargo xtask generate`.
 
 #[allow(unused_imports)]
-pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+pub use progenitor_client::{ByteStream, ClientInfo, ResponseValue};
+pub use ::psi_runtime::Error;
 #[allow(unused_imports)]
 use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
@@ -1617,38 +1618,36 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/api/order/");
-                transaction_id.push_path_segment(&mut url);
+                transaction_id.push_checked_segment("transaction_id", &mut url)?;
                 url.push_str("/correspondences/invoices/");
-                correspondence_id.push_path_segment(&mut url);
+                correspondence_id.push_checked_segment("correspondence_id", &mut url)?;
                 url.push_str("/");
-                format.push_path_segment(&mut url);
+                format.push_checked_segment("format", &mut url)?;
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<::psi_common::DeclineResponse>,
+                ::psi_runtime::call::BuildError,
             > { ::std::result::Result::Ok(client.client.get(&url).build()?) };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "get_invoice_correspondence",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "getInvoiceCorrespondence",
+                idempotent: false,
+                request_media_type: ::std::option::Option::None,
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 414, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                ::psi_common::DeclineResponse,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::None,
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => Ok(ResponseValue::stream(response)),
-                400u16 | 401u16 | 404u16 | 414u16 | 431u16 | 500u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.stream()
         }
     }
     /**Builder for [`Client::get_order_status`]
@@ -1719,12 +1718,12 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/order/status/v2/transactions/");
-                transaction_id.push_path_segment(&mut url);
+                transaction_id.push_checked_segment("transaction_id", &mut url)?;
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<::psi_common::DeclineResponse>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -1740,27 +1739,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "get_order_status",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "getOrderStatus",
+                idempotent: false,
+                request_media_type: ::std::option::Option::None,
+                optional_body: true,
+                comma_separated_query: &["include"],
+                declared_errors: &[400, 401, 404, 414, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                ::psi_common::DeclineResponse,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::None,
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 414u16 | 431u16 | 500u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
 }
@@ -1775,28 +1772,4 @@ pub mod prelude {
 pub const OPERATION_IDS: &[(&str, &str)] = &[
     ("get_invoice_correspondence", "getInvoiceCorrespondence"),
     ("get_order_status", "getOrderStatus"),
-];
-
-/// Operations whose document declares an `Idempotency-Key` header: the
-/// runtime gives them a UUID v4 key when the caller set none, keeps it on
-/// every attempt, and so may retry them.
-#[doc(hidden)]
-pub const IDEMPOTENT_OPERATIONS: &[&str] = &[];
-
-/// The media type each operation's document declares for its request body;
-/// the runtime sends exactly this `Content-Type`.
-#[doc(hidden)]
-pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
-];
-
-/// Operations whose success is any 2xx, with the documented body or none;
-/// the runtime reads an empty success body as `null`.
-#[doc(hidden)]
-pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["getInvoiceCorrespondence", "getOrderStatus"];
-
-/// `(operationId, query parameter)` of the parameters sent as one
-/// comma-joined value: only their values keep literal commas.
-#[doc(hidden)]
-pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[
-    ("getOrderStatus", "include"),
 ];

@@ -2,7 +2,8 @@
 // Source: openapi/pay-later.yaml. Regenerate with `cargo xtask generate`.
 
 #[allow(unused_imports)]
-pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+pub use progenitor_client::{ByteStream, ClientInfo, ResponseValue};
+pub use ::psi_runtime::Error;
 #[allow(unused_imports)]
 use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
@@ -1191,12 +1192,12 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/order/paylater/v1/");
-                transaction_id.push_path_segment(&mut url);
+                transaction_id.push_checked_segment("transaction_id", &mut url)?;
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<::psi_common::DeclineResponse>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -1212,28 +1213,27 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "book_pay_later_offer",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "bookPayLaterOffer",
+                idempotent: false,
+                request_media_type: ::std::option::Option::Some(
+                    "application/json;charset=UTF-8",
+                ),
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 405, 406, 409, 413, 414, 415, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                ::psi_common::DeclineResponse,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::Some(&body),
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 405u16 | 406u16 | 409u16 | 413u16 | 414u16
-                | 415u16 | 431u16 | 500u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::get_pay_later_offers`]
@@ -1283,13 +1283,13 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/order/paylater/v1/");
-                transaction_id.push_path_segment(&mut url);
+                transaction_id.push_checked_segment("transaction_id", &mut url)?;
                 url.push_str("/offers");
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<::psi_common::DeclineResponse>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -1304,26 +1304,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "get_pay_later_offers",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "getPayLaterOffers",
+                idempotent: false,
+                request_media_type: ::std::option::Option::None,
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 405, 406, 413, 414, 415, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                ::psi_common::DeclineResponse,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::None,
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 405u16 | 406u16 | 413u16 | 414u16 | 415u16
-                | 431u16 | 500u16 => Err(::psi_runtime::decode_error(response).await),
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::get_pay_later_status`]
@@ -1373,13 +1372,13 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/order/paylater/v1/");
-                transaction_id.push_path_segment(&mut url);
+                transaction_id.push_checked_segment("transaction_id", &mut url)?;
                 url.push_str("/status");
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<::psi_common::DeclineResponse>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -1394,26 +1393,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "get_pay_later_status",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "getPayLaterStatus",
+                idempotent: false,
+                request_media_type: ::std::option::Option::None,
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 405, 406, 413, 414, 415, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                ::psi_common::DeclineResponse,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::None,
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 405u16 | 406u16 | 413u16 | 414u16 | 415u16
-                | 431u16 | 500u16 => Err(::psi_runtime::decode_error(response).await),
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
 }
@@ -1457,28 +1455,4 @@ pub const OPERATION_IDS: &[(&str, &str)] = &[
     ("book_pay_later_offer", "bookPayLaterOffer"),
     ("get_pay_later_offers", "getPayLaterOffers"),
     ("get_pay_later_status", "getPayLaterStatus"),
-];
-
-/// Operations whose document declares an `Idempotency-Key` header: the
-/// runtime gives them a UUID v4 key when the caller set none, keeps it on
-/// every attempt, and so may retry them.
-#[doc(hidden)]
-pub const IDEMPOTENT_OPERATIONS: &[&str] = &[];
-
-/// The media type each operation's document declares for its request body;
-/// the runtime sends exactly this `Content-Type`.
-#[doc(hidden)]
-pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
-    ("bookPayLaterOffer", "application/json;charset=UTF-8"),
-];
-
-/// Operations whose success is any 2xx, with the documented body or none;
-/// the runtime reads an empty success body as `null`.
-#[doc(hidden)]
-pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["bookPayLaterOffer", "getPayLaterOffers", "getPayLaterStatus"];
-
-/// `(operationId, query parameter)` of the parameters sent as one
-/// comma-joined value: only their values keep literal commas.
-#[doc(hidden)]
-pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[
 ];

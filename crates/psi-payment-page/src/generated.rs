@@ -2,7 +2,8 @@
 // Source: openapi/payment-page.yaml. Regenerate with `cargo xtask generate`.
 
 #[allow(unused_imports)]
-pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+pub use progenitor_client::{ByteStream, ClientInfo, ResponseValue};
+pub use ::psi_runtime::Error;
 #[allow(unused_imports)]
 use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
@@ -4108,7 +4109,7 @@ pub mod builder {
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<::psi_common::DeclineResponse>,
+                ::psi_runtime::call::BuildError,
             > {
                 let mut header_map = ::reqwest::header::HeaderMap::new();
                 if let Some(value) = &idempotency_key {
@@ -4129,28 +4130,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "create_session",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "createSession",
+                idempotent: true,
+                request_media_type: ::std::option::Option::Some("application/json"),
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 403, 404, 409, 413, 414, 415, 422, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                ::psi_common::DeclineResponse,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::Some(&body),
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 403u16 | 404u16 | 409u16 | 413u16 | 414u16 | 415u16
-                | 422u16 | 431u16 | 500u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::list_session_records`]
@@ -4203,7 +4201,7 @@ pub mod builder {
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<::psi_common::DeclineResponse>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -4224,27 +4222,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "list_session_records",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "listSessionRecords",
+                idempotent: false,
+                request_media_type: ::std::option::Option::None,
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 414, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                ::psi_common::DeclineResponse,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::None,
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 414u16 | 431u16 | 500u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::get_session_record`]
@@ -4294,12 +4290,12 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/pps/api/v1/session-record/");
-                session_id.push_path_segment(&mut url);
+                session_id.push_checked_segment("session_id", &mut url)?;
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<::psi_common::DeclineResponse>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -4314,27 +4310,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "get_session_record",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "getSessionRecord",
+                idempotent: false,
+                request_media_type: ::std::option::Option::None,
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 414, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                ::psi_common::DeclineResponse,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::None,
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 414u16 | 431u16 | 500u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
 }
@@ -4376,28 +4370,4 @@ pub const OPERATION_IDS: &[(&str, &str)] = &[
     ("create_session", "createSession"),
     ("get_session_record", "getSessionRecord"),
     ("list_session_records", "listSessionRecords"),
-];
-
-/// Operations whose document declares an `Idempotency-Key` header: the
-/// runtime gives them a UUID v4 key when the caller set none, keeps it on
-/// every attempt, and so may retry them.
-#[doc(hidden)]
-pub const IDEMPOTENT_OPERATIONS: &[&str] = &["createSession"];
-
-/// The media type each operation's document declares for its request body;
-/// the runtime sends exactly this `Content-Type`.
-#[doc(hidden)]
-pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
-    ("createSession", "application/json"),
-];
-
-/// Operations whose success is any 2xx, with the documented body or none;
-/// the runtime reads an empty success body as `null`.
-#[doc(hidden)]
-pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["createSession", "getSessionRecord", "listSessionRecords"];
-
-/// `(operationId, query parameter)` of the parameters sent as one
-/// comma-joined value: only their values keep literal commas.
-#[doc(hidden)]
-pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[
 ];

@@ -1,8 +1,8 @@
 //! The runtime context every generated client carries (progenitor's inner type).
 
-use crate::failure::PreflightError;
+use crate::error::PreflightError;
 use crate::token::{Audience, TokenCache, TokenHandle};
-use crate::{ConfigError, RetryPolicy, Transport};
+use crate::{ConfigError, RetryPolicy};
 use std::any::Any;
 use std::fmt;
 use std::sync::Arc;
@@ -68,12 +68,6 @@ pub(crate) struct Settings {
     /// Set when a setting the API needs is missing: every call is refused
     /// with it before anything is sent, the token request included.
     pub(crate) missing_setting: Option<ConfigError>,
-    /// The HTTP client applies the retry policy's request timeout to every
-    /// request itself, so calls need no timeout of their own.
-    pub(crate) client_applies_timeout: bool,
-    /// psi's own transport: calls are sent through it instead of the
-    /// reqwest client given with the context.
-    pub(crate) transport: Option<Transport>,
     /// The level of the `psi.call` span (DEBUG unless set).
     pub(crate) call_span_level: tracing::Level,
 }
@@ -89,8 +83,6 @@ impl Context {
             retry: RetryPolicy::default(),
             preflight: None,
             missing_setting: None,
-            client_applies_timeout: false,
-            transport: None,
             call_span_level: DEFAULT_CALL_SPAN_LEVEL,
         }))
     }
@@ -120,24 +112,6 @@ impl Context {
     /// Retries calls as `retry` allows.
     pub fn with_retry(self, retry: RetryPolicy) -> Self {
         self.with(|settings| settings.retry = retry)
-    }
-
-    /// Declares that the HTTP client given with this context was built with
-    /// the retry policy's request timeout (`reqwest::ClientBuilder::timeout`),
-    /// so calls do not set it again. Without it, every call carries the
-    /// policy's timeout (a client from elsewhere gets it too).
-    pub fn with_timeout_in_client(self) -> Self {
-        self.with(|settings| settings.client_applies_timeout = true)
-    }
-
-    /// Sends every call through `transport` instead of the reqwest client
-    /// given with this context (see [`Transport`] for why), each with the
-    /// retry policy's request timeout.
-    pub fn with_transport(self, transport: Transport) -> Self {
-        self.with(|settings| {
-            settings.transport = Some(transport);
-            settings.client_applies_timeout = true;
-        })
     }
 
     /// Opens each call's `psi.call` span at `level` instead of
@@ -192,7 +166,6 @@ impl fmt::Debug for Context {
             .field("preflight", &self.0.preflight.is_some())
             .field("missing_setting", &self.0.missing_setting)
             .field("call_span_level", &self.0.call_span_level)
-            .field("transport", &self.0.transport)
             .finish()
     }
 }

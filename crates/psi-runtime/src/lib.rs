@@ -10,35 +10,32 @@
 //!   input with an error that names the field and the rule;
 //! - [`Decimal`]: the one money type;
 //! - [`Secret`]: client secrets and tokens, redacted in Debug and Display;
-//! - [`Context`], [`hooks`] and [`wire_client!`]: what every generated client
-//!   does around a call: bearer tokens from a [`TokenCache`], retries by a
-//!   [`RetryPolicy`], pre-flight checks, one tracing span per call;
+//! - [`call::send`], [`Context`] and [`Error`]: what every generated
+//!   `send()` ends in: bearer tokens from a [`TokenCache`], retries by a
+//!   [`RetryPolicy`], pre-flight checks, one tracing span per call, and
+//!   the typed error;
 //! - [`Environment`] and [`Credentials`]: where the APIs are and who calls.
 #![warn(missing_docs)]
 
+pub mod call;
 mod comma_separated;
 mod context;
 mod decimal;
 mod environment;
-#[doc(hidden)]
-pub mod failure;
+mod error;
 mod field;
-#[doc(hidden)]
-pub mod hooks;
 mod http_client;
+mod json_position;
 pub mod nulls;
 mod open_enum;
 mod path;
 mod pattern;
 mod request;
-mod response;
 mod retry;
 mod secret;
 mod token;
-mod transport;
 
-/// A boxed, sendable future: a token fetch behind [`FetchToken`], and the
-/// rare paths of a call, kept on the heap and out of every call's future.
+/// A boxed, sendable future: a token fetch behind [`FetchToken`].
 pub(crate) type BoxFuture<'a, T> =
     std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
@@ -46,7 +43,10 @@ pub use comma_separated::CommaSeparated;
 pub use context::{Context, Preflight, DEFAULT_CALL_SPAN_LEVEL};
 pub use decimal::{Decimal, ParseDecimalError};
 pub use environment::{ConfigError, Credentials, Environment};
-pub use failure::PreflightError;
+pub use error::{
+    CallId, DecodeError, Declined, Error, Failed, InvalidPathSegment, PreflightError, Refused,
+    UnexpectedStatus, EXCERPT_LIMIT,
+};
 pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};
 pub use http_client::http_client_builder;
 #[doc(hidden)]
@@ -57,13 +57,7 @@ pub use path::ToPathSegment;
 #[doc(hidden)]
 pub use pattern::Pattern;
 #[doc(hidden)]
-pub use request::prepare as prepare_request;
-#[doc(hidden)]
 pub use request::unset_as;
-#[doc(hidden)]
-pub use response::decode as decode_response;
-#[doc(hidden)]
-pub use response::decode_error;
 pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 /// How [`Decimal::round_dp_with_strategy`] rounds.
 pub use rust_decimal::RoundingStrategy;
@@ -71,7 +65,6 @@ pub use secret::Secret;
 pub use token::{
     Audience, FetchToken, FetchedToken, TokenCache, TokenError, TokenErrorKind, TokenHandle,
 };
-pub use transport::{SendError, Transport};
 
 /// Re-exports used by [`open_enum!`] so generated crates need no extra imports.
 #[doc(hidden)]

@@ -9,6 +9,7 @@
 //! is encoded straight into the URL, with exactly the bytes `encode_path`
 //! encodes.
 
+use crate::error::InvalidPathSegment;
 use std::any::Any;
 use std::fmt::{self, Display, Write};
 
@@ -21,6 +22,27 @@ pub trait ToPathSegment {
     /// Appends this value's `Display` to `url`, with every byte progenitor's
     /// `encode_path` encodes written as `%XX`.
     fn push_path_segment(&self, url: &mut String);
+
+    /// [`push_path_segment`](Self::push_path_segment), refusing a segment
+    /// that is empty, `.` or `..`: a URL parser removes dot segments, so
+    /// such a value would send the call (and its bearer token) to another
+    /// resource. `parameter` names the parameter in the error.
+    fn push_checked_segment(
+        &self,
+        parameter: &'static str,
+        url: &mut String,
+    ) -> Result<(), InvalidPathSegment> {
+        let start = url.len();
+        self.push_path_segment(url);
+        let rule = match &url[start..] {
+            "" => "must not be empty",
+            "." => "must not be `.`",
+            ".." => "must not be `..`",
+            _ => return Ok(()),
+        };
+        url.truncate(start);
+        Err(InvalidPathSegment { parameter, rule })
+    }
 }
 
 impl ToPathSegment for str {
@@ -142,6 +164,27 @@ mod tests {
         let mut url = String::from("https://h/x/");
         value.push_path_segment(&mut url);
         url.strip_prefix("https://h/x/").unwrap().to_owned()
+    }
+
+    #[test]
+    fn empty_and_dot_segments_are_refused_naming_the_parameter() {
+        for value in ["", ".", ".."] {
+            let mut url = String::from("https://h/x/");
+            let refused = value
+                .to_owned()
+                .push_checked_segment("transaction_id", &mut url)
+                .unwrap_err();
+            assert_eq!(refused.parameter, "transaction_id");
+            assert_eq!(url, "https://h/x/", "nothing of {value:?} is written");
+        }
+        // Dots among other text, and an encoded dot, are data.
+        for value in ["...", ".a", "%2E%2E", "a..b"] {
+            let mut url = String::new();
+            value
+                .to_owned()
+                .push_checked_segment("transaction_id", &mut url)
+                .unwrap();
+        }
     }
 
     #[test]

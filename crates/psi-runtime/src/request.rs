@@ -6,7 +6,7 @@
 ///   operation's lists sent as one value, `include=basket,payment_status`) keep their commas
 ///   literal, which RFC 3986 allows in a query; the URL encoder would send
 ///   `%2C`. Every other parameter keeps its `%2C`: there a comma is data.
-pub fn prepare(request: &mut reqwest::Request, is_comma_separated: impl Fn(&str) -> bool) {
+pub(crate) fn prepare(request: &mut reqwest::Request, is_comma_separated: impl Fn(&str) -> bool) {
     let url = request.url_mut();
     let Some(query) = url.query() else {
         return;
@@ -40,88 +40,6 @@ pub fn unset_as<T>(value: Result<T, String>, unset: &str) -> Result<T, String> {
             message
         }
     })
-}
-
-/// Wires a generated `Client` to the runtime's [`hooks`](crate::hooks); each
-/// generated crate's `lib.rs` calls it once: `psi_runtime::wire_client!();`.
-// `crate::OPERATION_IDS` and `crate::IDEMPOTENT_OPERATIONS` deliberately name
-// the invoking (generated) crate: each has its own, derived from its document.
-#[allow(clippy::crate_in_macro_def)]
-#[macro_export]
-macro_rules! wire_client {
-    () => {
-        const OPERATIONS: $crate::hooks::Operations = $crate::hooks::Operations {
-            ids: crate::OPERATION_IDS,
-            idempotent: crate::IDEMPOTENT_OPERATIONS,
-            request_media_types: crate::REQUEST_MEDIA_TYPES,
-            optional_bodies: crate::OPTIONAL_BODY_OPERATIONS,
-            comma_separated_query: crate::COMMA_SEPARATED_QUERY,
-        };
-
-        impl $crate::__private::progenitor_client::ClientHooks<$crate::Context> for Client {
-            // Plain functions returning the runtime's futures, not `async fn`s
-            // wrapping them: one layer less to build and move on every call.
-            fn pre<E>(
-                &self,
-                request: &mut $crate::__private::reqwest::Request,
-                info: &$crate::__private::progenitor_client::OperationInfo,
-            ) -> impl ::std::future::Future<
-                Output = ::std::result::Result<(), $crate::__private::progenitor_client::Error<E>>,
-            > {
-                let context = <Self as $crate::__private::progenitor_client::ClientInfo<
-                    $crate::Context,
-                >>::inner(self);
-                $crate::hooks::pre(context, request, info, OPERATIONS)
-            }
-
-            // Generated code calls `send_call` instead; this `exec` serves a
-            // request from anywhere else, kept as a copy for another send.
-            fn exec(
-                &self,
-                request: $crate::__private::reqwest::Request,
-                info: &$crate::__private::progenitor_client::OperationInfo,
-            ) -> impl ::std::future::Future<
-                Output = $crate::__private::reqwest::Result<$crate::__private::reqwest::Response>,
-            > {
-                let template = $crate::hooks::copy_of(&request);
-                let info = $crate::__private::progenitor_client::OperationInfo {
-                    operation_id: info.operation_id,
-                };
-                async move {
-                    let rebuild = || template.as_ref().and_then($crate::hooks::copy_of);
-                    self.send_call(request, &info, &rebuild, ::std::option::Option::None)
-                        .await
-                }
-            }
-        }
-
-        impl Client {
-            /// Sends a call through the runtime's [`exec`]($crate::hooks::exec):
-            /// `request` as the generated `send()` built it, `rebuild` to build
-            /// it again for another send, and for a call with a request body
-            /// the typed value its JSON was serialized from, which the
-            /// pre-flight checks read instead of parsing the JSON back. Every
-            /// generated `send()` calls this (`cargo xtask generate` writes it).
-            #[doc(hidden)]
-            pub fn send_call<'a>(
-                &'a self,
-                request: $crate::__private::reqwest::Request,
-                info: &$crate::__private::progenitor_client::OperationInfo,
-                rebuild: $crate::hooks::Rebuild<'a>,
-                body: ::std::option::Option<&'a (dyn ::std::any::Any + ::std::marker::Sync)>,
-            ) -> impl ::std::future::Future<
-                Output = $crate::__private::reqwest::Result<$crate::__private::reqwest::Response>,
-            > + 'a {
-                let context = <Self as $crate::__private::progenitor_client::ClientInfo<
-                    $crate::Context,
-                >>::inner(self);
-                let http = <Self as $crate::__private::progenitor_client::ClientInfo<
-                    $crate::Context,
-                >>::client(self);
-                $crate::hooks::exec(context, http, request, rebuild, info, &OPERATIONS, body)
-            }
-        }
-    };
 }
 
 #[cfg(test)]

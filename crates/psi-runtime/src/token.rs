@@ -7,8 +7,13 @@
 //! that sees it starts one background refresh for the audience and keeps
 //! using the still-valid token. From `usable_until` (a tenth of its
 //! lifetime, at most 60 s, before it expires) the token is no longer sent:
-//! a caller finding no usable token waits for the one fetch in flight. A
-//! failed background refresh is logged and tried again by the next call.
+//! a caller finding no usable token waits for the one fetch in flight.
+//!
+//! A fetch's failure is shared too: the callers waiting for it get its
+//! error, and so does every caller for a short pause after it (one second,
+//! doubled after each failure in a row up to thirty), so a token outage
+//! costs one fetch per pause, not one per call. A failed background
+//! refresh is logged; the next call past the pause tries again.
 
 use crate::{BoxFuture, Secret};
 use reqwest::header::HeaderValue;
@@ -157,7 +162,10 @@ struct CachedToken {
 }
 
 impl CachedToken {
-    fn new(fetched: FetchedToken) -> Self {
+    /// The cached form of `fetched`; a token that cannot be sent as a
+    /// header value (a control character, a non-ASCII byte) is a decode
+    /// failure of the token answer, never a placeholder sent instead.
+    fn new(fetched: FetchedToken, audience: &Audience) -> Result<Self, TokenError> {
         let lifetime = fetched.expires_in;
         let now = Instant::now();
         // A lifetime beyond what the clock can represent means "does not expire".
@@ -166,17 +174,41 @@ impl CachedToken {
                 .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600))
         };
         let token = fetched.access_token;
-        let mut header = HeaderValue::from_str(&format!("Bearer {}", token.expose()))
-            .unwrap_or_else(|_| HeaderValue::from_static("Bearer invalid-token"));
+        let mut header =
+            HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
+                TokenError::new(
+                    TokenErrorKind::Decode,
+                    audience.clone(),
+                    None,
+                    "the access_token is not a valid header value",
+                )
+            })?;
         header.set_sensitive(true);
-        Self {
+        Ok(Self {
             token,
             header,
             refresh_at: after(lifetime - refresh_margin(lifetime)),
             usable_until: after(lifetime - expiry_margin(lifetime)),
-        }
+        })
     }
 }
+
+/// A failed fetch, remembered so that the callers waiting for it, and those
+/// arriving shortly after, get its error instead of each fetching again.
+#[derive(Clone)]
+struct RememberedFailure {
+    error: TokenError,
+    /// Until then, a caller gets `error` without a fetch.
+    until: Instant,
+    /// How long the next failure is remembered: doubled after each failure
+    /// in a row, from [`FIRST_FAILURE_PAUSE`] up to [`LONGEST_FAILURE_PAUSE`].
+    next_pause: Duration,
+}
+
+/// How long a first failed fetch is remembered.
+const FIRST_FAILURE_PAUSE: Duration = Duration::from_secs(1);
+/// The longest a failed fetch is remembered.
+const LONGEST_FAILURE_PAUSE: Duration = Duration::from_secs(30);
 
 /// The cached token of one audience. Readers only take the read lock; the
 /// async `fetching` lock makes concurrent fetches (a waiting caller's or the
@@ -185,6 +217,8 @@ impl CachedToken {
 #[derive(Default)]
 struct Slot {
     current: RwLock<Option<CachedToken>>,
+    /// The last fetch's failure while it is remembered (guarded by `fetching`).
+    failure: std::sync::Mutex<Option<RememberedFailure>>,
     fetching: tokio::sync::Mutex<()>,
     refreshing: AtomicBool,
 }
@@ -300,12 +334,14 @@ impl TokenCache {
     }
 }
 
-/// Resets a flag when dropped.
-struct ClearOnDrop<'a>(&'a AtomicBool);
+/// Clears a slot's `refreshing` flag when dropped: made before the refresh
+/// task is spawned and moved into it, so the flag is cleared however the
+/// task ends, or when it never runs (a runtime shutting down drops it).
+struct RefreshGuard(Arc<Slot>);
 
-impl Drop for ClearOnDrop<'_> {
+impl Drop for RefreshGuard {
     fn drop(&mut self) {
-        self.0.store(false, Ordering::Release);
+        self.0.refreshing.store(false, Ordering::Release);
     }
 }
 
@@ -370,16 +406,62 @@ impl TokenHandle {
         if let Some((picked, _)) = self.0.slot.usable(Instant::now(), &pick) {
             return Ok(picked);
         }
+        // Or failed: its error is this caller's too, for a while.
+        if let Some(error) = self.remembered_failure(Instant::now()) {
+            return Err(error);
+        }
         let span = tracing::debug_span!("psi.token", audience = %self.0.audience);
         Ok(pick(&self.fetch().instrument(span).await?))
     }
 
-    /// Fetches a token and caches it; the caller holds `fetching`.
+    /// Fetches a token and caches it, or remembers the failure; the caller
+    /// holds `fetching`.
     async fn fetch(&self) -> Result<CachedToken, TokenError> {
-        let fetched = self.0.cache.fetcher.fetch(&self.0.audience).await?;
-        let token = CachedToken::new(fetched);
-        self.0.slot.store(Some(token.clone()));
-        Ok(token)
+        let fetched = self
+            .0
+            .cache
+            .fetcher
+            .fetch(&self.0.audience)
+            .await
+            .and_then(|fetched| CachedToken::new(fetched, &self.0.audience));
+        let mut failure = self
+            .0
+            .slot
+            .failure
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        match fetched {
+            Ok(token) => {
+                *failure = None;
+                self.0.slot.store(Some(token.clone()));
+                Ok(token)
+            }
+            Err(error) => {
+                let pause = failure
+                    .as_ref()
+                    .map_or(FIRST_FAILURE_PAUSE, |last| last.next_pause);
+                *failure = Some(RememberedFailure {
+                    error: error.clone(),
+                    until: Instant::now() + pause,
+                    next_pause: (pause * 2).min(LONGEST_FAILURE_PAUSE),
+                });
+                Err(error)
+            }
+        }
+    }
+
+    /// The last fetch's error while it is remembered at `now`.
+    fn remembered_failure(&self, now: Instant) -> Option<TokenError> {
+        let failure = self
+            .0
+            .slot
+            .failure
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        failure
+            .as_ref()
+            .filter(|failure| now < failure.until)
+            .map(|failure| failure.error.clone())
     }
 
     /// Starts one background refresh of this audience's token unless one is
@@ -392,16 +474,19 @@ impl TokenHandle {
         if self.0.slot.refreshing.swap(true, Ordering::AcqRel) {
             return;
         }
+        let running = RefreshGuard(self.0.slot.clone());
         let handle = self.clone();
         // Its own root span: the call that noticed does not wait for it.
         let span = tracing::debug_span!(parent: None, "psi.token", audience = %self.0.audience, background = true);
         runtime.spawn(
             async move {
-                // Cleared however the task ends (a panic, a runtime shutting down).
-                let _running = ClearOnDrop(&handle.0.slot.refreshing);
+                let _running = running;
                 let _fetching = handle.0.slot.fetching.lock().await;
-                // A caller that had to wait may have fetched meanwhile.
-                if !handle.0.slot.due(Instant::now()) {
+                // A caller that had to wait may have fetched meanwhile, or
+                // failed (then the next call past the pause tries again).
+                if !handle.0.slot.due(Instant::now())
+                    || handle.remembered_failure(Instant::now()).is_some()
+                {
                     return;
                 }
                 if let Err(error) = handle.fetch().await {

@@ -2,7 +2,8 @@
 // Source: openapi/shop-config.yaml. Regenerate with `cargo xtask generate`.
 
 #[allow(unused_imports)]
-pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+pub use progenitor_client::{ByteStream, ClientInfo, ResponseValue};
+pub use ::psi_runtime::Error;
 #[allow(unused_imports)]
 use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
@@ -2858,14 +2859,14 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/v2/partners/");
-                partner_profile_id.push_path_segment(&mut url);
+                partner_profile_id.push_checked_segment("partner_profile_id", &mut url)?;
                 url.push_str("/shops/");
-                shop_id.push_path_segment(&mut url);
+                shop_id.push_checked_segment("shop_id", &mut url)?;
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<types::ShopConfigurationError>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -2881,27 +2882,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "update_shop_configuration",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "updateShopConfiguration",
+                idempotent: false,
+                request_media_type: ::std::option::Option::Some("application/json"),
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 413, 414, 415, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                types::ShopConfigurationError,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::Some(&body),
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 | 500u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
 }
@@ -2915,28 +2914,4 @@ pub mod prelude {
 #[doc(hidden)]
 pub const OPERATION_IDS: &[(&str, &str)] = &[
     ("update_shop_configuration", "updateShopConfiguration"),
-];
-
-/// Operations whose document declares an `Idempotency-Key` header: the
-/// runtime gives them a UUID v4 key when the caller set none, keeps it on
-/// every attempt, and so may retry them.
-#[doc(hidden)]
-pub const IDEMPOTENT_OPERATIONS: &[&str] = &[];
-
-/// The media type each operation's document declares for its request body;
-/// the runtime sends exactly this `Content-Type`.
-#[doc(hidden)]
-pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
-    ("updateShopConfiguration", "application/json"),
-];
-
-/// Operations whose success is any 2xx, with the documented body or none;
-/// the runtime reads an empty success body as `null`.
-#[doc(hidden)]
-pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["updateShopConfiguration"];
-
-/// `(operationId, query parameter)` of the parameters sent as one
-/// comma-joined value: only their values keep literal commas.
-#[doc(hidden)]
-pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[
 ];

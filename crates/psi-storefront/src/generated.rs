@@ -2,7 +2,8 @@
 // Source: openapi/storefront.yaml. Regenerate with `cargo xtask generate`.
 
 #[allow(unused_imports)]
-pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+pub use progenitor_client::{ByteStream, ClientInfo, ResponseValue};
+pub use ::psi_runtime::Error;
 #[allow(unused_imports)]
 use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderExt};
 /// Types used as operation parameters and responses.
@@ -1905,13 +1906,13 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/_action/order/");
-                order_id.push_path_segment(&mut url);
+                order_id.push_checked_segment("order_id", &mut url)?;
                 url.push_str("/gateway/addItem");
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<types::ModuleResult>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -1927,27 +1928,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "add_order_item_v7",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "addOrderItemV7",
+                idempotent: false,
+                request_media_type: ::std::option::Option::Some("application/json"),
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 413, 414, 415, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                types::ModuleResult,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::Some(&body),
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 | 500u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::cancel_order_items_v7`]
@@ -2022,13 +2021,13 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/_action/order/");
-                order_id.push_path_segment(&mut url);
+                order_id.push_checked_segment("order_id", &mut url)?;
                 url.push_str("/gateway/cancel");
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<types::ModuleResult>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -2044,27 +2043,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "cancel_order_items_v7",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "cancelOrderItemsV7",
+                idempotent: false,
+                request_media_type: ::std::option::Option::Some("application/json"),
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 413, 414, 415, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                types::ModuleResult,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::Some(&body),
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 | 500u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::deliver_order_items_v7`]
@@ -2139,13 +2136,13 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/_action/order/");
-                order_id.push_path_segment(&mut url);
+                order_id.push_checked_segment("order_id", &mut url)?;
                 url.push_str("/gateway/deliver");
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<types::ModuleResult>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -2161,27 +2158,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "deliver_order_items_v7",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "deliverOrderItemsV7",
+                idempotent: false,
+                request_media_type: ::std::option::Option::Some("application/json"),
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 413, 414, 415, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                types::ModuleResult,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::Some(&body),
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 | 500u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::get_order_info`]
@@ -2225,13 +2220,13 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/_action/order/");
-                order_id.push_path_segment(&mut url);
+                order_id.push_checked_segment("order_id", &mut url)?;
                 url.push_str("/gateway/info");
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<types::ModuleResult>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -2246,27 +2241,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "get_order_info",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "getOrderInfo",
+                idempotent: false,
+                request_media_type: ::std::option::Option::None,
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 414, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                types::ModuleResult,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::None,
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 414u16 | 431u16 | 500u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::refund_order_items_v7`]
@@ -2341,13 +2334,13 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/_action/order/");
-                order_id.push_path_segment(&mut url);
+                order_id.push_checked_segment("order_id", &mut url)?;
                 url.push_str("/gateway/refund");
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<types::ModuleResult>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -2363,27 +2356,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "refund_order_items_v7",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "refundOrderItemsV7",
+                idempotent: false,
+                request_media_type: ::std::option::Option::Some("application/json"),
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 413, 414, 415, 431, 500],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                types::ModuleResult,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::Some(&body),
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 | 500u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::add_order_item`]
@@ -2458,12 +2449,12 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/gateway/order-management/addItem/");
-                order_id.push_path_segment(&mut url);
+                order_id.push_checked_segment("order_id", &mut url)?;
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<types::ModuleResult>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -2479,27 +2470,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "add_order_item",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "addOrderItem",
+                idempotent: false,
+                request_media_type: ::std::option::Option::Some("application/json"),
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 413, 414, 415, 431],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                types::ModuleResult,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::Some(&body),
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::cancel_order_items`]
@@ -2574,12 +2563,12 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/gateway/order-management/cancel/");
-                order_id.push_path_segment(&mut url);
+                order_id.push_checked_segment("order_id", &mut url)?;
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<types::ModuleResult>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -2595,27 +2584,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "cancel_order_items",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "cancelOrderItems",
+                idempotent: false,
+                request_media_type: ::std::option::Option::Some("application/json"),
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 413, 414, 415, 431],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                types::ModuleResult,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::Some(&body),
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::deliver_order_items`]
@@ -2690,12 +2677,12 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/gateway/order-management/deliver/");
-                order_id.push_path_segment(&mut url);
+                order_id.push_checked_segment("order_id", &mut url)?;
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<types::ModuleResult>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -2711,27 +2698,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "deliver_order_items",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "deliverOrderItems",
+                idempotent: false,
+                request_media_type: ::std::option::Option::Some("application/json"),
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 413, 414, 415, 431],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                types::ModuleResult,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::Some(&body),
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::load_order_items`]
@@ -2775,12 +2760,12 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/gateway/order-management/load/");
-                order_id.push_path_segment(&mut url);
+                order_id.push_checked_segment("order_id", &mut url)?;
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<types::ModuleResult>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -2795,27 +2780,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "load_order_items",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "loadOrderItems",
+                idempotent: false,
+                request_media_type: ::std::option::Option::None,
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 414, 431],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                types::ModuleResult,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::None,
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 414u16 | 431u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::return_order_items`]
@@ -2890,12 +2873,12 @@ pub mod builder {
                 );
                 url.push_str(&client.baseurl);
                 url.push_str("/gateway/order-management/return/");
-                order_id.push_path_segment(&mut url);
+                order_id.push_checked_segment("order_id", &mut url)?;
                 url
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<types::ModuleResult>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -2911,27 +2894,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "return_order_items",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "returnOrderItems",
+                idempotent: false,
+                request_media_type: ::std::option::Option::Some("application/json"),
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 404, 413, 414, 415, 431],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                types::ModuleResult,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::Some(&body),
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 404u16 | 413u16 | 414u16 | 415u16 | 431u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
     /**Builder for [`Client::get_platform_token`]
@@ -2998,7 +2979,7 @@ pub mod builder {
             };
             let build_request = || -> ::std::result::Result<
                 ::reqwest::Request,
-                Error<types::PlatformTokenError>,
+                ::psi_runtime::call::BuildError,
             > {
                 ::std::result::Result::Ok(
                     client
@@ -3014,27 +2995,25 @@ pub mod builder {
                         .build()?,
                 )
             };
-            let request = build_request()?;
-            let info = OperationInfo {
-                operation_id: "get_platform_token",
+            const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+                id: "getPlatformToken",
+                idempotent: false,
+                request_media_type: ::std::option::Option::Some("application/json"),
+                optional_body: true,
+                comma_separated_query: &[],
+                declared_errors: &[400, 401, 413, 414, 415, 431],
             };
-            let result = client
-                .send_call(
-                    request,
-                    &info,
-                    &|| build_request().ok(),
+            let success = ::psi_runtime::call::send::<
+                types::PlatformTokenError,
+            >(
+                    &client.inner,
+                    &client.client,
+                    &OPERATION,
+                    &build_request,
                     ::std::option::Option::Some(&body),
                 )
-                .await;
-            client.post(&result, &info).await?;
-            let response = result?;
-            match response.status().as_u16() {
-                200..=299 => ::psi_runtime::decode_response(response).await,
-                400u16 | 401u16 | 413u16 | 414u16 | 415u16 | 431u16 => {
-                    Err(::psi_runtime::decode_error(response).await)
-                }
-                _ => Err(Error::UnexpectedResponse(response)),
-            }
+                .await?;
+            success.json().await
         }
     }
 }
@@ -3058,36 +3037,4 @@ pub const OPERATION_IDS: &[(&str, &str)] = &[
     ("load_order_items", "loadOrderItems"),
     ("refund_order_items_v7", "refundOrderItemsV7"),
     ("return_order_items", "returnOrderItems"),
-];
-
-/// Operations whose document declares an `Idempotency-Key` header: the
-/// runtime gives them a UUID v4 key when the caller set none, keeps it on
-/// every attempt, and so may retry them.
-#[doc(hidden)]
-pub const IDEMPOTENT_OPERATIONS: &[&str] = &[];
-
-/// The media type each operation's document declares for its request body;
-/// the runtime sends exactly this `Content-Type`.
-#[doc(hidden)]
-pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[
-    ("addOrderItem", "application/json"),
-    ("addOrderItemV7", "application/json"),
-    ("cancelOrderItems", "application/json"),
-    ("cancelOrderItemsV7", "application/json"),
-    ("deliverOrderItems", "application/json"),
-    ("deliverOrderItemsV7", "application/json"),
-    ("getPlatformToken", "application/json"),
-    ("refundOrderItemsV7", "application/json"),
-    ("returnOrderItems", "application/json"),
-];
-
-/// Operations whose success is any 2xx, with the documented body or none;
-/// the runtime reads an empty success body as `null`.
-#[doc(hidden)]
-pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &["addOrderItem", "addOrderItemV7", "cancelOrderItems", "cancelOrderItemsV7", "deliverOrderItems", "deliverOrderItemsV7", "getOrderInfo", "getPlatformToken", "loadOrderItems", "refundOrderItemsV7", "returnOrderItems"];
-
-/// `(operationId, query parameter)` of the parameters sent as one
-/// comma-joined value: only their values keep literal commas.
-#[doc(hidden)]
-pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[
 ];

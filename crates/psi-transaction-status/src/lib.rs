@@ -11,5 +11,3 @@
 #[allow(clippy::all, clippy::pedantic, missing_docs, unused_imports, unused_comparisons)]
 mod generated;
 pub use generated::*;
-
-psi_runtime::wire_client!();

@@ -78,15 +78,15 @@ impl ClientBuilder {
         self
     }
 
-    /// Sends every call through `http_client` instead of a pool psi builds
-    /// (psi's own transport, or reqwest where a proxy or `native-tls` needs
-    /// it): for a proxy of your choosing, your own root certificates,
-    /// connection limits or another TLS backend. psi still sets each call's
-    /// timeout (from the [`RetryPolicy`]), its `User-Agent` and its headers; the connect
-    /// timeout is then the given client's own. Build it from
-    /// [`http_client_builder`](crate::http_client_builder) to keep the
-    /// settings psi's own pool has (HTTP/1.1, and no reqwest retry layer
-    /// copying every request: psi retries by its policy).
+    /// Sends every call through `http_client` instead of the one psi builds:
+    /// for a proxy of your choosing, your own root certificates, connection
+    /// limits or another TLS backend. psi still sets each call's timeout
+    /// (from the [`RetryPolicy`]), its `User-Agent` and its headers; the
+    /// connect timeout is then the given client's own. Build it from
+    /// [`http_client_builder`](crate::http_client_builder) so that it
+    /// follows no redirect, as psi's own does: a client that follows one
+    /// re-sends a call, its token or the token request's secret to the
+    /// address the answer names.
     pub fn http_client(mut self, http_client: reqwest::Client) -> Self {
         self.http_client = Some(http_client);
         self
@@ -122,49 +122,25 @@ impl ClientBuilder {
         let environment = self.environment.ok_or_else(|| missing("environment"))?;
         let credentials = self.credentials.ok_or_else(|| missing("credentials"))?;
         let retry = self.retry.unwrap_or_default();
-        // psi's own client (its transport, or the reqwest client built
-        // here) applies the policy's request timeout to every request
-        // itself (cheaper than a timeout per request); a client from the
-        // caller gets the timeout per request.
-        let psi_builds_http = self.http_client.is_none();
+        // psi's own client never follows a redirect (psi_runtime::http_client_builder).
         let http = match self.http_client {
             Some(http) => http,
             None => crate::tls::client_builder()?
                 .connect_timeout(retry.connect_timeout())
-                .timeout(retry.request_timeout())
                 .build()
                 .map_err(|error| ConfigError::HttpClient {
                     problem: error.to_string(),
                 })?,
         };
-        // psi's own transport under psi's own client, unless a proxy or
-        // the TLS feature leaves the calls to reqwest (src/transport.rs).
-        // Every API the settings give an address, with it: the transport's
-        // proxy check reads them, and each gets its context below.
         let base_urls: Vec<(Api, String)> = Api::ALL
             .iter()
             .filter_map(|api| Some((*api, api.base_url(&environment)?)))
             .collect();
-        let transport = if psi_builds_http {
-            let addresses = base_urls
-                .iter()
-                .map(|(_, base_url)| base_url.as_str())
-                .chain([environment.auth_url.as_str()]);
-            crate::transport::own_transport(addresses, &retry)?
-        } else {
-            None
-        };
         let call_span_level = self
             .call_span_level
             .unwrap_or(psi_runtime::DEFAULT_CALL_SPAN_LEVEL);
-        let with_client_settings = |context: Context| {
-            let context = context.with_call_span_level(call_span_level);
-            match &transport {
-                Some(transport) => context.with_transport(transport.clone()),
-                None if psi_builds_http => context.with_timeout_in_client(),
-                None => context,
-            }
-        };
+        let with_client_settings =
+            |context: Context| context.with_call_span_level(call_span_level);
 
         // Token endpoints run without a token. A token request is a POST, so
         // the runtime sends it again only after a connect error (one more

@@ -1,20 +1,15 @@
 //! [`Error`]: every way a call through [`Client`](crate::Client) can fail,
 //! one type for every API.
 //!
-//! The generated clients return `progenitor_client::Error<E>`; `?` in a
-//! function returning `psi::Error` converts it (or call
-//! [`Error::from`]), rebuilding what the runtime carried across it: the
-//! typed pre-flight violations, the token failure, the API, the
-//! operationId and the attempts (see `psi_runtime::failure`).
+//! Each generated `send()` returns `psi_runtime::Error<E>`, `E` being the
+//! error body its API declares; it prints and matches on its own. `?` in a
+//! function returning `psi::Error` converts it (or call [`Error::from`])
+//! into one type for every API: the same kinds, with the pre-flight
+//! violations typed and the error body as an [`Answer`].
 
 use crate::preflight::Violations;
-use psi_runtime::failure::{
-    AnswerBody, Refusal, RefusalReason, API_HEADER, ATTEMPTS_HEADER, OPERATION_HEADER, REFUSED,
-};
-use psi_runtime::{ConfigError, TokenError};
+use psi_runtime::{CallId, ConfigError, TokenError};
 use std::fmt;
-
-mod json_position;
 
 /// Every way a call can fail. `#[non_exhaustive]`: a `match` needs a
 /// catch-all arm, so later kinds of failure do not break it.
@@ -73,8 +68,8 @@ impl fmt::Display for Error {
             Self::Token(inner) => fmt::Display::fmt(inner, f),
             Self::Declined(inner) => fmt::Display::fmt(inner, f),
             Self::UnexpectedStatus(inner) => fmt::Display::fmt(inner, f),
-            Self::Transport(error) => write!(f, "transport: {}", described(error)),
-            Self::Timeout(error) => write!(f, "timeout: {}", described(error)),
+            Self::Transport(error) => write!(f, "transport: {}", with_causes(error)),
+            Self::Timeout(error) => write!(f, "timeout: {}", with_causes(error)),
             Self::Decode(inner) => fmt::Display::fmt(inner, f),
             Self::InvalidCall(message) => write!(f, "invalid call: {message}"),
         }
@@ -152,8 +147,7 @@ pub struct Declined {
     answer: Answer,
 }
 
-/// Which call an answer belongs to, as the runtime wrote it onto the answer
-/// (`psi_runtime::failure`); absent on answers that did not pass through it.
+/// Which call an answer belongs to.
 #[derive(Debug)]
 struct Origin {
     api: Option<String>,
@@ -162,17 +156,11 @@ struct Origin {
 }
 
 impl Origin {
-    fn of(headers: &reqwest::header::HeaderMap) -> Self {
-        let header = |name: &str| {
-            headers
-                .get(name)
-                .and_then(|value| value.to_str().ok())
-                .map(str::to_owned)
-        };
+    fn of(call: CallId, attempts: u32) -> Self {
         Self {
-            api: header(API_HEADER),
-            operation_id: header(OPERATION_HEADER),
-            attempts: header(ATTEMPTS_HEADER).and_then(|n| n.parse().ok()),
+            api: Some(call.api.to_owned()),
+            operation_id: Some(call.operation_id.to_owned()),
+            attempts: Some(attempts),
         }
     }
 }
@@ -342,115 +330,67 @@ pub trait IntoAnswer {
     fn into_answer(self) -> Answer;
 }
 
-impl<E: IntoAnswer + serde::de::DeserializeOwned> From<progenitor_client::Error<E>> for Error {
-    fn from(error: progenitor_client::Error<E>) -> Self {
-        use progenitor_client::Error as Generated;
+impl<E: IntoAnswer> From<psi_runtime::Error<E>> for Error {
+    fn from(error: psi_runtime::Error<E>) -> Self {
+        use psi_runtime::Error as Call;
         match error {
-            Generated::ErrorResponse(answer) => Error::Declined(Box::new(Declined {
-                origin: Origin::of(answer.headers()),
-                status: answer.status().as_u16(),
-                answer: answer.into_inner().into_answer(),
-            })),
-            Generated::UnexpectedResponse(response) => from_unexpected::<E>(response),
-            Generated::CommunicationError(error) | Generated::ResponseBodyError(error) => {
-                from_transport(error)
-            }
-            Generated::InvalidResponsePayload(body, error) => {
-                Error::Decode(Box::new(DecodeError {
-                    path: json_position::path_at(&body, error.line(), error.column()),
-                    message: error.to_string(),
+            Call::InvalidRequest(problem) => Error::InvalidCall(problem),
+            Call::Config(refused) => Error::Config(refused.reason),
+            Call::Token(refused) => Error::Token(refused.reason),
+            Call::Preflight(refused) => {
+                let violations = match refused.reason.downcast_ref::<Violations>() {
+                    Some(violations) => violations.clone(),
+                    // Another pre-flight than psi's own: keep its words.
+                    None => Violations(vec![crate::preflight::Violation::new(
+                        crate::preflight::Rule::Schema,
+                        "$",
+                        refused.reason.to_string(),
+                    )]),
+                };
+                Error::Preflight(Box::new(PreflightRefusal {
+                    api: refused.call.api,
+                    operation_id: refused.call.operation_id,
+                    violations,
                 }))
             }
-            Generated::InvalidUpgrade(error) => from_transport(error),
-            Generated::InvalidRequest(problem) | Generated::Custom(problem) => {
-                Error::InvalidCall(problem)
+            Call::Declined(declined) => {
+                let declined = *declined;
+                Error::Declined(Box::new(Declined {
+                    origin: Origin::of(declined.call, declined.attempts),
+                    status: declined.status,
+                    answer: declined.body.into_answer(),
+                }))
             }
+            Call::UnexpectedStatus(unexpected) => {
+                Error::UnexpectedStatus(Box::new(UnexpectedStatus {
+                    origin: Origin::of(unexpected.call, unexpected.attempts),
+                    status: unexpected.status,
+                    excerpt: unexpected.excerpt,
+                }))
+            }
+            Call::Transport(failed) => Error::Transport(failed.source),
+            Call::Timeout(failed) => Error::Timeout(failed.source),
+            Call::Decode(decode) => Error::Decode(Box::new(DecodeError {
+                path: decode.path,
+                message: decode.message,
+            })),
+            // A kind added to the runtime later: its own words.
+            other => Error::InvalidCall(other.to_string()),
         }
     }
 }
 
-/// reqwest's text of `error`; for a send through psi's own transport that
-/// got no answer (which reqwest can only report as a body it could not
-/// decode: `psi_runtime::Transport`), what happened instead.
-fn described(error: &reqwest::Error) -> String {
-    use psi_runtime::SendError;
-    let Some(send_error) = SendError::of(error) else {
-        return error.to_string();
-    };
-    let url = error
-        .url()
-        .map(|url| format!(" for url ({url})"))
-        .unwrap_or_default();
-    match send_error {
-        SendError::TimedOut => format!("no answer before the request timeout{url}"),
-        SendError::Failed(cause) => format!("error sending request{url}: {cause}"),
+/// reqwest's text of `error` with its causes (connection refused, a TLS
+/// failure), which its own text leaves out.
+fn with_causes(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut cause = std::error::Error::source(error);
+    while let Some(inner) = cause {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        cause = inner.source();
     }
-}
-
-fn from_transport(error: reqwest::Error) -> Error {
-    if error.is_timeout() {
-        Error::Timeout(error)
-    } else {
-        Error::Transport(error)
-    }
-}
-
-/// An answer progenitor did not expect: a refusal before sending, a 4xx
-/// the document does not list (the provider's documentation names 422
-/// declines for calls whose documents do not declare them) whose body
-/// is the API's error body, or a truly unexpected status.
-fn from_unexpected<E: IntoAnswer + serde::de::DeserializeOwned>(
-    response: reqwest::Response,
-) -> Error {
-    let status = response.status().as_u16();
-    if status == REFUSED {
-        if let Some(refusal) = response.extensions().get::<Refusal>() {
-            return from_refusal(refusal.clone());
-        }
-    }
-    let origin = Origin::of(response.headers());
-    let body = response.extensions().get::<AnswerBody>();
-    if (400..500).contains(&status) {
-        if let Some(answer) = body.and_then(|body| serde_json::from_slice::<E>(&body.0).ok()) {
-            return Error::Declined(Box::new(Declined {
-                origin,
-                status,
-                answer: answer.into_answer(),
-            }));
-        }
-    }
-    Error::UnexpectedStatus(Box::new(UnexpectedStatus {
-        origin,
-        status,
-        excerpt: body.map(AnswerBody::excerpt).unwrap_or_default(),
-    }))
-}
-
-fn from_refusal(refusal: Refusal) -> Error {
-    match refusal.reason {
-        RefusalReason::Config(error) => Error::Config(error),
-        RefusalReason::Token(error) => Error::Token(error),
-        RefusalReason::Preflight(found) => {
-            let violations = match found.downcast_ref::<Violations>() {
-                Some(violations) => violations.clone(),
-                // Another pre-flight than psi's own: keep its words.
-                None => Violations(vec![crate::preflight::Violation::new(
-                    crate::preflight::Rule::Schema,
-                    "$",
-                    found.to_string(),
-                )]),
-            };
-            Error::Preflight(Box::new(PreflightRefusal {
-                api: refusal.api,
-                operation_id: refusal.operation_id,
-                violations,
-            }))
-        }
-        _ => Error::InvalidCall(format!(
-            "{} {}: refused before sending",
-            refusal.api, refusal.operation_id
-        )),
-    }
+    text
 }
 
 /// The `decline` member of a payment API's error body.

@@ -22,7 +22,6 @@ mod finding;
 pub mod preflight;
 mod tls;
 mod tokens;
-mod transport;
 #[cfg(feature = "payment-page")]
 pub mod webhook;
 

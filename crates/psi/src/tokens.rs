@@ -5,9 +5,14 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-/// Lifetime assumed when a token response has no `expires_in`: short, so an
-/// unknown lifetime never keeps a dead token around.
+/// Lifetime assumed when a token response has no usable `expires_in`:
+/// short, so an unknown lifetime never keeps a dead token around.
 const UNKNOWN_LIFETIME: Duration = Duration::from_secs(60);
+
+/// The shortest `expires_in` taken as said, in seconds. Below it (`0`, a
+/// negative number, a few seconds) every call would fetch a token of its
+/// own; such a lifetime is treated as unknown.
+const LIFETIME_FLOOR_SECONDS: u64 = 10;
 
 /// Client-credentials grants at `{auth_url}/oauth/token` and, for the
 /// storefront, at `{platform_url}/api/oauth/token` with scope `write`.
@@ -110,6 +115,7 @@ fn fetched(
     })?;
     let expires_in = expires_in
         .and_then(|seconds| u64::try_from(seconds).ok())
+        .filter(|seconds| *seconds >= LIFETIME_FLOOR_SECONDS)
         .map_or(UNKNOWN_LIFETIME, Duration::from_secs);
     Ok(FetchedToken::new(access_token, expires_in))
 }
@@ -117,14 +123,15 @@ fn fetched(
 /// The token request failed: which kind, the status where there was an
 /// answer, and words that never echo a response body (it could repeat what
 /// was sent).
-fn failed<E: ErrorCode>(audience: &Audience, error: &progenitor_client::Error<E>) -> TokenError {
-    use progenitor_client::Error;
-    let status = error.status().map(|status| status.as_u16());
+fn failed<E: ErrorCode>(audience: &Audience, error: &psi_runtime::Error<E>) -> TokenError {
+    use psi_runtime::Error;
+    let status = error.status();
+    let rejected_status = matches!(status, Some(401 | 403));
     let (kind, message) = match error {
-        Error::ErrorResponse(response) => {
-            let rejected = matches!(status, Some(401 | 403))
-                || response
-                    .as_ref()
+        Error::Declined(declined) => {
+            let rejected = rejected_status
+                || declined
+                    .body
                     .error_code()
                     .is_some_and(|code| matches!(code, "invalid_client" | "unauthorized_client"));
             let kind = if rejected {
@@ -134,35 +141,44 @@ fn failed<E: ErrorCode>(audience: &Audience, error: &progenitor_client::Error<E>
             };
             (
                 kind,
-                format!("the token endpoint answered {}", response.status()),
+                format!("the token endpoint answered {}", declined.status),
             )
         }
-        Error::UnexpectedResponse(response) => {
-            let kind = if matches!(status, Some(401 | 403)) {
+        Error::UnexpectedStatus(unexpected) => {
+            let kind = if rejected_status {
                 TokenErrorKind::RejectedCredentials
             } else {
                 TokenErrorKind::ServerStatus
             };
-            (
-                kind,
-                format!("the token endpoint answered {}", response.status()),
-            )
+            // A redirect is reported, never followed: the request carries the secret.
+            let message = match unexpected.status {
+                300..=399 => format!(
+                    "the token endpoint answered the redirect {} (not followed)",
+                    unexpected.status
+                ),
+                other => format!("the token endpoint answered {other}"),
+            };
+            (kind, message)
         }
-        Error::CommunicationError(error) | Error::ResponseBodyError(error) => (
+        Error::Transport(failed) => (
             TokenErrorKind::Transport,
-            format!("the token endpoint could not be reached ({error})"),
+            format!("the token endpoint could not be reached ({})", failed.source),
         ),
-        Error::InvalidResponsePayload(_, error) => (
+        Error::Timeout(failed) => (
+            TokenErrorKind::Transport,
+            format!("the token endpoint did not answer in time ({})", failed.source),
+        ),
+        Error::Decode(decode) => (
             TokenErrorKind::Decode,
-            format!("the token endpoint's answer is not a token ({error})"),
+            format!(
+                "the token endpoint's answer is not a token (at {}: {})",
+                decode.path, decode.message
+            ),
         ),
-        Error::InvalidUpgrade(error) => (
+        Error::Config(refused) => (TokenErrorKind::MissingSetting, refused.reason.to_string()),
+        other => (
             TokenErrorKind::Transport,
-            format!("the token request failed ({error})"),
-        ),
-        Error::InvalidRequest(problem) | Error::Custom(problem) => (
-            TokenErrorKind::Transport,
-            format!("the token request could not be sent ({problem})"),
+            format!("the token request could not be sent ({other})"),
         ),
     };
     TokenError::new(kind, audience.clone(), status, message)

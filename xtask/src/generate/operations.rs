@@ -1,7 +1,8 @@
 //! Per-operation facts the runtime needs and progenitor does not keep:
 //! the request media type each document declares, the operations whose
 //! success may come without a body, and the query parameters sent as one
-//! comma-joined value.
+//! comma-joined value. `rebuild.rs` writes them into each `send()`'s
+//! `OPERATION`.
 
 use serde_json::Value;
 
@@ -37,41 +38,6 @@ pub fn optional_success_bodies(document: &Value) -> Vec<String> {
         .collect();
     out.sort();
     out
-}
-
-/// The constants as Rust source, appended to `generated.rs`.
-pub fn render(
-    media_types: &[(String, String)],
-    optional_bodies: &[String],
-    comma_separated: &[(String, String)],
-) -> String {
-    let mut code = String::from(
-        "\n/// The media type each operation's document declares for its request body;\n\
-         /// the runtime sends exactly this `Content-Type`.\n\
-         #[doc(hidden)]\n\
-         pub const REQUEST_MEDIA_TYPES: &[(&str, &str)] = &[\n",
-    );
-    for (id, media_type) in media_types {
-        code.push_str(&format!("    ({id:?}, {media_type:?}),\n"));
-    }
-    code.push_str("];\n");
-    code.push_str(&format!(
-        "\n/// Operations whose success is any 2xx, with the documented body or none;\n\
-         /// the runtime reads an empty success body as `null`.\n\
-         #[doc(hidden)]\n\
-         pub const OPTIONAL_BODY_OPERATIONS: &[&str] = &{optional_bodies:?};\n"
-    ));
-    code.push_str(
-        "\n/// `(operationId, query parameter)` of the parameters sent as one\n\
-         /// comma-joined value: only their values keep literal commas.\n\
-         #[doc(hidden)]\n\
-         pub const COMMA_SEPARATED_QUERY: &[(&str, &str)] = &[\n",
-    );
-    for (id, parameter) in comma_separated {
-        code.push_str(&format!("    ({id:?}, {parameter:?}),\n"));
-    }
-    code.push_str("];\n");
-    code
 }
 
 /// `(operationId, query parameter)` of every query parameter whose schema is

@@ -1,47 +1,76 @@
-//! A request built again for a resend, instead of a copy kept for one: in
-//! every generated `send()`, progenitor's
+//! Every generated `send()` ends in the runtime's one call path. After
+//! its parameters are checked, progenitor's
 //!
 //! ```text
+//! let url = format!("{}/a/{}", client.baseurl, encode_path(&id.to_string()),);
 //! let mut header_map = ...;                       // header parameters, if any
 //! #[allow(unused_mut)]
 //! let mut request = client.client.get(url)...build()?;
 //! let info = OperationInfo { .. };
 //! client.pre(&mut request, &info).await?;
-//! let result = client.exec(request, &info).await; // or `exec_checked(.., &body)`
+//! let result = client.exec(request, &info).await;
+//! client.post(&result, &info).await?;
+//! let response = result?;
+//! match response.status().as_u16() { 200..=299 => .., 400u16 => .., _ => .. }
 //! ```
 //!
 //! becomes
 //!
 //! ```text
-//! let build_request = || -> Result<::reqwest::Request, Error<E>> {
+//! let url = { .. id.push_checked_segment("id", &mut url)?; .. };
+//! let build_request = || -> Result<::reqwest::Request, ::psi_runtime::call::BuildError> {
 //!     let mut header_map = ...;                   // `if let Some(value) = &param`
 //!     Ok(client.client.get(&url)...build()?)
 //! };
-//! let request = build_request()?;
-//! let info = OperationInfo { .. };
-//! let result = client.send_call(request, &info, &|| build_request().ok(), None).await;
+//! const OPERATION: ::psi_runtime::call::Operation = ..; // the document's facts
+//! let success = ::psi_runtime::call::send::<E>(&client.inner, &client.client,
+//!     &OPERATION, &build_request, Some(&body)).await?;
+//! success.json().await                            // or `empty()`, `stream()`
 //! ```
 //!
-//! A request handed to reqwest cannot be sent again, so the runtime kept a
-//! copy of every request in case of a resend (a 401 with a fresh token, a
-//! retry); now it calls the closure only when a resend happens. The first
-//! build and its errors are where they were. `pre` is gone from the call:
-//! `psi_runtime::hooks::exec` does its work (the same work, once per
-//! attempt, with the same Idempotency-Key), so the request no longer lives
-//! in the call's future across an await.
+//! Why each piece:
 //!
-//! The same pass writes `let url` by pushing its pieces (see `pushed_url`).
+//! - progenitor's hooks (`pre`, `exec`, `post`) can only return reqwest's
+//!   error or progenitor's own, so a refusal before sending, a typed
+//!   decline or a retried call has no typed way out; the runtime's `send`
+//!   returns `psi_runtime::Error<E>` (the file's `Error` import is switched
+//!   to it: see [`runtime_error_type`]);
+//! - a request handed to reqwest cannot be sent again, so the runtime calls
+//!   the closure once per attempt (a retry, the resend after a 401);
+//! - the status match moves into the runtime, which knows the declared
+//!   error statuses from `OPERATION` and the call's attempts;
+//! - each path parameter is pushed into the URL with a check: empty, `.`
+//!   and `..` are refused, naming the parameter (a URL parser would remove
+//!   a dot segment and send the call elsewhere);
+//! - the typed body goes to the runtime as `&dyn Any` for the pre-flight
+//!   checks, which downcast it instead of parsing the JSON back.
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::{quote, ToTokens};
+use std::collections::BTreeMap;
 use syn::punctuated::Punctuated;
+
+/// What an operation's document says that its call needs at run time, by
+/// generated method name (`create_session`).
+#[derive(Debug, Clone, Default)]
+pub struct Facts {
+    /// The operationId.
+    pub id: String,
+    pub idempotent: bool,
+    pub request_media_type: Option<String>,
+    pub optional_body: bool,
+    pub comma_separated_query: Vec<String>,
+}
 
 /// Rewrites every `send()` in `file`; an error when one does not have
 /// progenitor's shape above (progenitor's output changed and this needs a
-/// look) or when none was found.
-pub fn build_for_each_send(file: &mut syn::File) -> Result<(), String> {
+/// look), when an operation has no facts, or when none was found.
+pub fn build_for_each_send(
+    file: &mut syn::File,
+    facts: &BTreeMap<String, Facts>,
+) -> Result<(), String> {
     let mut rewritten = 0;
-    rewrite_items(&mut file.items, &mut rewritten)?;
+    rewrite_items(&mut file.items, facts, &mut rewritten)?;
     if rewritten == 0 {
         return Err("no `send()` rewritten: check xtask/src/generate/rebuild.rs".into());
     }
@@ -53,22 +82,63 @@ pub fn build_for_each_send(file: &mut syn::File) -> Result<(), String> {
                 .into(),
         );
     }
+    runtime_error_type(file)
+}
+
+/// progenitor's `pub use progenitor_client::{ByteStream, ClientInfo, Error,
+/// ResponseValue};` without `Error`, and `pub use ::psi_runtime::Error;`
+/// beside it: every `Error` of the generated code (the builders' `Result`s,
+/// `Error::InvalidRequest`) is then the runtime's.
+fn runtime_error_type(file: &mut syn::File) -> Result<(), String> {
+    const PROGENITOR: &str = "progenitor_client :: { ByteStream , ClientInfo , Error , ResponseValue , }";
+    let at = file
+        .items
+        .iter()
+        .position(|item| {
+            matches!(item, syn::Item::Use(used)
+                if matches!(used.vis, syn::Visibility::Public(_))
+                    && used.tree.to_token_stream().to_string() == PROGENITOR)
+        })
+        .ok_or_else(|| {
+            let uses: Vec<String> = file
+                .items
+                .iter()
+                .filter_map(|item| match item {
+                    syn::Item::Use(used) => Some(used.tree.to_token_stream().to_string()),
+                    _ => None,
+                })
+                .collect();
+            format!(
+                "no `pub use {PROGENITOR};` to rewrite (the file's: {uses:?}): \
+                 check xtask/src/generate/rebuild.rs"
+            )
+        })?;
+    let syn::Item::Use(used) = &mut file.items[at] else {
+        unreachable!("found above");
+    };
+    used.tree = syn::parse_quote!(progenitor_client::{ByteStream, ClientInfo, ResponseValue});
+    file.items
+        .insert(at + 1, syn::parse_quote!(pub use ::psi_runtime::Error;));
     Ok(())
 }
 
-fn rewrite_items(items: &mut [syn::Item], rewritten: &mut usize) -> Result<(), String> {
+fn rewrite_items(
+    items: &mut [syn::Item],
+    facts: &BTreeMap<String, Facts>,
+    rewritten: &mut usize,
+) -> Result<(), String> {
     for item in items {
         match item {
             syn::Item::Mod(module) => {
                 if let Some((_, items)) = &mut module.content {
-                    rewrite_items(items, rewritten)?;
+                    rewrite_items(items, facts, rewritten)?;
                 }
             }
             syn::Item::Impl(block) => {
                 for member in &mut block.items {
                     if let syn::ImplItem::Fn(function) = member {
                         if function.sig.ident == "send" {
-                            rewrite_send(function)?;
+                            rewrite_send(function, facts)?;
                             *rewritten += 1;
                         }
                     }
@@ -82,13 +152,20 @@ fn rewrite_items(items: &mut [syn::Item], rewritten: &mut usize) -> Result<(), S
 
 const PRE: &str = "client . pre (& mut request , & info) . await ?";
 const EXEC: &str = "client . exec (request , & info) . await";
-const EXEC_CHECKED: &str = "client . exec_checked (request , & info , & body) . await";
+const POST: &str = "client . post (& result , & info) . await ? ;";
+const JSON_BODY: &str = ". json (& body)";
 
-fn rewrite_send(function: &mut syn::ImplItemFn) -> Result<(), String> {
+fn rewrite_send(
+    function: &mut syn::ImplItemFn,
+    facts: &BTreeMap<String, Facts>,
+) -> Result<(), String> {
     let name = operation_of(&function.block.to_token_stream());
     let fail = |what: &str| {
         format!("`send()` of {name}: {what}: check xtask/src/generate/rebuild.rs against the generated code")
     };
+    let facts = facts
+        .get(&name)
+        .ok_or_else(|| fail("no operation of the document has this method name"))?;
     if function
         .block
         .to_token_stream()
@@ -98,27 +175,32 @@ fn rewrite_send(function: &mut syn::ImplItemFn) -> Result<(), String> {
         return Err(fail("already names `build_request`"));
     }
     let error = error_type(&function.sig.output).ok_or_else(|| fail("no `Result<_, E>` output"))?;
+    let body_type = error_body(&error).ok_or_else(|| fail("the error type is not `Error<E>`"))?;
     let stmts = &function.block.stmts;
     let url = position(stmts, |s| local_named(s, "url")).ok_or_else(|| fail("no `let url`"))?;
     let request =
         position(stmts, |s| local_named(s, "request")).ok_or_else(|| fail("no `let request`"))?;
+    let info = position(stmts, |s| local_named(s, "info")).ok_or_else(|| fail("no `let info`"))?;
     let pre = position(stmts, |s| printed(s) == format!("{PRE} ;"))
         .ok_or_else(|| fail("no `client.pre(&mut request, &info).await?`"))?;
-    let exec = position(stmts, |s| {
-        let text = printed(s);
-        local_named(s, "result") && (text.contains(EXEC) || text.contains(EXEC_CHECKED))
-    })
-    .ok_or_else(|| fail("no `let result = client.exec(request, &info).await`"))?;
-    if !(url < request && request < pre && pre < exec) {
-        return Err(fail(
-            "the url, request, pre and exec statements are out of order",
-        ));
+    let exec = position(stmts, |s| local_named(s, "result") && printed(s).contains(EXEC))
+        .ok_or_else(|| fail("no `let result = client.exec(request, &info).await`"))?;
+    let post = position(stmts, |s| printed(s) == POST)
+        .ok_or_else(|| fail("no `client.post(&result, &info).await?`"))?;
+    let response = position(stmts, |s| local_named(s, "response"))
+        .ok_or_else(|| fail("no `let response = result?`"))?;
+    let last = stmts.len() - 1;
+    if !(url < request
+        && request < info
+        && info < pre
+        && pre < exec
+        && exec < post
+        && post < response
+        && response < last)
+    {
+        return Err(fail("the statements are out of order"));
     }
-    let body = if printed(&stmts[exec]).contains(EXEC_CHECKED) {
-        quote!(::std::option::Option::Some(&body))
-    } else {
-        quote!(::std::option::Option::None)
-    };
+    let (success, declared_errors) = status_match(&stmts[last]).map_err(|what| fail(&what))?;
 
     // The header parameters, borrowed instead of moved: the closure runs again.
     let mut headers: Vec<syn::Stmt> = stmts[url + 1..request].to_vec();
@@ -143,31 +225,118 @@ fn rewrite_send(function: &mut syn::ImplItemFn) -> Result<(), String> {
             "{urls} `(url)` in the request instead of one"
         )));
     }
+    let body = if built.to_string().contains(JSON_BODY) {
+        quote!(::std::option::Option::Some(&body))
+    } else {
+        quote!(::std::option::Option::None)
+    };
 
-    let closure: syn::Stmt = syn::parse_quote! {
-        let build_request = || -> ::std::result::Result<::reqwest::Request, #error> {
+    let id = &facts.id;
+    let idempotent = facts.idempotent;
+    let media_type = match &facts.request_media_type {
+        Some(media_type) => quote!(::std::option::Option::Some(#media_type)),
+        None => quote!(::std::option::Option::None),
+    };
+    let optional_body = facts.optional_body;
+    let comma_separated = &facts.comma_separated_query;
+    let declared = declared_errors
+        .iter()
+        .map(|status| proc_macro2::Literal::u16_unsuffixed(*status));
+    let tail: Vec<syn::Stmt> = syn::parse_quote! {
+        let build_request = || -> ::std::result::Result<::reqwest::Request, ::psi_runtime::call::BuildError> {
             #(#headers)*
             ::std::result::Result::Ok(#built)
         };
-    };
-    let first: syn::Stmt = syn::parse_quote!(let request = build_request()?;);
-    let send: syn::Stmt = syn::parse_quote! {
-        let result = client.send_call(request, &info, &|| build_request().ok(), #body).await;
+        const OPERATION: ::psi_runtime::call::Operation = ::psi_runtime::call::Operation {
+            id: #id,
+            idempotent: #idempotent,
+            request_media_type: #media_type,
+            optional_body: #optional_body,
+            comma_separated_query: &[#(#comma_separated),*],
+            declared_errors: &[#(#declared),*],
+        };
+        let success = ::psi_runtime::call::send::<#body_type>(
+            &client.inner,
+            &client.client,
+            &OPERATION,
+            &build_request,
+            #body,
+        )
+        .await?;
+        #success
     };
     let pushed_url = pushed_url(&stmts[url]).map_err(|what| fail(&what))?;
-    let mut out = Vec::with_capacity(stmts.len());
-    for (at, stmt) in stmts.iter().enumerate() {
-        match at {
-            _ if at > url && at < request => {}
-            _ if at == request => out.extend([closure.clone(), first.clone()]),
-            _ if at == pre => {}
-            _ if at == url => out.push(pushed_url.clone()),
-            _ if at == exec => out.push(send.clone()),
-            _ => out.push(stmt.clone()),
-        }
-    }
+    let mut out: Vec<syn::Stmt> = stmts[..url].to_vec();
+    out.push(pushed_url);
+    out.extend(tail);
     function.block.stmts = out;
     Ok(())
+}
+
+/// From progenitor's final `match response.status().as_u16() { .. }`: how
+/// the success arm (`200..=299`) reads its answer, as the runtime's call
+/// (`success.json().await`, `success.empty()`, `success.stream()`), and the
+/// declared error statuses.
+fn status_match(stmt: &syn::Stmt) -> Result<(syn::Expr, Vec<u16>), String> {
+    let syn::Stmt::Expr(syn::Expr::Match(matched), None) = stmt else {
+        return Err("the last statement is not the status `match`".into());
+    };
+    if matched.expr.to_token_stream().to_string() != "response . status () . as_u16 ()" {
+        return Err("the last `match` is not on `response.status().as_u16()`".into());
+    }
+    let mut success = None;
+    let mut declared = Vec::new();
+    for arm in &matched.arms {
+        let pattern = arm.pat.to_token_stream().to_string();
+        let body = arm.body.to_token_stream().to_string();
+        if pattern == "200 ..= 299" {
+            success = Some(if body.contains("ResponseValue :: from_response") {
+                syn::parse_quote!(success.json().await)
+            } else if body.contains("ResponseValue :: empty") {
+                syn::parse_quote!(success.empty())
+            } else if body.contains("ResponseValue :: stream") {
+                syn::parse_quote!(success.stream())
+            } else {
+                return Err(format!("a success arm of another shape: `{body}`"));
+            });
+        } else if pattern == "_" {
+            if !body.contains("Error :: UnexpectedResponse") {
+                return Err(format!("a fallback arm of another shape: `{body}`"));
+            }
+        } else {
+            if !body.contains("Error :: ErrorResponse") {
+                return Err(format!("an error arm of another shape: `{body}`"));
+            }
+            for status in pattern.split('|') {
+                let status = status.trim().trim_end_matches("u16");
+                let status: u16 = status
+                    .parse()
+                    .map_err(|_| format!("an error arm for `{pattern}`"))?;
+                declared.push(status);
+            }
+        }
+    }
+    declared.sort_unstable();
+    let success = success.ok_or("no `200..=299` arm")?;
+    Ok((success, declared))
+}
+
+/// `E` of `Error<E>`.
+fn error_body(error: &syn::Type) -> Option<syn::Type> {
+    let syn::Type::Path(path) = error else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    if last.ident != "Error" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    match args.args.first()? {
+        syn::GenericArgument::Type(body) => Some(body.clone()),
+        _ => None,
+    }
 }
 
 /// `let url = format!("{}/a/{}/b", client.baseurl, encode_path(&id.to_string()),);`
@@ -240,7 +409,8 @@ fn pushed_url(stmt: &syn::Stmt) -> Result<syn::Stmt, String> {
                 let argument = argument.to_token_stream();
                 format!("{SHAPE}: `{argument}` is another argument")
             })?;
-            pushes.push(syn::parse_quote!(#value.push_path_segment(&mut url);));
+            let parameter = value.to_string();
+            pushes.push(syn::parse_quote!(#value.push_checked_segment(#parameter, &mut url)?;));
             parameters += 1;
         }
         if piece.contains(['{', '}']) {
