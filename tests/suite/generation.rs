@@ -93,9 +93,9 @@ fn editing_a_document_without_regenerating_fails_the_check() {
 /// Each crate's compiled `OPERATION_IDS`, by document name (generated).
 use crate::generated_registry::OPERATION_TABLES;
 
-/// The runtime finds an operation's rules (Idempotency-Key, retries, media
-/// type) through this table: a missing or wrong entry would drop them
-/// silently. Every operationId of every document has exactly one entry, every
+/// Each `send()` hands the runtime its operation's rules (Idempotency-Key,
+/// retries, media type) under the operationId of this table: a missing or
+/// wrong entry would drop them silently. Every operationId of every document has exactly one entry, every
 /// entry names a real operationId, and every method name is a method of the
 /// generated client.
 #[test]
@@ -143,8 +143,8 @@ fn every_operation_of_every_document_is_in_its_crates_operation_table() {
                 api.name
             );
             assert!(
-                generated.contains(&format!("operation_id:\"{method}\"")),
-                "{}: no builder reports {method} to the hooks",
+                generated.contains(&format!("Operation{{id:\"{id}\",")),
+                "{}: no send() hands {id} to the runtime",
                 api.name
             );
         }

@@ -49,62 +49,71 @@ async fn include_is_one_comma_joined_query_value() {
     );
 }
 
-/// The runtime's per-operation rules of the order status crate, exactly as
-/// `wire_client!` assembles them from the generated tables.
-fn order_status_operations() -> psi_runtime::hooks::Operations {
-    psi_runtime::hooks::Operations {
-        ids: psi_order_status::OPERATION_IDS,
-        idempotent: psi_order_status::IDEMPOTENT_OPERATIONS,
-        request_media_types: psi_order_status::REQUEST_MEDIA_TYPES,
-        optional_bodies: psi_order_status::OPTIONAL_BODY_OPERATIONS,
-        comma_separated_query: psi_order_status::COMMA_SEPARATED_QUERY,
-    }
+/// The query the server received for one call through the runtime's
+/// `send` with `operation`, whose request carries `query`.
+async fn received_query(operation: &'static psi_runtime::call::Operation, query: &str) -> String {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("{}"))
+        .mount(&server)
+        .await;
+    let context = psi_runtime::Context::new("order-status");
+    let http = reqwest::Client::new();
+    let url = format!("{}/x?{query}", server.uri());
+    let build = || Ok(http.get(&url).build()?);
+    psi_runtime::call::send::<()>(&context, &http, operation, &build, None)
+        .await
+        .unwrap();
+    let requests = server.received_requests().await.unwrap();
+    requests[0].url.query().unwrap_or_default().to_owned()
 }
 
 #[tokio::test]
 async fn only_comma_separated_parameters_get_literal_commas() {
-    // The generated table names `include` of the order status lookup only.
+    // The generator gives `include` of the order status lookup, and no
+    // other parameter of the crate, literal commas.
+    let generated = include_str!("../../crates/psi-order-status/src/generated.rs");
     assert_eq!(
-        psi_order_status::COMMA_SEPARATED_QUERY,
-        [("getOrderStatus", "include")]
+        generated
+            .matches("comma_separated_query: &[\"include\"]")
+            .count(),
+        1
     );
+    assert_eq!(generated.matches("comma_separated_query: &[]").count(), 1);
+
     // A second parameter whose value holds a comma as data (no operation of
     // the documents has one today; a future one must keep its `%2C`).
-    let mut url =
-        reqwest::Url::parse("http://127.0.0.1:9/order/status/v2/transactions/12-34567890123456789")
-            .unwrap();
+    let mut url = reqwest::Url::parse("http://127.0.0.1:9/x").unwrap();
     url.query_pairs_mut()
         .append_pair("note", "a,b")
         .append_pair("include", "basket,payment_status")
         .append_pair("shop_reference", "x,y");
+    let query = url.query().unwrap().to_owned();
     assert_eq!(
-        url.query(),
-        Some("note=a%2Cb&include=basket%2Cpayment_status&shop_reference=x%2Cy")
+        query,
+        "note=a%2Cb&include=basket%2Cpayment_status&shop_reference=x%2Cy"
     );
-    let mut request = reqwest::Request::new(reqwest::Method::GET, url);
-    let context = psi_runtime::Context::new("order-status");
-    let info = progenitor_client::OperationInfo {
-        operation_id: "get_order_status",
+    static WITH_INCLUDE: psi_runtime::call::Operation = psi_runtime::call::Operation {
+        id: "getOrderStatus",
+        idempotent: false,
+        request_media_type: None,
+        optional_body: false,
+        comma_separated_query: &["include"],
+        declared_errors: &[],
     };
-    psi_runtime::hooks::pre::<()>(&context, &mut request, &info, order_status_operations())
-        .await
-        .unwrap();
     assert_eq!(
-        request.url().query(),
-        Some("note=a%2Cb&include=basket,payment_status&shop_reference=x%2Cy")
+        received_query(&WITH_INCLUDE, &query).await,
+        "note=a%2Cb&include=basket,payment_status&shop_reference=x%2Cy"
     );
 
-    // Another operation of the same crate has no comma-separated parameter:
-    // even a parameter named `include` keeps its `%2C` there.
-    let mut request = reqwest::Request::new(
-        reqwest::Method::GET,
-        "http://127.0.0.1:9/x?include=a%2Cb".parse().unwrap(),
-    );
-    let info = progenitor_client::OperationInfo {
-        operation_id: "get_invoice_correspondence",
+    // An operation without comma-separated parameters: even a parameter
+    // named `include` keeps its `%2C` there.
+    static WITHOUT: psi_runtime::call::Operation = psi_runtime::call::Operation {
+        comma_separated_query: &[],
+        ..WITH_INCLUDE
     };
-    psi_runtime::hooks::pre::<()>(&context, &mut request, &info, order_status_operations())
-        .await
-        .unwrap();
-    assert_eq!(request.url().query(), Some("include=a%2Cb"));
+    assert_eq!(
+        received_query(&WITHOUT, "include=a%2Cb").await,
+        "include=a%2Cb"
+    );
 }

@@ -23,11 +23,15 @@
 //! value is ever logged.
 
 use crate::context::Context;
-use crate::error::{excerpt, CallId, DecodeError, Declined, Error, Failed, Refused, UnexpectedStatus};
+use crate::error::{
+    excerpt, CallId, Declined, DecodeError, Error, Failed, Refused, UnexpectedStatus,
+};
 use crate::retry::{is_repeatable, Outcome};
 use crate::token::{TokenError, TokenErrorKind};
 use progenitor_client::{ByteStream, ResponseValue};
-use reqwest::header::{HeaderName, HeaderValue, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER, USER_AGENT};
+use reqwest::header::{
+    HeaderName, HeaderValue, AUTHORIZATION, CONTENT_TYPE, RETRY_AFTER, USER_AGENT,
+};
 use reqwest::{Request, Response, StatusCode};
 use serde::de::DeserializeOwned;
 use std::any::Any;
@@ -78,7 +82,9 @@ impl From<reqwest::Error> for BuildError {
 
 impl From<reqwest::header::InvalidHeaderValue> for BuildError {
     fn from(error: reqwest::header::InvalidHeaderValue) -> Self {
-        Self(format!("a header parameter is not a valid header value ({error})"))
+        Self(format!(
+            "a header parameter is not a valid header value ({error})"
+        ))
     }
 }
 
@@ -347,8 +353,8 @@ fn prepare(
     }
     if let Some(key) = key {
         if !headers.contains_key(IDEMPOTENCY_KEY) {
-            let value = HeaderValue::from_str(&key.to_string())
-                .expect("a UUID is a valid header value");
+            let value =
+                HeaderValue::from_str(&key.to_string()).expect("a UUID is a valid header value");
             headers.insert(IDEMPOTENCY_KEY, value);
         }
     }
@@ -375,16 +381,7 @@ async fn answer<E: DeserializeOwned>(
             connect = source.is_connect(),
             "call failed"
         );
-        let failed = Box::new(Failed {
-            call,
-            attempts,
-            source,
-        });
-        if failed.source.is_timeout() {
-            Error::Timeout(failed)
-        } else {
-            Error::Transport(failed)
-        }
+        no_answer(call, attempts, source)
     };
     let response = result.map_err(failed)?;
     let status = response.status();
@@ -431,6 +428,37 @@ async fn answer<E: DeserializeOwned>(
     })))
 }
 
+/// [`Error::Timeout`] when `source` timed out (sending, or reading the
+/// body), else [`Error::Transport`].
+fn no_answer<E>(call: CallId, attempts: u32, source: reqwest::Error) -> Error<E> {
+    let timed_out = source.is_timeout() || {
+        // A body that stops halfway is a decode error whose cause timed out.
+        let mut cause = std::error::Error::source(&source);
+        let mut found = false;
+        while let Some(inner) = cause {
+            if inner
+                .downcast_ref::<reqwest::Error>()
+                .is_some_and(reqwest::Error::is_timeout)
+            {
+                found = true;
+                break;
+            }
+            cause = inner.source();
+        }
+        found
+    };
+    let failed = Box::new(Failed {
+        call,
+        attempts,
+        source,
+    });
+    if timed_out {
+        Error::Timeout(failed)
+    } else {
+        Error::Transport(failed)
+    }
+}
+
 /// A 2xx answer, read by the generated code as its operation's success type.
 #[derive(Debug)]
 pub struct Success {
@@ -450,13 +478,10 @@ impl Success {
         } = self;
         let status = response.status();
         let headers = std::mem::take(response.headers_mut());
-        let bytes = response.bytes().await.map_err(|source| {
-            Error::Transport(Box::new(Failed {
-                call,
-                attempts: 1,
-                source,
-            }))
-        })?;
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|source| no_answer(call, 1, source))?;
         let text: &[u8] = if optional_body && bytes.iter().all(u8::is_ascii_whitespace) {
             b"null"
         } else {

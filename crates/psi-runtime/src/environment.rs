@@ -251,7 +251,60 @@ fn parse_url(name: &str, value: &str) -> Result<Url, ConfigError> {
             format!("must be http or https, not {}", url.scheme()),
         ));
     }
+    // Credentials in an address would be printed wherever the address is
+    // (Debug, errors, logs) and sent to every host it names; the value is
+    // not repeated here for the same reason.
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(ConfigError::invalid(
+            name,
+            "must not carry a user name or password (`user:password@`)",
+        ));
+    }
     Ok(url)
+}
+
+impl Environment {
+    /// Every address with the name of its setting.
+    pub fn addresses(&self) -> impl Iterator<Item = (&'static str, &Url)> {
+        [
+            ("base_url", Some(&self.base_url)),
+            ("api_url", Some(&self.api_url)),
+            ("auth_url", Some(&self.auth_url)),
+            ("platform_url", self.platform_url.as_ref()),
+            ("shop_config_url", self.shop_config_url.as_ref()),
+        ]
+        .into_iter()
+        .filter_map(|(name, url)| Some((name, url?)))
+    }
+
+    /// An error naming the first address that is plain `http` to a host
+    /// other than a loopback one (`localhost`, `127.0.0.0/8`, `::1`): bearer
+    /// tokens and the client secret travel to these addresses.
+    pub fn check_https(&self) -> Result<(), ConfigError> {
+        for (name, url) in self.addresses() {
+            if url.scheme() == "http" && !is_loopback(url) {
+                return Err(ConfigError::invalid(
+                    name,
+                    "must be https: plain http is for loopback hosts only \
+                     (ClientBuilder::allow_insecure_http, or PSI_ALLOW_INSECURE_HTTP=1, opts in)",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether `url`'s host is this machine.
+fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Ipv4(address)) => address.is_loopback(),
+        Some(url::Host::Ipv6(address)) => address.is_loopback(),
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost")
+        }
+        None => false,
+    }
 }
 
 /// OAuth client credentials. The secret never prints.

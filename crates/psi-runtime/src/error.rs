@@ -128,7 +128,11 @@ pub struct UnexpectedStatus {
 
 impl fmt::Display for UnexpectedStatus {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} answered the undeclared status {}", self.call, self.status)?;
+        write!(
+            f,
+            "{} answered the undeclared status {}",
+            self.call, self.status
+        )?;
         if !self.excerpt.is_empty() {
             write!(f, ": {}", self.excerpt)?;
         }

@@ -44,7 +44,7 @@ pub use context::{Context, Preflight, DEFAULT_CALL_SPAN_LEVEL};
 pub use decimal::{Decimal, ParseDecimalError};
 pub use environment::{ConfigError, Credentials, Environment};
 pub use error::{
-    CallId, DecodeError, Declined, Error, Failed, InvalidPathSegment, PreflightError, Refused,
+    CallId, Declined, DecodeError, Error, Failed, InvalidPathSegment, PreflightError, Refused,
     UnexpectedStatus, EXCERPT_LIMIT,
 };
 pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};

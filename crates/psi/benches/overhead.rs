@@ -324,11 +324,8 @@ async fn main() {
             let response = request.send().await.unwrap();
             drop(transaction_id);
             if like_psi.decode {
-                let decoded: progenitor_client::ResponseValue<PayLaterStatusResponse> =
-                    psi_runtime::decode_response::<_, ()>(response)
-                        .await
-                        .unwrap();
-                return decoded.into_inner();
+                let body = response.bytes().await.unwrap();
+                return serde_json::from_slice::<PayLaterStatusResponse>(&body).unwrap();
             }
             response.json::<PayLaterStatusResponse>().await.unwrap()
         }

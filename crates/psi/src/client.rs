@@ -43,6 +43,7 @@ pub struct ClientBuilder {
     skip_preflight: bool,
     http_client: Option<reqwest::Client>,
     call_span_level: Option<tracing::Level>,
+    allow_insecure_http: bool,
 }
 
 impl ClientBuilder {
@@ -107,6 +108,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Accepts plain `http` addresses for hosts other than loopback ones.
+    /// Without it, [`build`](Self::build) refuses them, naming the setting:
+    /// tokens and the client secret travel to these addresses.
+    /// `Client::from_env` reads `PSI_ALLOW_INSECURE_HTTP=1`.
+    pub fn allow_insecure_http(mut self) -> Self {
+        self.allow_insecure_http = true;
+        self
+    }
+
     /// Sends requests without the pre-flight checks (the service still
     /// checks them): for testing how the service answers bad input.
     pub fn skip_preflight(mut self) -> Self {
@@ -120,6 +130,9 @@ impl ClientBuilder {
             setting: setting.to_owned(),
         };
         let environment = self.environment.ok_or_else(|| missing("environment"))?;
+        if !self.allow_insecure_http {
+            environment.check_https()?;
+        }
         let credentials = self.credentials.ok_or_else(|| missing("credentials"))?;
         let retry = self.retry.unwrap_or_default();
         // psi's own client never follows a redirect (psi_runtime::http_client_builder).
@@ -139,8 +152,7 @@ impl ClientBuilder {
         let call_span_level = self
             .call_span_level
             .unwrap_or(psi_runtime::DEFAULT_CALL_SPAN_LEVEL);
-        let with_client_settings =
-            |context: Context| context.with_call_span_level(call_span_level);
+        let with_client_settings = |context: Context| context.with_call_span_level(call_span_level);
 
         // Token endpoints run without a token. A token request is a POST, so
         // the runtime sends it again only after a connect error (one more
@@ -229,6 +241,12 @@ impl Client {
         let mut builder = Client::builder()
             .environment(Environment::from_lookup(lookup)?)
             .credentials(Credentials::from_lookup("PSI_", lookup)?);
+        if matches!(
+            lookup("PSI_ALLOW_INSECURE_HTTP").as_deref().map(str::trim),
+            Some("1" | "true")
+        ) {
+            builder = builder.allow_insecure_http();
+        }
         if lookup("PSI_PLATFORM_CLIENT_ID").is_some()
             || lookup("PSI_PLATFORM_CLIENT_SECRET").is_some()
         {

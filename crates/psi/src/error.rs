@@ -446,7 +446,11 @@ mod tests {
         let cause = reqwest::Client::new().get("not a url").build().unwrap_err();
         let cause_text = cause.to_string();
         let error = Error::Transport(cause);
-        assert_eq!(error.to_string(), format!("transport: {cause_text}"));
+        // reqwest's text, then its cause, which reqwest's own text leaves out
+        assert_eq!(
+            error.to_string(),
+            format!("transport: {cause_text}: relative URL without a base")
+        );
         assert_eq!(error.source().map(ToString::to_string), Some(cause_text));
 
         let error = Error::InvalidCall("transaction_id was not initialized".into());

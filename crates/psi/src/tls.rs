@@ -85,5 +85,5 @@ pub(crate) mod graviola {
 #[cfg(all(test, feature = "rustls-graviola"))]
 mod tests;
 
-#[cfg(all(test, any(feature = "rustls", feature = "rustls-graviola")))]
+#[cfg(all(test, feature = "rustls-graviola"))]
 pub(crate) mod test_server;

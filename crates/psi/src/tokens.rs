@@ -162,11 +162,17 @@ fn failed<E: ErrorCode>(audience: &Audience, error: &psi_runtime::Error<E>) -> T
         }
         Error::Transport(failed) => (
             TokenErrorKind::Transport,
-            format!("the token endpoint could not be reached ({})", failed.source),
+            format!(
+                "the token endpoint could not be reached ({})",
+                failed.source
+            ),
         ),
         Error::Timeout(failed) => (
             TokenErrorKind::Transport,
-            format!("the token endpoint did not answer in time ({})", failed.source),
+            format!(
+                "the token endpoint did not answer in time ({})",
+                failed.source
+            ),
         ),
         Error::Decode(decode) => (
             TokenErrorKind::Decode,

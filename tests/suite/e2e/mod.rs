@@ -23,14 +23,14 @@ use psi_sandbox::Sandbox;
 /// The HTTP status and the decline of a call that must have been declined.
 /// One helper for every API: they all answer with `psi_common::DeclineResponse`.
 pub fn declined<T>(
-    result: Result<T, progenitor_client::Error<psi_common::DeclineResponse>>,
+    result: Result<T, psi_runtime::Error<psi_common::DeclineResponse>>,
 ) -> (u16, psi_common::Decline) {
     match result {
-        Err(progenitor_client::Error::ErrorResponse(response)) => {
-            let status = response.status().as_u16();
+        Err(psi_runtime::Error::Declined(declined)) => {
+            let declined = *declined;
             (
-                status,
-                response.into_inner().decline.expect("a decline body"),
+                declined.status,
+                declined.body.decline.expect("a decline body"),
             )
         }
         Ok(_) => panic!("expected a decline, got a success"),

@@ -113,7 +113,7 @@ async fn a_bank_account_delete_answered_200_without_a_body_is_a_success() {
         .shop_buyer_id("buyer-1")
         .send()
         .await;
-    assert_eq!(gone.unwrap_err().status().map(|s| s.as_u16()), Some(404));
+    assert_eq!(gone.unwrap_err().status(), Some(404));
 }
 
 #[tokio::test]

@@ -90,9 +90,9 @@ fn error_of<T: std::fmt::Debug>(
     status: u16,
 ) -> ShopConfigurationError {
     match result {
-        Err(Error::ErrorResponse(answer)) => {
-            assert_eq!(answer.status().as_u16(), status);
-            answer.into_inner()
+        Err(Error::Declined(answer)) => {
+            assert_eq!(answer.status, status);
+            answer.body
         }
         other => panic!("expected a {status}, got {other:?}"),
     }

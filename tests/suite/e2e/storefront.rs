@@ -136,7 +136,7 @@ fn counts(values: [&str; 6]) -> [Decimal; 6] {
 /// The decoded ModuleResult of an error answer, and its status.
 fn module_error<T: std::fmt::Debug>(result: Result<T, Error<ModuleResult>>) -> (u16, ModuleResult) {
     match result {
-        Err(Error::ErrorResponse(response)) => (response.status().as_u16(), response.into_inner()),
+        Err(Error::Declined(response)) => (response.status, response.body),
         other => panic!("expected a declared ModuleResult error, got {other:?}"),
     }
 }
@@ -600,9 +600,9 @@ async fn an_unknown_order_is_400_in_6x_and_404_in_7x() {
         .send()
         .await
     {
-        Err(Error::ErrorResponse(response)) => {
-            assert_eq!(response.status().as_u16(), 404);
-            assert_eq!(response.into_inner().success, Some(false));
+        Err(Error::Declined(response)) => {
+            assert_eq!(response.status, 404);
+            assert_eq!(response.body.success, Some(false));
         }
         other => panic!("expected a declared 404, got {other:?}"),
     }

@@ -190,9 +190,9 @@ async fn an_unknown_transaction_is_a_404() {
         .send()
         .await;
     match result {
-        Err(Error::ErrorResponse(answer)) => {
-            assert_eq!(answer.status().as_u16(), 404);
-            let decline = answer.into_inner().decline.unwrap();
+        Err(Error::Declined(answer)) => {
+            assert_eq!(answer.status, 404);
+            let decline = answer.body.decline.unwrap();
             assert_eq!(decline.category, Some(DeclineCategory::ResourceNotFound));
             assert_eq!(decline.reasons, ["TRANSACTION_NOT_FOUND"]);
         }

@@ -248,9 +248,9 @@ async fn status_lookup_failing_with(
 async fn an_error_without_a_body_keeps_its_status() {
     let error = status_lookup_failing_with(ResponseTemplate::new(404)).await;
     match error {
-        psi::pay_later::Error::ErrorResponse(response) => {
-            assert_eq!(response.status().as_u16(), 404);
-            assert_eq!(response.into_inner().decline, None);
+        psi::pay_later::Error::Declined(response) => {
+            assert_eq!(response.status, 404);
+            assert_eq!(response.body.decline, None);
         }
         other => panic!("expected the declared 404, got {other:?}"),
     }
@@ -261,8 +261,9 @@ async fn a_declared_error_whose_body_does_not_decode_says_so_with_its_bytes() {
     let answer = ResponseTemplate::new(400).set_body_raw("not json", "application/json");
     let error = status_lookup_failing_with(answer).await;
     match error {
-        psi::pay_later::Error::InvalidResponsePayload(body, _) => {
-            assert_eq!(&body[..], b"not json");
+        psi::pay_later::Error::UnexpectedStatus(answer) => {
+            assert_eq!(answer.status, 400);
+            assert_eq!(answer.excerpt, "not json");
         }
         other => panic!("expected the body that did not decode, got {other:?}"),
     }

@@ -161,7 +161,7 @@ async fn other_posts_are_not_sent_again_after_a_5xx() {
         .send()
         .await
         .unwrap_err();
-    assert_eq!(error.status().map(|s| s.as_u16()), Some(503));
+    assert_eq!(error.status(), Some(503));
     assert_eq!(
         requests_to(&server, &format!("/order/paylater/v1/{TRANSACTION}"))
             .await
@@ -209,7 +209,7 @@ async fn gets_honour_retry_after_and_give_up_after_max_attempts() {
     }
     spin_until(|| call.is_finished()).await;
     let error = call.await.unwrap().unwrap_err();
-    assert_eq!(error.status().map(|s| s.as_u16()), Some(429));
+    assert_eq!(error.status(), Some(429));
     assert_eq!(requests_to(&server, &status_path).await.len(), 3);
     assert_eq!(retries.delays(), [Duration::from_secs(1); 2]);
 }
@@ -239,7 +239,7 @@ async fn a_connect_error_is_retried_even_for_a_post() {
         .await
         .unwrap_err();
     assert!(
-        matches!(error, progenitor_client::Error::CommunicationError(ref e) if e.is_connect()),
+        matches!(error, psi_runtime::Error::Transport(ref failed) if failed.source.is_connect()),
         "{error:?}"
     );
     // Three attempts in all: two retries scheduled, then the budget is spent.

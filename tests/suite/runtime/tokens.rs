@@ -137,7 +137,7 @@ async fn a_second_401_is_returned_not_retried_forever() {
         .send()
         .await
         .unwrap_err();
-    assert_eq!(error.status().map(|s| s.as_u16()), Some(401));
+    assert_eq!(error.status(), Some(401));
     assert_eq!(
         requests_to(&server, &format!("/order/paylater/v1/{TRANSACTION}/status"))
             .await

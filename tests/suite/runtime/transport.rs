@@ -1,11 +1,11 @@
-//! Which way psi's calls go out: through psi's own transport when psi built
-//! the HTTP client, through the caller's reqwest client when one was given;
-//! and how a send that got no answer reads either way (a `reqwest::Error`
-//! that the retry policy and `psi::Error` classify alike).
+//! One way to the network: every call is sent by reqwest, refused calls and
+//! failures come back as the typed error that prints what happened, no
+//! redirect is followed, no dot segment is sent, and a token outage is one
+//! fetch however many calls wait for it.
 
-use super::{mount_token_endpoint, pay_later_status, CLIENT_SECRET, TRANSACTION};
+use super::{client, mount_token_endpoint, pay_later_status, CLIENT_SECRET, TRANSACTION};
 use psi::{Client, Credentials, Environment, RetryPolicy};
-use psi_runtime::SendError;
+use std::time::Duration;
 use wiremock::matchers::{any, method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
@@ -16,61 +16,81 @@ fn dead_url() -> String {
     format!("http://{}", listener.local_addr().unwrap())
 }
 
-/// The pay later status of a dead server, one attempt, through psi's own
-/// client or through `http_client`: the call's error.
-async fn dead_status(http_client: Option<reqwest::Client>) -> psi::Error {
-    let tokens = MockServer::start().await;
-    mount_token_endpoint(&tokens, 1800).await;
-    let dead = dead_url();
-    let mut builder = Client::builder()
-        .environment(Environment::new(&dead, &dead, &tokens.uri()).unwrap())
+/// A client of `api_url` for the APIs and `auth_url` for tokens, one attempt.
+fn client_of(api_url: &str, auth_url: &str) -> Client {
+    Client::builder()
+        .environment(Environment::new(api_url, api_url, auth_url).unwrap())
         .credentials(Credentials::new("merchant-1", CLIENT_SECRET))
-        .retry(RetryPolicy::none());
-    if let Some(http_client) = http_client {
-        builder = builder.http_client(http_client);
-    }
-    pay_later_status(&builder.build().unwrap())
-        .await
-        .unwrap_err()
+        .retry(RetryPolicy::none())
+        .build()
+        .unwrap()
 }
 
 #[tokio::test]
-async fn psi_s_own_client_sends_through_its_transport() {
-    let error = dead_status(None).await;
+async fn a_refused_connection_is_a_transport_error_that_says_so() {
+    let tokens = MockServer::start().await;
+    mount_token_endpoint(&tokens, 1800).await;
+    let dead = dead_url();
+    let client = client_of(&dead, &tokens.uri());
+    // What `send()` returns, printed as the README's `?` into `Box<dyn Error>` prints it.
+    let error = client
+        .pay_later()
+        .get_pay_later_status()
+        .transaction_id(TRANSACTION)
+        .send()
+        .await
+        .unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.starts_with("pay-later getPayLaterStatus got no answer after 1 attempt: "),
+        "{text}"
+    );
+    assert!(text.contains("onnect"), "{text}");
+    for smuggled in ["999", "Unexpected Response", "x-psi-"] {
+        assert!(!text.contains(smuggled), "{text}");
+    }
+    let psi_runtime::Error::Transport(failed) = &error else {
+        panic!("not a transport error: {error:?}");
+    };
+    assert!(failed.source.is_connect(), "{error:?}");
+    assert!(!failed.source.is_decode(), "{error:?}");
+
+    // The facade's one error type reads the same.
+    let error = pay_later_status(&client).await.unwrap_err();
     let psi::Error::Transport(transport) = &error else {
         panic!("not a transport error: {error:?}");
     };
     assert!(transport.is_connect(), "{transport:?}");
-    assert!(
-        matches!(SendError::of(transport), Some(SendError::Failed(_))),
-        "{transport:?}"
-    );
     let url = transport.url().expect("the error names the call's URL");
     assert_eq!(
         url.path(),
         format!("/order/paylater/v1/{TRANSACTION}/status")
     );
-    // What happened, not reqwest's "error decoding response body".
-    let text = error.to_string();
-    assert!(
-        text.starts_with(&format!(
-            "transport: error sending request for url ({url}): "
-        )),
-        "{text}"
-    );
-    assert!(text.contains("Connect"), "{text}");
 }
 
 #[tokio::test]
-async fn a_client_of_the_caller_sends_through_reqwest() {
-    let error = dead_status(Some(psi::http_client_builder().build().unwrap())).await;
-    let psi::Error::Transport(transport) = &error else {
-        panic!("not a transport error: {error:?}");
+async fn a_token_server_out_of_reach_prints_as_a_token_failure() {
+    let api = MockServer::start().await;
+    let client = client_of(&api.uri(), &dead_url());
+    let error = client
+        .pay_later()
+        .get_pay_later_status()
+        .transaction_id(TRANSACTION)
+        .send()
+        .await
+        .unwrap_err();
+    let text = error.to_string();
+    assert!(
+        text.starts_with("pay-later getPayLaterStatus refused before sending: token for "),
+        "{text}"
+    );
+    assert!(text.contains("could not be reached"), "{text}");
+    assert!(!text.contains("999"), "{text}");
+    let psi::Error::Token(token) = psi::Error::from(error) else {
+        panic!("not a token error");
     };
-    assert!(transport.is_connect(), "{transport:?}");
-    assert!(transport.is_request(), "reqwest's own error: {transport:?}");
-    assert!(SendError::of(transport).is_none(), "{transport:?}");
-    assert_eq!(error.to_string(), format!("transport: {transport}"));
+    assert_eq!(token.kind(), psi::TokenErrorKind::Transport);
+    assert!(api.received_requests().await.unwrap().is_empty());
 }
 
 #[tokio::test]
@@ -89,9 +109,98 @@ async fn a_redirect_is_reported_as_it_came_not_followed() {
         .expect(0)
         .mount(&server)
         .await;
-    let error = pay_later_status(&super::client(&server)).await.unwrap_err();
+    let error = pay_later_status(&client(&server)).await.unwrap_err();
     assert!(
         matches!(&error, psi::Error::UnexpectedStatus(answer) if answer.status() == 302),
         "{error:?}"
     );
+}
+
+#[tokio::test]
+async fn a_307_from_the_token_server_fails_the_call_and_the_secret_goes_nowhere() {
+    let elsewhere = MockServer::start().await;
+    Mock::given(any())
+        .respond_with(ResponseTemplate::new(200))
+        .expect(0)
+        .mount(&elsewhere)
+        .await;
+    let tokens = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/oauth/token"))
+        .respond_with(
+            ResponseTemplate::new(307)
+                .insert_header("location", format!("{}/oauth/token", elsewhere.uri())),
+        )
+        .mount(&tokens)
+        .await;
+    let api = MockServer::start().await;
+    let error = pay_later_status(&client_of(&api.uri(), &tokens.uri()))
+        .await
+        .unwrap_err();
+    let psi::Error::Token(token) = &error else {
+        panic!("not a token error: {error:?}");
+    };
+    assert_eq!(token.status(), Some(307));
+    assert!(error.to_string().contains("redirect 307"), "{error}");
+    assert!(!format!("{error} {error:?}").contains(CLIENT_SECRET));
+    assert!(elsewhere.received_requests().await.unwrap().is_empty());
+    assert!(api.received_requests().await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn dot_segments_and_empty_ids_are_never_sent() {
+    let server = MockServer::start().await;
+    mount_token_endpoint(&server, 1800).await;
+    let client = client(&server);
+    for id in ["..", ".", ""] {
+        let error = client
+            .transaction_status()
+            .get_transaction_status()
+            .transaction_id(id)
+            .send()
+            .await
+            .unwrap_err();
+        let text = error.to_string();
+        assert!(
+            text.contains("path parameter `transaction_id`"),
+            "{id:?}: {text}"
+        );
+        assert!(error.is_refused(), "{id:?}");
+    }
+    assert!(
+        server.received_requests().await.unwrap().is_empty(),
+        "nothing was sent, not even a token request"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_outage_is_one_fetch_for_fifty_calls_and_they_all_fail_soon() {
+    let tokens = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/oauth/token"))
+        .respond_with(ResponseTemplate::new(503).set_delay(Duration::from_millis(200)))
+        .mount(&tokens)
+        .await;
+    let api = MockServer::start().await;
+    let client = Client::builder()
+        .environment(Environment::new(&api.uri(), &api.uri(), &tokens.uri()).unwrap())
+        .credentials(Credentials::new("merchant-1", CLIENT_SECRET))
+        .build()
+        .unwrap();
+    let calls: Vec<_> = (0..50)
+        .map(|_| {
+            let client = client.clone();
+            tokio::spawn(async move { pay_later_status(&client).await })
+        })
+        .collect();
+    for call in calls {
+        let error = call.await.unwrap().unwrap_err();
+        assert!(matches!(error, psi::Error::Token(_)), "{error:?}");
+    }
+    // One fetch (a POST answered 503 is not sent again: it may have
+    // arrived), whose failure every waiting call got: none waited in turn
+    // for a fetch of its own.
+    let fetches = tokens.received_requests().await.unwrap().len();
+    assert_eq!(fetches, 1, "token requests for 50 calls");
+    assert!(api.received_requests().await.unwrap().is_empty());
 }

@@ -90,7 +90,8 @@ pub fn build_for_each_send(
 /// beside it: every `Error` of the generated code (the builders' `Result`s,
 /// `Error::InvalidRequest`) is then the runtime's.
 fn runtime_error_type(file: &mut syn::File) -> Result<(), String> {
-    const PROGENITOR: &str = "progenitor_client :: { ByteStream , ClientInfo , Error , ResponseValue , }";
+    const PROGENITOR: &str =
+        "progenitor_client :: { ByteStream , ClientInfo , Error , ResponseValue , }";
     let at = file
         .items
         .iter()
@@ -117,8 +118,12 @@ fn runtime_error_type(file: &mut syn::File) -> Result<(), String> {
         unreachable!("found above");
     };
     used.tree = syn::parse_quote!(progenitor_client::{ByteStream, ClientInfo, ResponseValue});
-    file.items
-        .insert(at + 1, syn::parse_quote!(pub use ::psi_runtime::Error;));
+    file.items.insert(
+        at + 1,
+        syn::parse_quote!(
+            pub use ::psi_runtime::Error;
+        ),
+    );
     Ok(())
 }
 
@@ -183,8 +188,10 @@ fn rewrite_send(
     let info = position(stmts, |s| local_named(s, "info")).ok_or_else(|| fail("no `let info`"))?;
     let pre = position(stmts, |s| printed(s) == format!("{PRE} ;"))
         .ok_or_else(|| fail("no `client.pre(&mut request, &info).await?`"))?;
-    let exec = position(stmts, |s| local_named(s, "result") && printed(s).contains(EXEC))
-        .ok_or_else(|| fail("no `let result = client.exec(request, &info).await`"))?;
+    let exec = position(stmts, |s| {
+        local_named(s, "result") && printed(s).contains(EXEC)
+    })
+    .ok_or_else(|| fail("no `let result = client.exec(request, &info).await`"))?;
     let post = position(stmts, |s| printed(s) == POST)
         .ok_or_else(|| fail("no `client.post(&result, &info).await?`"))?;
     let response = position(stmts, |s| local_named(s, "response"))
@@ -558,6 +565,41 @@ fn operation_of(code: &TokenStream) -> String {
 mod tests {
     use super::*;
 
+    /// The facts of `SENDS`' two operations.
+    fn facts() -> BTreeMap<String, Facts> {
+        BTreeMap::from([
+            (
+                "create_session".to_owned(),
+                Facts {
+                    id: "createSession".into(),
+                    idempotent: true,
+                    request_media_type: Some("application/json".into()),
+                    ..Facts::default()
+                },
+            ),
+            (
+                "get_session".to_owned(),
+                Facts {
+                    id: "getSession".into(),
+                    optional_body: true,
+                    comma_separated_query: vec!["include".into()],
+                    ..Facts::default()
+                },
+            ),
+        ])
+    }
+
+    /// `build_for_each_send` on `file` with progenitor's import of `Error` added.
+    fn rewritten(file: &mut syn::File) -> Result<(), String> {
+        file.items.insert(
+            0,
+            syn::parse_quote!(
+                pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue};
+            ),
+        );
+        build_for_each_send(file, &facts())
+    }
+
     const SENDS: &str = r#"
         pub mod builder {
             impl<'a> CreateSession<'a> {
@@ -572,9 +614,15 @@ mod tests {
                     let mut request = client.client.post(url).json(&body).headers(header_map).build()?;
                     let info = OperationInfo { operation_id: "create_session" };
                     client.pre(&mut request, &info).await?;
-                    let result = client.exec_checked(request, &info, &body).await;
+                    let result = client.exec(request, &info).await;
                     client.post(&result, &info).await?;
-                    todo!()
+                    let response = result?;
+                    match response.status().as_u16() {
+                        200..=299 => ResponseValue::from_response(response).await,
+                        400u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                        409u16 => Err(Error::ErrorResponse(ResponseValue::from_response(response).await?)),
+                        _ => Err(Error::UnexpectedResponse(response)),
+                    }
                 }
             }
             impl<'a> GetSession<'a> {
@@ -585,22 +633,34 @@ mod tests {
                     let info = OperationInfo { operation_id: "get_session" };
                     client.pre(&mut request, &info).await?;
                     let result = client.exec(request, &info).await;
-                    todo!()
+                    client.post(&result, &info).await?;
+                    let response = result?;
+                    match response.status().as_u16() {
+                        200..=299 => Ok(ResponseValue::stream(response)),
+                        _ => Err(Error::UnexpectedResponse(response)),
+                    }
                 }
             }
         }"#;
 
     #[test]
-    fn every_send_builds_its_request_in_a_closure() {
+    fn every_send_builds_its_request_in_a_closure_and_calls_the_runtime() {
         let mut file: syn::File = syn::parse_str(SENDS).unwrap();
-        build_for_each_send(&mut file).unwrap();
+        rewritten(&mut file).unwrap();
         let code = file.to_token_stream().to_string();
-        assert!(!code.contains("client . pre"), "{code}");
-        assert!(!code.contains("client . exec"), "{code}");
+        for gone in [
+            "client . pre",
+            "client . exec",
+            "client . post (& result",
+            "OperationInfo",
+            "match response",
+        ] {
+            assert!(!code.contains(gone), "{gone}: {code}");
+        }
         let (create, get) = code.split_once("GetSession").unwrap();
         assert!(
             create.contains(
-                "let build_request = | | -> :: std :: result :: Result < :: reqwest :: Request , Error < types :: Decline > >"
+                "let build_request = | | -> :: std :: result :: Result < :: reqwest :: Request , :: psi_runtime :: call :: BuildError >"
             ),
             "{create}"
         );
@@ -614,11 +674,17 @@ mod tests {
         );
         assert!(
             create.contains(
-                "client . send_call (request , & info , & | | build_request () . ok () , :: std :: option :: Option :: Some (& body)) . await"
+                "id : \"createSession\" , idempotent : true , request_media_type : :: std :: option :: Option :: Some (\"application/json\") , \
+                 optional_body : false , comma_separated_query : & [] , declared_errors : & [400 , 409] ,"
             ),
             "{create}"
         );
-        assert!(get.contains("let request = build_request () ? ;"), "{get}");
+        assert!(
+            create.contains(
+                ":: psi_runtime :: call :: send :: < types :: Decline > (& client . inner , & client . client , & OPERATION , & build_request , :: std :: option :: Option :: Some (& body) ,) . await ? ; success . json () . await"
+            ),
+            "{create}"
+        );
         assert!(
             get.contains(
                 "let url = { let mut url = :: std :: string :: String :: with_capacity (client . baseurl . len () + 8) ; \
@@ -627,9 +693,32 @@ mod tests {
             "{get}"
         );
         assert!(
-            get.contains(":: std :: option :: Option :: None) . await"),
+            get.contains("optional_body : true , comma_separated_query : & [\"include\"] , declared_errors : & [] ,"),
             "{get}"
         );
+        assert!(
+            get.contains(":: std :: option :: Option :: None ,) . await ? ; success . stream ()"),
+            "{get}"
+        );
+    }
+
+    #[test]
+    fn the_error_type_is_the_runtimes() {
+        let mut file: syn::File = syn::parse_quote! {
+            #[allow(unused_imports)]
+            pub use progenitor_client::{ByteStream, ClientInfo, Error, ResponseValue,};
+        };
+        runtime_error_type(&mut file).unwrap();
+        let code = file.to_token_stream().to_string();
+        assert!(
+            code.contains(
+                "pub use progenitor_client :: { ByteStream , ClientInfo , ResponseValue } ;"
+            ),
+            "{code}"
+        );
+        assert!(code.contains("pub use :: psi_runtime :: Error ;"), "{code}");
+        let mut other: syn::File = syn::parse_quote! { pub use progenitor_client::Error; };
+        assert!(runtime_error_type(&mut other).is_err());
     }
 
     #[test]
@@ -640,17 +729,31 @@ mod tests {
             1,
         );
         let mut file: syn::File = syn::parse_str(&renamed).unwrap();
-        let error = build_for_each_send(&mut file).unwrap_err();
-        assert!(error.contains("get_session"), "{error}");
+        let error = rewritten(&mut file).unwrap_err();
+        assert!(error.contains("create_session"), "{error}");
 
         let no_pre = SENDS.replacen("client.pre(&mut request, &info).await?;", "", 1);
         let mut file: syn::File = syn::parse_str(&no_pre).unwrap();
-        let error = build_for_each_send(&mut file).unwrap_err();
+        let error = rewritten(&mut file).unwrap_err();
         assert!(error.contains("no `client.pre"), "{error}");
+
+        let other_arm = SENDS.replacen(
+            "409u16 => Err(Error::ErrorResponse(",
+            "409u16 => Err(Error::Other(",
+            1,
+        );
+        let mut file: syn::File = syn::parse_str(&other_arm).unwrap();
+        let error = rewritten(&mut file).unwrap_err();
+        assert!(error.contains("an error arm of another shape"), "{error}");
+
+        let unknown = SENDS.replacen("\"get_session\"", "\"get_other\"", 1);
+        let mut file: syn::File = syn::parse_str(&unknown).unwrap();
+        let error = rewritten(&mut file).unwrap_err();
+        assert!(error.contains("no operation of the document"), "{error}");
 
         let owned_url = SENDS.replacen("post(url)", "post(url.clone())", 1);
         let mut file: syn::File = syn::parse_str(&owned_url).unwrap();
-        let error = build_for_each_send(&mut file).unwrap_err();
+        let error = rewritten(&mut file).unwrap_err();
         assert!(error.contains("0 `(url)`"), "{error}");
     }
 
@@ -670,15 +773,15 @@ mod tests {
         let mut file = with_url(
             r#"let url = format!("{}/a/{}/b/{}", client.baseurl, encode_path(&first.to_string()), encode_path(&second.to_string()),);"#,
         );
-        build_for_each_send(&mut file).unwrap();
+        rewritten(&mut file).unwrap();
         let code = file.to_token_stream().to_string();
         assert!(
             code.contains(
                 "let url = { use :: psi_runtime :: ToPathSegment as _ ; \
                  let mut url = :: std :: string :: String :: with_capacity (client . baseurl . len () + 78) ; \
                  url . push_str (& client . baseurl) ; url . push_str (\"/a/\") ; \
-                 first . push_path_segment (& mut url) ; url . push_str (\"/b/\") ; \
-                 second . push_path_segment (& mut url) ; url } ;"
+                 first . push_checked_segment (\"first\" , & mut url) ? ; url . push_str (\"/b/\") ; \
+                 second . push_checked_segment (\"second\" , & mut url) ? ; url } ;"
             ),
             "{code}"
         );
@@ -704,7 +807,7 @@ mod tests {
             r#"let url = client.baseurl.clone();"#,
         ] {
             let mut file = with_url(url);
-            let error = build_for_each_send(&mut file).unwrap_err();
+            let error = rewritten(&mut file).unwrap_err();
             assert!(
                 error.contains("get_session") && error.contains("the url is not"),
                 "{url}: {error}"
@@ -717,7 +820,7 @@ mod tests {
         let mut file = with_url(
             r#"let url = format!("{}/session", client.baseurl,); let x = encode_path(&id.to_string());"#,
         );
-        let error = build_for_each_send(&mut file).unwrap_err();
+        let error = rewritten(&mut file).unwrap_err();
         assert!(error.contains("outside a `send()`'s `let url`"), "{error}");
     }
 }
