@@ -511,4 +511,50 @@ mod tests {
         assert!(!printed.contains("very-secret-value"), "{printed}");
         assert!(printed.contains("merchant-1"));
     }
+
+    #[test]
+    fn an_address_with_credentials_is_refused_without_printing_them() {
+        for url in [
+            "https://user:hunter2@api.example.com",
+            "https://hunter2@api.example.com",
+            "http://user:hunter2@127.0.0.1:8787",
+        ] {
+            let error =
+                Environment::new(url, "https://api.example.com", "https://auth.example.com")
+                    .unwrap_err();
+            assert_eq!(error.setting(), "base_url");
+            let printed = format!("{error} {error:?}");
+            assert!(!printed.contains("hunter2"), "{printed}");
+        }
+    }
+
+    #[test]
+    fn plain_http_is_for_loopback_hosts_only() {
+        let environment = |url: &str| Environment::new(url, url, url).unwrap();
+        for loopback in [
+            "http://127.0.0.1:8787",
+            "http://127.8.0.1",
+            "http://[::1]:8080",
+            "http://localhost:1",
+            "http://sandbox.localhost",
+            "https://api.example.com",
+        ] {
+            environment(loopback).check_https().unwrap();
+        }
+        let error = environment("http://api.example.com")
+            .check_https()
+            .unwrap_err();
+        assert_eq!(error.setting(), "base_url");
+        assert!(error.to_string().contains("must be https"), "{error}");
+        let error = Environment::new(
+            "https://pay.example.com",
+            "https://api.example.com",
+            "http://10.0.0.2",
+        )
+        .unwrap()
+        .check_https()
+        .unwrap_err();
+        assert_eq!(error.setting(), "auth_url");
+        assert!(!error.to_string().contains("10.0.0.2"), "{error}");
+    }
 }

@@ -711,7 +711,19 @@ mod tests {
             "the failure does not fail a call while the old token is valid"
         );
         settle().await;
-        assert_eq!(calls.load(Ordering::SeqCst), 3, "the next call tries again");
+        assert_eq!(
+            calls.load(Ordering::SeqCst),
+            2,
+            "within the pause after a failure, no call fetches again"
+        );
+        tokio::time::advance(FIRST_FAILURE_PAUSE).await;
+        assert_eq!(cache.token(&audience).await.unwrap(), first);
+        settle().await;
+        assert_eq!(
+            calls.load(Ordering::SeqCst),
+            3,
+            "the next call past the pause tries again"
+        );
         tokio::time::advance(Duration::from_millis(500)).await;
         settle().await;
         assert_ne!(cache.token(&audience).await.unwrap(), first);
@@ -790,5 +802,92 @@ mod tests {
         tokio::time::advance(Duration::from_secs(10 * 365 * 24 * 3600)).await;
         assert_eq!(cache.token(&audience).await.unwrap(), first);
         assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_failed_fetch_is_every_waiting_callers_and_is_remembered_briefly() {
+        let (cache, calls) =
+            slow_cache(Duration::from_secs(300), Duration::from_millis(200), |n| {
+                n == 1
+            });
+        let audience = Audience::Service("https://api.example.com/paylater".into());
+        let tasks: Vec<_> = (0..50)
+            .map(|_| {
+                let cache = cache.clone();
+                let audience = audience.clone();
+                tokio::spawn(async move { cache.token(&audience).await })
+            })
+            .collect();
+        for task in tasks {
+            let error = task.await.unwrap().unwrap_err();
+            assert_eq!(error.status(), Some(503));
+        }
+        assert_eq!(calls.load(Ordering::SeqCst), 1, "one fetch for 50 callers");
+        // Shortly after, a caller gets the same failure without a fetch.
+        assert!(cache.token(&audience).await.is_err());
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        // Past the pause, the next caller fetches again (and succeeds).
+        tokio::time::advance(FIRST_FAILURE_PAUSE).await;
+        assert_eq!(cache.token(&audience).await.unwrap().expose(), "token-2");
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn failures_in_a_row_are_remembered_longer_each_time() {
+        let (cache, calls) =
+            slow_cache(Duration::from_secs(300), Duration::from_millis(1), |_| true);
+        let audience = Audience::Service("https://api.example.com/paylater".into());
+        assert!(cache.token(&audience).await.is_err());
+        tokio::time::advance(FIRST_FAILURE_PAUSE).await;
+        assert!(cache.token(&audience).await.is_err());
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+        // The second failure is remembered for twice as long.
+        tokio::time::advance(FIRST_FAILURE_PAUSE).await;
+        assert!(cache.token(&audience).await.is_err());
+        assert_eq!(calls.load(Ordering::SeqCst), 2);
+        tokio::time::advance(FIRST_FAILURE_PAUSE).await;
+        assert!(cache.token(&audience).await.is_err());
+        assert_eq!(calls.load(Ordering::SeqCst), 3);
+    }
+
+    struct Answering(&'static str);
+
+    impl FetchToken for Answering {
+        fn fetch<'a>(&'a self, _: &'a Audience) -> BoxFuture<'a, Result<FetchedToken, TokenError>> {
+            Box::pin(async move {
+                Ok(FetchedToken::new(
+                    Secret::new(self.0),
+                    Duration::from_secs(300),
+                ))
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_token_that_is_not_a_header_value_is_a_decode_failure() {
+        let cache = Arc::new(TokenCache::new(Answering("line\nbreak")));
+        let audience = Audience::Service("https://api.example.com/paylater".into());
+        let error = cache.handle(&audience).authorization().await.unwrap_err();
+        assert_eq!(error.kind(), TokenErrorKind::Decode);
+        assert!(!error.to_string().contains("line"), "{error}");
+    }
+
+    #[test]
+    fn the_refresh_flag_is_cleared_when_the_refresh_task_never_runs() {
+        let cache = Arc::new(TokenCache::new(Answering("token")));
+        let handle = cache.handle(&Audience::Service(
+            "https://api.example.com/paylater".into(),
+        ));
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        // The task is spawned but the runtime is dropped before it is polled.
+        runtime.block_on(async { handle.refresh_in_background() });
+        assert!(handle.0.slot.refreshing.load(Ordering::Acquire));
+        drop(runtime);
+        assert!(
+            !handle.0.slot.refreshing.load(Ordering::Acquire),
+            "a refresh that never ran does not block every later one"
+        );
     }
 }

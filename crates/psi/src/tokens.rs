@@ -208,3 +208,23 @@ impl ErrorCode for psi_storefront::types::PlatformTokenError {
         self.0.get("error").and_then(|code| code.as_str())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lifetime_below_the_floor_or_missing_reads_as_unknown() {
+        let audience = Audience::Service("https://api.example.com/paylater".into());
+        let lifetime = |expires_in: Option<i64>| {
+            fetched(&audience, Some("token".into()), expires_in)
+                .unwrap()
+                .expires_in
+        };
+        for short in [None, Some(0), Some(-5), Some(9)] {
+            assert_eq!(lifetime(short), UNKNOWN_LIFETIME, "{short:?}");
+        }
+        assert_eq!(lifetime(Some(10)), Duration::from_secs(10));
+        assert_eq!(lifetime(Some(1800)), Duration::from_secs(1800));
+    }
+}

@@ -204,3 +204,28 @@ async fn a_token_outage_is_one_fetch_for_fifty_calls_and_they_all_fail_soon() {
     assert_eq!(fetches, 1, "token requests for 50 calls");
     assert!(api.received_requests().await.unwrap().is_empty());
 }
+
+#[test]
+fn plain_http_to_another_host_needs_an_opt_in() {
+    let environment = || {
+        Environment::new(
+            "http://pay.example.com",
+            "https://api.example.com",
+            "https://auth.example.com",
+        )
+        .unwrap()
+    };
+    let credentials = || Credentials::new("merchant-1", CLIENT_SECRET);
+    let error = Client::builder()
+        .environment(environment())
+        .credentials(credentials())
+        .build()
+        .unwrap_err();
+    assert_eq!(error.setting(), "base_url");
+    Client::builder()
+        .environment(environment())
+        .credentials(credentials())
+        .allow_insecure_http()
+        .build()
+        .unwrap();
+}
