@@ -179,8 +179,8 @@ impl std::error::Error for Violations {}
 /// operation's is refused (a [`Rule::Schema`] violation at `$`).
 ///
 /// `operation_id` may be spelled as in the OpenAPI documents
-/// (`createSession`) or as progenitor reports it to request hooks
-/// (`create_session`).
+/// (`createSession`, what the runtime passes) or as the generated method
+/// is named (`create_session`).
 pub fn check_request(operation_id: &str, body: &dyn Any) -> Result<(), Violations> {
     #[cfg(not(any(
         feature = "payment-page",
