@@ -18,7 +18,6 @@ mod operation_ids;
 mod operations;
 pub mod patterns;
 mod rebuild;
-mod unset;
 
 /// Schemas replaced by `psi_runtime::CommaSeparated`: progenitor explodes
 /// query arrays, the service wants one joined value.
@@ -272,7 +271,6 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     reexport_in_types(&mut file, &label, reexports)?;
     nulls::read_null_as_default(&mut file).map_err(|e| format!("{label}: {e}"))?;
     api_version::drop_api_version_header(&mut file).map_err(|e| format!("{label}: {e}"))?;
-    unset::no_allocation_until_set(&mut file).map_err(|e| format!("{label}: {e}"))?;
     let facts = operations
         .iter()
         .map(|(method, id)| {

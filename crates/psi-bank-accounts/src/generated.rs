@@ -723,8 +723,10 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err(::std::string::String::new()),
-                shop_buyer_id: Err(::std::string::String::new()),
+                partner_profile_id: Err(
+                    "partner_profile_id was not initialized".to_string(),
+                ),
+                shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
             }
         }
         pub fn partner_profile_id<V>(mut self, value: V) -> Self
@@ -759,16 +761,8 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, partner_profile_id, shop_buyer_id } = self;
-            let partner_profile_id = ::psi_runtime::unset_as(
-                    partner_profile_id,
-                    "partner_profile_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
-            let shop_buyer_id = ::psi_runtime::unset_as(
-                    shop_buyer_id,
-                    "shop_buyer_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
+            let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
                 let mut url = ::std::string::String::with_capacity(
@@ -834,8 +828,10 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err(::std::string::String::new()),
-                shop_buyer_id: Err(::std::string::String::new()),
+                partner_profile_id: Err(
+                    "partner_profile_id was not initialized".to_string(),
+                ),
+                shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -897,16 +893,8 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, partner_profile_id, shop_buyer_id, body } = self;
-            let partner_profile_id = ::psi_runtime::unset_as(
-                    partner_profile_id,
-                    "partner_profile_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
-            let shop_buyer_id = ::psi_runtime::unset_as(
-                    shop_buyer_id,
-                    "shop_buyer_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
+            let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::BankAccountStoreRequest::try_from(v)
@@ -979,9 +967,13 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err(::std::string::String::new()),
-                shop_buyer_id: Err(::std::string::String::new()),
-                bank_account_reference: Err(::std::string::String::new()),
+                partner_profile_id: Err(
+                    "partner_profile_id was not initialized".to_string(),
+                ),
+                shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
+                bank_account_reference: Err(
+                    "bank_account_reference was not initialized".to_string(),
+                ),
             }
         }
         pub fn partner_profile_id<V>(mut self, value: V) -> Self
@@ -1030,20 +1022,9 @@ pub mod builder {
                 shop_buyer_id,
                 bank_account_reference,
             } = self;
-            let partner_profile_id = ::psi_runtime::unset_as(
-                    partner_profile_id,
-                    "partner_profile_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
-            let shop_buyer_id = ::psi_runtime::unset_as(
-                    shop_buyer_id,
-                    "shop_buyer_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
-            let bank_account_reference = ::psi_runtime::unset_as(
-                    bank_account_reference,
-                    "bank_account_reference was not initialized",
-                )
+            let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
+            let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
+            let bank_account_reference = bank_account_reference
                 .map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
@@ -1112,9 +1093,13 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err(::std::string::String::new()),
-                shop_buyer_id: Err(::std::string::String::new()),
-                bank_account_reference: Err(::std::string::String::new()),
+                partner_profile_id: Err(
+                    "partner_profile_id was not initialized".to_string(),
+                ),
+                shop_buyer_id: Err("shop_buyer_id was not initialized".to_string()),
+                bank_account_reference: Err(
+                    "bank_account_reference was not initialized".to_string(),
+                ),
             }
         }
         pub fn partner_profile_id<V>(mut self, value: V) -> Self
@@ -1166,20 +1151,9 @@ pub mod builder {
                 shop_buyer_id,
                 bank_account_reference,
             } = self;
-            let partner_profile_id = ::psi_runtime::unset_as(
-                    partner_profile_id,
-                    "partner_profile_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
-            let shop_buyer_id = ::psi_runtime::unset_as(
-                    shop_buyer_id,
-                    "shop_buyer_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
-            let bank_account_reference = ::psi_runtime::unset_as(
-                    bank_account_reference,
-                    "bank_account_reference was not initialized",
-                )
+            let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
+            let shop_buyer_id = shop_buyer_id.map_err(Error::InvalidRequest)?;
+            let bank_account_reference = bank_account_reference
                 .map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;

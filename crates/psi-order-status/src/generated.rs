@@ -1554,9 +1554,11 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err(::std::string::String::new()),
-                correspondence_id: Err(::std::string::String::new()),
-                format: Err(::std::string::String::new()),
+                transaction_id: Err("transaction_id was not initialized".to_string()),
+                correspondence_id: Err(
+                    "correspondence_id was not initialized".to_string(),
+                ),
+                format: Err("format was not initialized".to_string()),
             }
         }
         pub fn transaction_id<V>(mut self, value: V) -> Self
@@ -1599,18 +1601,9 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<ByteStream>, Error<::psi_common::DeclineResponse>> {
             let Self { client, transaction_id, correspondence_id, format } = self;
-            let transaction_id = ::psi_runtime::unset_as(
-                    transaction_id,
-                    "transaction_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
-            let correspondence_id = ::psi_runtime::unset_as(
-                    correspondence_id,
-                    "correspondence_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
-            let format = ::psi_runtime::unset_as(format, "format was not initialized")
-                .map_err(Error::InvalidRequest)?;
+            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
+            let correspondence_id = correspondence_id.map_err(Error::InvalidRequest)?;
+            let format = format.map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
                 let mut url = ::std::string::String::with_capacity(
@@ -1666,7 +1659,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err(::std::string::String::new()),
+                transaction_id: Err("transaction_id was not initialized".to_string()),
                 include: Ok(None),
             }
         }
@@ -1705,11 +1698,7 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, transaction_id, include } = self;
-            let transaction_id = ::psi_runtime::unset_as(
-                    transaction_id,
-                    "transaction_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let include = include.map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;

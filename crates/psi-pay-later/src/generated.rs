@@ -1125,7 +1125,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err(::std::string::String::new()),
+                transaction_id: Err("transaction_id was not initialized".to_string()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -1175,11 +1175,7 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, transaction_id, body } = self;
-            let transaction_id = ::psi_runtime::unset_as(
-                    transaction_id,
-                    "transaction_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::PayLaterBookingRequest::try_from(v).map_err(|e| e.to_string())
@@ -1248,7 +1244,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err(::std::string::String::new()),
+                transaction_id: Err("transaction_id was not initialized".to_string()),
             }
         }
         pub fn transaction_id<V>(mut self, value: V) -> Self
@@ -1271,11 +1267,7 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, transaction_id } = self;
-            let transaction_id = ::psi_runtime::unset_as(
-                    transaction_id,
-                    "transaction_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
                 let mut url = ::std::string::String::with_capacity(
@@ -1337,7 +1329,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err(::std::string::String::new()),
+                transaction_id: Err("transaction_id was not initialized".to_string()),
             }
         }
         pub fn transaction_id<V>(mut self, value: V) -> Self
@@ -1360,11 +1352,7 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, transaction_id } = self;
-            let transaction_id = ::psi_runtime::unset_as(
-                    transaction_id,
-                    "transaction_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
                 let mut url = ::std::string::String::with_capacity(

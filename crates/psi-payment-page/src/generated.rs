@@ -4163,7 +4163,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                created_date: Err(::std::string::String::new()),
+                created_date: Err("created_date was not initialized".to_string()),
             }
         }
         pub fn created_date<V>(mut self, value: V) -> Self
@@ -4186,11 +4186,7 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, created_date } = self;
-            let created_date = ::psi_runtime::unset_as(
-                    created_date,
-                    "created_date was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let created_date = created_date.map_err(Error::InvalidRequest)?;
             let url = {
                 let mut url = ::std::string::String::with_capacity(
                     client.baseurl.len() + 26,
@@ -4255,7 +4251,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                session_id: Err(::std::string::String::new()),
+                session_id: Err("session_id was not initialized".to_string()),
             }
         }
         pub fn session_id<V>(mut self, value: V) -> Self
@@ -4278,11 +4274,7 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, session_id } = self;
-            let session_id = ::psi_runtime::unset_as(
-                    session_id,
-                    "session_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let session_id = session_id.map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
                 let mut url = ::std::string::String::with_capacity(

@@ -56,8 +56,6 @@ pub use open_enum::open_enum_schema;
 pub use path::ToPathSegment;
 #[doc(hidden)]
 pub use pattern::Pattern;
-#[doc(hidden)]
-pub use request::unset_as;
 pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 /// How [`Decimal::round_dp_with_strategy`] rounds.
 pub use rust_decimal::RoundingStrategy;

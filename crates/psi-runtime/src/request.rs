@@ -27,36 +27,9 @@ pub(crate) fn prepare(request: &mut reqwest::Request, is_comma_separated: impl F
     url.set_query(Some(&literal));
 }
 
-/// A builder's required parameter, with `unset` as its error when it was
-/// never set. The generated builder starts the parameter as an empty
-/// message, which allocates nothing on every call; its setters' messages
-/// are never empty (the generator checks), so they pass through.
-#[doc(hidden)]
-pub fn unset_as<T>(value: Result<T, String>, unset: &str) -> Result<T, String> {
-    value.map_err(|message| {
-        if message.is_empty() {
-            unset.to_owned()
-        } else {
-            message
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{prepare, unset_as};
-
-    #[test]
-    fn only_an_empty_message_reads_as_unset() {
-        let unset = "transaction_id was not initialized";
-        assert_eq!(unset_as::<()>(Err(String::new()), unset), Err(unset.into()));
-        let failed = "conversion to `String` for transaction_id failed";
-        assert_eq!(
-            unset_as::<()>(Err(failed.into()), unset),
-            Err(failed.into())
-        );
-        assert_eq!(unset_as(Ok(7), unset), Ok(7));
-    }
+    use super::prepare;
 
     fn prepared(url: &str, comma_separated: &[&str]) -> String {
         let mut request = reqwest::Request::new(reqwest::Method::GET, url.parse().unwrap());

@@ -2779,8 +2779,10 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                partner_profile_id: Err(::std::string::String::new()),
-                shop_id: Err(::std::string::String::new()),
+                partner_profile_id: Err(
+                    "partner_profile_id was not initialized".to_string(),
+                ),
+                shop_id: Err("shop_id was not initialized".to_string()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2840,13 +2842,8 @@ pub mod builder {
             Error<types::ShopConfigurationError>,
         > {
             let Self { client, partner_profile_id, shop_id, body } = self;
-            let partner_profile_id = ::psi_runtime::unset_as(
-                    partner_profile_id,
-                    "partner_profile_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
-            let shop_id = ::psi_runtime::unset_as(shop_id, "shop_id was not initialized")
-                .map_err(Error::InvalidRequest)?;
+            let partner_profile_id = partner_profile_id.map_err(Error::InvalidRequest)?;
+            let shop_id = shop_id.map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::ShopConfiguration::try_from(v).map_err(|e| e.to_string())

@@ -1847,7 +1847,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err(::std::string::String::new()),
+                order_id: Err("order_id was not initialized".to_string()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -1889,11 +1889,7 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = ::psi_runtime::unset_as(
-                    order_id,
-                    "order_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::AddItemRequest::try_from(v).map_err(|e| e.to_string())
@@ -1962,7 +1958,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err(::std::string::String::new()),
+                order_id: Err("order_id was not initialized".to_string()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2004,11 +2000,7 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = ::psi_runtime::unset_as(
-                    order_id,
-                    "order_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
@@ -2077,7 +2069,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err(::std::string::String::new()),
+                order_id: Err("order_id was not initialized".to_string()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2119,11 +2111,7 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = ::psi_runtime::unset_as(
-                    order_id,
-                    "order_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
@@ -2191,7 +2179,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err(::std::string::String::new()),
+                order_id: Err("order_id was not initialized".to_string()),
             }
         }
         pub fn order_id<V>(mut self, value: V) -> Self
@@ -2208,11 +2196,7 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::LoadResponse>, Error<types::ModuleResult>> {
             let Self { client, order_id } = self;
-            let order_id = ::psi_runtime::unset_as(
-                    order_id,
-                    "order_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let order_id = order_id.map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
                 let mut url = ::std::string::String::with_capacity(
@@ -2275,7 +2259,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err(::std::string::String::new()),
+                order_id: Err("order_id was not initialized".to_string()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2317,11 +2301,7 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = ::psi_runtime::unset_as(
-                    order_id,
-                    "order_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequestV7::try_from(v).map_err(|e| e.to_string())
@@ -2390,7 +2370,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err(::std::string::String::new()),
+                order_id: Err("order_id was not initialized".to_string()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2432,11 +2412,7 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = ::psi_runtime::unset_as(
-                    order_id,
-                    "order_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::AddItemRequest::try_from(v).map_err(|e| e.to_string())
@@ -2504,7 +2480,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err(::std::string::String::new()),
+                order_id: Err("order_id was not initialized".to_string()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2546,11 +2522,7 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = ::psi_runtime::unset_as(
-                    order_id,
-                    "order_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
@@ -2618,7 +2590,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err(::std::string::String::new()),
+                order_id: Err("order_id was not initialized".to_string()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2660,11 +2632,7 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = ::psi_runtime::unset_as(
-                    order_id,
-                    "order_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())
@@ -2731,7 +2699,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err(::std::string::String::new()),
+                order_id: Err("order_id was not initialized".to_string()),
             }
         }
         pub fn order_id<V>(mut self, value: V) -> Self
@@ -2748,11 +2716,7 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::LoadResponse>, Error<types::ModuleResult>> {
             let Self { client, order_id } = self;
-            let order_id = ::psi_runtime::unset_as(
-                    order_id,
-                    "order_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let order_id = order_id.map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
                 let mut url = ::std::string::String::with_capacity(
@@ -2814,7 +2778,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                order_id: Err(::std::string::String::new()),
+                order_id: Err("order_id was not initialized".to_string()),
                 body: Ok(::std::default::Default::default()),
             }
         }
@@ -2856,11 +2820,7 @@ pub mod builder {
             self,
         ) -> Result<ResponseValue<types::ModuleOutcome>, Error<types::ModuleResult>> {
             let Self { client, order_id, body } = self;
-            let order_id = ::psi_runtime::unset_as(
-                    order_id,
-                    "order_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let order_id = order_id.map_err(Error::InvalidRequest)?;
             let body = body
                 .and_then(|v| {
                     types::OrderItemsRequest::try_from(v).map_err(|e| e.to_string())

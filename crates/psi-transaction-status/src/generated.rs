@@ -1480,7 +1480,7 @@ pub mod builder {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
                 client: client,
-                transaction_id: Err(::std::string::String::new()),
+                transaction_id: Err("transaction_id was not initialized".to_string()),
             }
         }
         pub fn transaction_id<V>(mut self, value: V) -> Self
@@ -1503,11 +1503,7 @@ pub mod builder {
             Error<::psi_common::DeclineResponse>,
         > {
             let Self { client, transaction_id } = self;
-            let transaction_id = ::psi_runtime::unset_as(
-                    transaction_id,
-                    "transaction_id was not initialized",
-                )
-                .map_err(Error::InvalidRequest)?;
+            let transaction_id = transaction_id.map_err(Error::InvalidRequest)?;
             let url = {
                 use ::psi_runtime::ToPathSegment as _;
                 let mut url = ::std::string::String::with_capacity(
