@@ -91,14 +91,16 @@ pub fn build_for_each_send(
 /// `Error::InvalidRequest`) is then the runtime's.
 fn runtime_error_type(file: &mut syn::File) -> Result<(), String> {
     const PROGENITOR: &str =
-        "progenitor_client :: { ByteStream , ClientInfo , Error , ResponseValue , }";
+        "progenitor_client :: { ByteStream , ClientInfo , Error , ResponseValue }";
+    // With or without a trailing comma in the group.
+    let group = |tree: &syn::UseTree| tree.to_token_stream().to_string().replace(" , }", " }");
     let at = file
         .items
         .iter()
         .position(|item| {
             matches!(item, syn::Item::Use(used)
                 if matches!(used.vis, syn::Visibility::Public(_))
-                    && used.tree.to_token_stream().to_string() == PROGENITOR)
+                    && group(&used.tree) == PROGENITOR)
         })
         .ok_or_else(|| {
             let uses: Vec<String> = file
