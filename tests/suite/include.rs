@@ -100,6 +100,7 @@ async fn only_comma_separated_parameters_get_literal_commas() {
         optional_body: false,
         comma_separated_query: &["include"],
         declared_errors: &[],
+        refused_when_false: None,
     };
     assert_eq!(
         received_query(&WITH_INCLUDE, &query).await,

@@ -211,6 +211,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     let media_types = operations::request_media_types(&bundled);
     let optional_bodies = operations::optional_success_bodies(&bundled);
     let comma_separated = operations::comma_separated_query(&bundled);
+    let refusal_members = operations::refusal_members(&bundled);
     let mut for_progenitor = bundled.clone();
     nulls::strip_optional_nullable(&mut for_progenitor);
     let spec: openapiv3::OpenAPI = serde_json::from_value(for_progenitor)
@@ -287,6 +288,10 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
                     .filter(|(operation, _)| operation == id)
                     .map(|(_, parameter)| parameter.clone())
                     .collect(),
+                refused_when_false: refusal_members
+                    .iter()
+                    .find(|(operation, _)| operation == id)
+                    .map(|(_, member)| member.clone()),
             };
             (method.clone(), facts)
         })

@@ -800,6 +800,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 405, 406, 413, 414, 415, 431, 500],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 ::psi_common::DeclineResponse,
@@ -938,7 +939,10 @@ pub mod builder {
                 request_media_type: ::std::option::Option::Some("application/json"),
                 optional_body: true,
                 comma_separated_query: &[],
-                declared_errors: &[400, 401, 404, 405, 406, 413, 414, 415, 422, 431, 500],
+                declared_errors: &[
+                    400, 401, 404, 405, 406, 413, 414, 415, 422, 431, 500,
+                ],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 ::psi_common::DeclineResponse,
@@ -1065,6 +1069,7 @@ pub mod builder {
                 optional_body: false,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 405, 406, 413, 414, 415, 431, 500],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 ::psi_common::DeclineResponse,
@@ -1194,6 +1199,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 405, 406, 413, 414, 431, 500],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 ::psi_common::DeclineResponse,

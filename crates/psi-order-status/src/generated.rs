@@ -1629,6 +1629,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 414, 431, 500],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 ::psi_common::DeclineResponse,
@@ -1735,6 +1736,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &["include"],
                 declared_errors: &[400, 401, 404, 414, 431, 500],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 ::psi_common::DeclineResponse,

@@ -1217,7 +1217,10 @@ pub mod builder {
                 ),
                 optional_body: true,
                 comma_separated_query: &[],
-                declared_errors: &[400, 401, 404, 405, 406, 409, 413, 414, 415, 431, 500],
+                declared_errors: &[
+                    400, 401, 404, 405, 406, 409, 413, 414, 415, 431, 500,
+                ],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 ::psi_common::DeclineResponse,
@@ -1303,6 +1306,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 405, 406, 413, 414, 415, 431, 500],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 ::psi_common::DeclineResponse,
@@ -1388,6 +1392,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 405, 406, 413, 414, 415, 431, 500],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 ::psi_common::DeclineResponse,

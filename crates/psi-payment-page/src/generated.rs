@@ -4136,7 +4136,10 @@ pub mod builder {
                 request_media_type: ::std::option::Option::Some("application/json"),
                 optional_body: true,
                 comma_separated_query: &[],
-                declared_errors: &[400, 401, 403, 404, 409, 413, 414, 415, 422, 431, 500],
+                declared_errors: &[
+                    400, 401, 403, 404, 409, 413, 414, 415, 422, 431, 500,
+                ],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 ::psi_common::DeclineResponse,
@@ -4225,6 +4228,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 414, 431, 500],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 ::psi_common::DeclineResponse,
@@ -4309,6 +4313,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 414, 431, 500],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 ::psi_common::DeclineResponse,

@@ -61,6 +61,10 @@ pub struct Operation {
     pub comma_separated_query: &'static [&'static str],
     /// The error statuses the document declares with an error body.
     pub declared_errors: &'static [u16],
+    /// The boolean member of a 2xx body that is `false` when the service
+    /// refused the call (`x-psi-refused-when-false`): such an answer is
+    /// [`Error::Declined`], its body read as the declared error body.
+    pub refused_when_false: Option<&'static str>,
 }
 
 /// Builds the call's request; called once per attempt (a request handed to
@@ -391,7 +395,9 @@ async fn answer<E: DeserializeOwned>(
         return Ok(Success {
             response,
             call,
+            attempts,
             optional_body: operation.optional_body,
+            refused_when_false: operation.refused_when_false,
         });
     }
     let headers = response.headers().clone();
@@ -426,6 +432,16 @@ async fn answer<E: DeserializeOwned>(
         headers,
         excerpt: excerpt(&bytes),
     })))
+}
+
+/// The body as the declared error body `E` when its boolean `member` is
+/// `false`: a refusal inside a success answer.
+fn refusal<E: DeserializeOwned>(text: &[u8], member: &str) -> Option<E> {
+    let object: serde_json::Map<String, serde_json::Value> = serde_json::from_slice(text).ok()?;
+    if object.get(member) != Some(&serde_json::Value::Bool(false)) {
+        return None;
+    }
+    serde_json::from_slice(text).ok()
 }
 
 /// [`Error::Timeout`] when `source` timed out (sending, or reading the
@@ -464,17 +480,25 @@ fn no_answer<E>(call: CallId, attempts: u32, source: reqwest::Error) -> Error<E>
 pub struct Success {
     response: Response,
     call: CallId,
+    attempts: u32,
     optional_body: bool,
+    refused_when_false: Option<&'static str>,
 }
 
 impl Success {
     /// The body as JSON `T`, with the status and headers. An empty body of
-    /// an operation whose body is optional reads as `null`.
-    pub async fn json<T: DeserializeOwned, E>(self) -> Result<ResponseValue<T>, Error<E>> {
+    /// an operation whose body is optional reads as `null`; a body that
+    /// says the service refused the call ([`Operation::refused_when_false`])
+    /// is [`Error::Declined`].
+    pub async fn json<T: DeserializeOwned, E: DeserializeOwned>(
+        self,
+    ) -> Result<ResponseValue<T>, Error<E>> {
         let Self {
             mut response,
             call,
+            attempts,
             optional_body,
+            refused_when_false,
         } = self;
         let status = response.status();
         let headers = std::mem::take(response.headers_mut());
@@ -487,6 +511,24 @@ impl Success {
         } else {
             &bytes
         };
+        if let Some(member) = refused_when_false {
+            if let Some(body) = refusal::<E>(text, member) {
+                tracing::warn!(
+                    api = call.api,
+                    operation = call.operation_id,
+                    status = status.as_u16(),
+                    "the service refused the call in a success answer"
+                );
+                return Err(Error::Declined(Box::new(Declined {
+                    call,
+                    status: status.as_u16(),
+                    attempts,
+                    headers,
+                    body,
+                    excerpt: excerpt(text),
+                })));
+            }
+        }
         match serde_json::from_slice(text) {
             Ok(inner) => Ok(ResponseValue::new(inner, status, headers)),
             Err(error) => Err(Error::Decode(Box::new(DecodeError {

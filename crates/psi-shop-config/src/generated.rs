@@ -2886,6 +2886,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 413, 414, 415, 431, 500],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 types::ShopConfigurationError,

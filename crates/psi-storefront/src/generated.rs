@@ -1931,6 +1931,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 413, 414, 415, 431, 500],
+                refused_when_false: ::std::option::Option::Some("success"),
             };
             let success = ::psi_runtime::call::send::<
                 types::ModuleResult,
@@ -2042,6 +2043,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 413, 414, 415, 431, 500],
+                refused_when_false: ::std::option::Option::Some("success"),
             };
             let success = ::psi_runtime::call::send::<
                 types::ModuleResult,
@@ -2153,6 +2155,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 413, 414, 415, 431, 500],
+                refused_when_false: ::std::option::Option::Some("success"),
             };
             let success = ::psi_runtime::call::send::<
                 types::ModuleResult,
@@ -2232,6 +2235,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 414, 431, 500],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 types::ModuleResult,
@@ -2343,6 +2347,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 413, 414, 415, 431, 500],
+                refused_when_false: ::std::option::Option::Some("success"),
             };
             let success = ::psi_runtime::call::send::<
                 types::ModuleResult,
@@ -2453,6 +2458,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 413, 414, 415, 431],
+                refused_when_false: ::std::option::Option::Some("success"),
             };
             let success = ::psi_runtime::call::send::<
                 types::ModuleResult,
@@ -2563,6 +2569,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 413, 414, 415, 431],
+                refused_when_false: ::std::option::Option::Some("success"),
             };
             let success = ::psi_runtime::call::send::<
                 types::ModuleResult,
@@ -2673,6 +2680,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 413, 414, 415, 431],
+                refused_when_false: ::std::option::Option::Some("success"),
             };
             let success = ::psi_runtime::call::send::<
                 types::ModuleResult,
@@ -2751,6 +2759,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 414, 431],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 types::ModuleResult,
@@ -2861,6 +2870,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 413, 414, 415, 431],
+                refused_when_false: ::std::option::Option::Some("success"),
             };
             let success = ::psi_runtime::call::send::<
                 types::ModuleResult,
@@ -2962,6 +2972,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 413, 414, 415, 431],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 types::PlatformTokenError,

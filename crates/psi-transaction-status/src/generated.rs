@@ -1538,6 +1538,7 @@ pub mod builder {
                 optional_body: true,
                 comma_separated_query: &[],
                 declared_errors: &[400, 401, 404, 414, 422, 431, 500],
+                refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
                 ::psi_common::DeclineResponse,

@@ -222,6 +222,12 @@ impl fmt::Display for Declined {
             self.operation_id(),
             self.status
         )?;
+        #[cfg(feature = "storefront")]
+        if let Answer::Storefront(result) = &self.answer {
+            if let Some(message) = &result.message {
+                write!(f, ": {message}")?;
+            }
+        }
         if let Some(decline) = self.decline() {
             if let Some(category) = &decline.category {
                 write!(f, ": {category}")?;

@@ -300,11 +300,16 @@ async fn refusals_6x_answer_200_with_success_false_and_change_nothing() {
             .body(body.clone())
             .send()
             .await;
-        let answer = answer
-            .expect("6.x answers 200 even when refused")
-            .into_inner()
-            .0
-            .expect("6.x answers with a body");
+        // 6.x answers 200 even when refused: psi reads it as the refusal it is.
+        if let Err(error) = &answer {
+            let printed = error.to_string();
+            assert!(
+                printed.starts_with("storefront deliverOrderItems declined with 200: "),
+                "{printed}"
+            );
+        }
+        let (status, answer) = module_error(answer);
+        assert_eq!(status, 200);
         assert_eq!(answer.success, Some(false), "{body:?} is refused");
         assert!(answer.message.is_some_and(|m| m.contains("refused")));
     }
@@ -315,10 +320,16 @@ async fn refusals_6x_answer_200_with_success_false_and_change_nothing() {
         .body(v6(&[(TABLE, "1")]))
         .send()
         .await;
-    assert_eq!(
-        returned.unwrap().into_inner().0.unwrap().success,
-        Some(false)
+    let refused = psi::Error::from(returned.unwrap_err());
+    let psi::Error::Declined(declined) = &refused else {
+        panic!("not a decline: {refused:?}");
+    };
+    assert_eq!(declined.status(), 200);
+    assert!(
+        matches!(declined.answer(), psi::Answer::Storefront(result) if result.success == Some(false)),
+        "{refused:?}"
     );
+    assert!(refused.to_string().contains("refused"), "{refused}");
     assert_eq!(load_map(&storefront).await, before);
 }
 
@@ -394,16 +405,15 @@ async fn an_empty_item_list_7x_is_400() {
 #[tokio::test]
 async fn add_item_6x_needs_a_shipped_item_and_appends_a_line() {
     let (_sandbox, _client, storefront) = seeded().await;
-    let early = storefront
-        .add_order_item()
-        .order_id(ORDER)
-        .body(add("-5.5"))
-        .send()
-        .await
-        .unwrap()
-        .into_inner()
-        .0
-        .expect("6.x answers with a body");
+    let (status, early) = module_error(
+        storefront
+            .add_order_item()
+            .order_id(ORDER)
+            .body(add("-5.5"))
+            .send()
+            .await,
+    );
+    assert_eq!(status, 200);
     assert_eq!(early.success, Some(false), "nothing is shipped yet");
     assert_eq!(load_map(&storefront).await.len(), 3);
 
@@ -449,16 +459,15 @@ async fn add_item_6x_needs_a_shipped_item_and_appends_a_line() {
     );
 
     // One table delivered (16.9), 5.5 credited: a credit of 20 exceeds what was captured.
-    let too_much = storefront
-        .add_order_item()
-        .order_id(ORDER)
-        .body(add("-20"))
-        .send()
-        .await
-        .unwrap()
-        .into_inner()
-        .0
-        .expect("6.x answers with a body");
+    let (status, too_much) = module_error(
+        storefront
+            .add_order_item()
+            .order_id(ORDER)
+            .body(add("-20"))
+            .send()
+            .await,
+    );
+    assert_eq!(status, 200);
     assert_eq!(too_much.success, Some(false));
     assert_eq!(load_map(&storefront).await.len(), 4);
 }

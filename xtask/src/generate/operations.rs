@@ -40,6 +40,22 @@ pub fn optional_success_bodies(document: &Value) -> Vec<String> {
     out
 }
 
+/// `(operationId, member)` of every operation whose `x-psi-refused-when-false`
+/// names a boolean member of its 2xx body that is `false` on a refusal
+/// (`openapi/README.md`, "Refusals inside a success").
+pub fn refusal_members(document: &Value) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = crate::lint::operation_pointers(document)
+        .into_iter()
+        .filter_map(|(_, operation)| {
+            let id = operation.get("operationId")?.as_str()?;
+            let member = operation.get("x-psi-refused-when-false")?.as_str()?;
+            Some((id.to_owned(), member.to_owned()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
 /// `(operationId, query parameter)` of every query parameter whose schema is
 /// a [`COMMA_SEPARATED_SCHEMAS`](super::COMMA_SEPARATED_SCHEMAS) list: only
 /// their values may carry literal commas on the wire.

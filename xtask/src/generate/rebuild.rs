@@ -60,6 +60,9 @@ pub struct Facts {
     pub request_media_type: Option<String>,
     pub optional_body: bool,
     pub comma_separated_query: Vec<String>,
+    /// `x-psi-refused-when-false`: the boolean member of a 2xx body that
+    /// is `false` on a refusal.
+    pub refused_when_false: Option<String>,
 }
 
 /// Rewrites every `send()` in `file`; an error when one does not have
@@ -248,6 +251,10 @@ fn rewrite_send(
     };
     let optional_body = facts.optional_body;
     let comma_separated = &facts.comma_separated_query;
+    let refused_when_false = match &facts.refused_when_false {
+        Some(member) => quote!(::std::option::Option::Some(#member)),
+        None => quote!(::std::option::Option::None),
+    };
     let declared = declared_errors
         .iter()
         .map(|status| proc_macro2::Literal::u16_unsuffixed(*status));
@@ -263,6 +270,7 @@ fn rewrite_send(
             optional_body: #optional_body,
             comma_separated_query: &[#(#comma_separated),*],
             declared_errors: &[#(#declared),*],
+            refused_when_false: #refused_when_false,
         };
         let success = ::psi_runtime::call::send::<#body_type>(
             &client.inner,
@@ -677,7 +685,8 @@ mod tests {
         assert!(
             create.contains(
                 "id : \"createSession\" , idempotent : true , request_media_type : :: std :: option :: Option :: Some (\"application/json\") , \
-                 optional_body : false , comma_separated_query : & [] , declared_errors : & [400 , 409] ,"
+                 optional_body : false , comma_separated_query : & [] , declared_errors : & [400 , 409] , \
+                 refused_when_false : :: std :: option :: Option :: None ,"
             ),
             "{create}"
         );
