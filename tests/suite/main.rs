@@ -9,6 +9,7 @@ mod examples;
 mod generation;
 mod include;
 mod known_answers;
+mod lenient;
 mod lint;
 mod money;
 mod nulls;

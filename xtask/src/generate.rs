@@ -18,6 +18,7 @@ mod operation_ids;
 mod operations;
 pub mod patterns;
 mod rebuild;
+mod received;
 
 /// Schemas replaced by `psi_runtime::CommaSeparated`: progenitor explodes
 /// query arrays, the service wants one joined value.
@@ -297,6 +298,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
         })
         .collect();
     rebuild::build_for_each_send(&mut file, &facts).map_err(|e| format!("{label}: {e}"))?;
+    received::lenient_on_arrival(&mut file).map_err(|e| format!("{label}: {e}"))?;
     patterns::compiled_at_generation(&mut file).map_err(|e| format!("{label}: {e}"))?;
     json_schema::derive_behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
     http_client::from_runtime_settings(&mut file).map_err(|e| format!("{label}: {e}"))?;

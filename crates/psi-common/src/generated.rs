@@ -56,7 +56,11 @@ impl<'de> ::serde::Deserialize<'de> for CountryCode {
     where
         D: ::serde::Deserializer<'de>,
     {
-        ::std::string::String::deserialize(deserializer)?
+        let value = ::std::string::String::deserialize(deserializer)?;
+        if ::psi_runtime::leniency::is_lenient() {
+            return ::std::result::Result::Ok(Self(value));
+        }
+        value
             .parse()
             .map_err(|e: self::error::ConversionError| {
                 <D::Error as ::serde::de::Error>::custom(e.to_string())
@@ -118,7 +122,11 @@ impl<'de> ::serde::Deserialize<'de> for CurrencyCode {
     where
         D: ::serde::Deserializer<'de>,
     {
-        ::std::string::String::deserialize(deserializer)?
+        let value = ::std::string::String::deserialize(deserializer)?;
+        if ::psi_runtime::leniency::is_lenient() {
+            return ::std::result::Result::Ok(Self(value));
+        }
+        value
             .parse()
             .map_err(|e: self::error::ConversionError| {
                 <D::Error as ::serde::de::Error>::custom(e.to_string())

@@ -26,6 +26,7 @@ use crate::context::Context;
 use crate::error::{
     excerpt, CallId, Declined, DecodeError, Error, Failed, Refused, UnexpectedStatus,
 };
+use crate::leniency;
 use crate::retry::{is_repeatable, Outcome};
 use crate::token::{TokenError, TokenErrorKind};
 use progenitor_client::{ByteStream, ResponseValue};
@@ -414,7 +415,7 @@ async fn answer<E: DeserializeOwned>(
     // too: the provider's documentation names 422 declines for calls whose
     // documents do not list it.
     if declared || status.is_client_error() {
-        if let Ok(body) = serde_json::from_slice::<E>(text) {
+        if let Ok(body) = leniency::lenient(|| serde_json::from_slice::<E>(text)) {
             return Err(Error::Declined(Box::new(Declined {
                 call,
                 status: status.as_u16(),
@@ -441,7 +442,7 @@ fn refusal<E: DeserializeOwned>(text: &[u8], member: &str) -> Option<E> {
     if object.get(member) != Some(&serde_json::Value::Bool(false)) {
         return None;
     }
-    serde_json::from_slice(text).ok()
+    leniency::lenient(|| serde_json::from_slice(text)).ok()
 }
 
 /// [`Error::Timeout`] when `source` timed out (sending, or reading the
@@ -529,7 +530,7 @@ impl Success {
                 })));
             }
         }
-        match serde_json::from_slice(text) {
+        match leniency::lenient(|| serde_json::from_slice(text)) {
             Ok(inner) => Ok(ResponseValue::new(inner, status, headers)),
             Err(error) => Err(Error::Decode(Box::new(DecodeError {
                 call,

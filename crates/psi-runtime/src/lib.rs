@@ -26,6 +26,7 @@ mod error;
 mod field;
 mod http_client;
 mod json_position;
+pub mod leniency;
 pub mod nulls;
 mod open_enum;
 mod path;

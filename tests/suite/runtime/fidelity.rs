@@ -268,3 +268,29 @@ async fn a_declared_error_whose_body_does_not_decode_says_so_with_its_bytes() {
         other => panic!("expected the body that did not decode, got {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn an_answer_with_a_value_outside_its_format_decodes_as_received() {
+    // Payment API 1.8 states no format for its currency; a numeric ISO 4217
+    // code is the service's answer all the same.
+    let at = format!("/order/status/v2/transactions/{TRANSACTION}");
+    let answer = ResponseTemplate::new(200).set_body_json(json!({
+        "general_order_information": {"transaction_id": TRANSACTION, "currency": "978"}
+    }));
+    let server = server_answering("GET", &at, answer).await;
+    let status = client(&server)
+        .order_status()
+        .get_order_status()
+        .transaction_id(TRANSACTION)
+        .send()
+        .await
+        .expect("the answer decodes")
+        .into_inner();
+    let currency = status
+        .general_order_information
+        .and_then(|general| general.currency)
+        .expect("the currency is kept");
+    assert_eq!(currency.as_str(), "978");
+    // What psi sends is still checked: the same text is not a currency code to build.
+    assert!("978".parse::<psi::common::CurrencyCode>().is_err());
+}

@@ -82,6 +82,7 @@ pub fn generate(root: &Path) -> Result<Common, String> {
     let mut file: syn::File =
         syn::parse2(tokens).map_err(|e| format!("{label}: generated code does not parse: {e}"))?;
     super::nulls::read_null_as_default(&mut file).map_err(|e| format!("{label}: {e}"))?;
+    super::received::lenient_on_arrival(&mut file).map_err(|e| format!("{label}: {e}"))?;
     super::patterns::compiled_at_generation(&mut file).map_err(|e| format!("{label}: {e}"))?;
     super::json_schema::derive_behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
     super::builders::inline_type_builders(&mut file).map_err(|e| format!("{label}: {e}"))?;
