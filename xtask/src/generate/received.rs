@@ -72,7 +72,7 @@ impl syn::visit_mut::VisitMut for Impls {
             let syn::Expr::MethodCall(parse) = &mut *checked.receiver else {
                 unreachable!("typify's body maps the error of `parse()`");
             };
-            parse.receiver = Box::new(syn::parse_quote!(value));
+            *parse.receiver = syn::parse_quote!(value);
             function.block = syn::parse_quote!({
                 let value = ::std::string::String::deserialize(deserializer)?;
                 if ::psi_runtime::leniency::is_lenient() {
