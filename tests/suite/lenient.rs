@@ -37,13 +37,12 @@ fn constrained_strings(
 ) {
     let schema = resolved(document, schema);
     match value {
-        Value::String(_) => {
+        Value::String(_)
             if ["pattern", "minLength", "maxLength"]
                 .iter()
-                .any(|rule| schema.get(rule).is_some())
-            {
-                out.push(at);
-            }
+                .any(|rule| schema.get(rule).is_some()) =>
+        {
+            out.push(at);
         }
         Value::Object(members) => {
             for (name, member) in members {
