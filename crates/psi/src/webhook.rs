@@ -265,9 +265,12 @@ impl WebhookVerifier {
             path: "$".to_owned(),
             rule: "the body is not UTF-8".to_owned(),
         })?;
-        psi_runtime::parse_json(text).map_err(|error| WebhookError::InvalidPayload {
-            path: json_path(&error.field),
-            rule: error.rule,
+        // A notification is something psi receives: read leniently, as answers are.
+        psi_runtime::leniency::lenient(|| psi_runtime::parse_json(text)).map_err(|error| {
+            WebhookError::InvalidPayload {
+                path: json_path(&error.field),
+                rule: error.rule,
+            }
         })
     }
 
