@@ -177,7 +177,7 @@ pub mod types {
             value.parse()
         }
     }
-    ///HTML hex colour code, `#` followed by 3 or 6 hexadecimal digits.
+    ///HTML hex colour code: the specification says only that, so every reading of those words is accepted: an optional `#` followed by 3, 4, 6 or 8 hexadecimal digits in either case (HTML's `#RRGGBB`, the CSS short and alpha forms, and the code written without `#`, such as `1A73E8`). What no reading accepts (a colour name, 5 digits, a letter beyond F) is refused. psi's advice names every form other than `#` followed by 6 digits, the form HTML itself uses.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
@@ -201,7 +201,8 @@ pub mod types {
             use self::PATTERN_0 as PATTERN;
             if !PATTERN.is_match(value) {
                 return Err(
-                    "doesn't match pattern \"^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$\"".into(),
+                    "doesn't match pattern \"^#?([0-9A-Fa-f]{3}|[0-9A-Fa-f]{4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$\""
+                        .into(),
                 );
             }
             Ok(Self(value.to_string()))
@@ -2640,13 +2641,16 @@ pub mod types {
             }
         }
     }
-    /// `^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$`, compiled by `cargo xtask generate`.
+    /// `^#?([0-9A-Fa-f]{3}|[0-9A-Fa-f]{4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$`, compiled by `cargo xtask generate`.
     static PATTERN_0: ::psi_runtime::Pattern = ::psi_runtime::Pattern::from_tables(
-        "^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$",
+        "^#?([0-9A-Fa-f]{3}|[0-9A-Fa-f]{4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$",
         1,
-        &[0, 0, 1, 4, 7, 10, 13, 16, 19, 19],
+        &[0, 0, 4, 7, 10, 13, 16, 19, 22, 25, 28, 28],
         &[
             (b'#', b'#', 2),
+            (b'0', b'9', 3),
+            (b'A', b'F', 3),
+            (b'a', b'f', 3),
             (b'0', b'9', 3),
             (b'A', b'F', 3),
             (b'a', b'f', 3),
@@ -2665,9 +2669,15 @@ pub mod types {
             (b'0', b'9', 8),
             (b'A', b'F', 8),
             (b'a', b'f', 8),
+            (b'0', b'9', 9),
+            (b'A', b'F', 9),
+            (b'a', b'f', 9),
+            (b'0', b'9', 10),
+            (b'A', b'F', 10),
+            (b'a', b'f', 10),
         ],
         &[],
-        &[5, 8],
+        &[5, 6, 8, 10],
     );
 }
 #[derive(Clone, Debug)]

@@ -400,7 +400,7 @@ fn check_correspondence_settings(check: &mut Check, settings: &Value) {
             if !is_hex_color(color) {
                 check.fail(
                     &color_path,
-                    "must be an HTML hex colour: # and 3 or 6 hexadecimal digits",
+                    "must be an HTML hex colour: an optional # and 3, 4, 6 or 8 hexadecimal digits",
                 );
             }
         }
@@ -503,11 +503,11 @@ fn is_country_code(code: &str) -> bool {
         && celes::Country::from_alpha2(code).is_ok()
 }
 
-/// `#` and 3 or 6 hexadecimal digits.
+/// An optional `#` and 3, 4, 6 or 8 hexadecimal digits: every reading of
+/// "HTML hex color code" (HTML's `#RRGGBB`, the CSS forms, the bare code).
 fn is_hex_color(color: &str) -> bool {
-    color.strip_prefix('#').is_some_and(|digits| {
-        matches!(digits.len(), 3 | 6) && digits.chars().all(|c| c.is_ascii_hexdigit())
-    })
+    let digits = color.strip_prefix('#').unwrap_or(color);
+    matches!(digits.len(), 3 | 4 | 6 | 8) && digits.chars().all(|c| c.is_ascii_hexdigit())
 }
 
 /// Loose on purpose: one `@` with text on both sides, a dot in the domain,
@@ -633,7 +633,9 @@ mod tests {
     #[test]
     fn colours_emails_and_websites() {
         assert!(is_hex_color("#fff") && is_hex_color("#1A73E8"));
-        assert!(!is_hex_color("#1A73E") && !is_hex_color("1A73E8") && !is_hex_color("#GGGGGG"));
+        assert!(is_hex_color("1A73E8") && is_hex_color("#1A73E8CC") && is_hex_color("fff"));
+        assert!(!is_hex_color("#1A73E") && !is_hex_color("##1A73E8") && !is_hex_color("#GGGGGG"));
+        assert!(!is_hex_color("blue") && !is_hex_color(""));
         assert!(is_email("service@example.com"));
         assert!(
             !is_email("service@") && !is_email("a b@example.com") && !is_email("service@localhost")
