@@ -89,7 +89,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Customer service contact of the shop.
+    ///Customer service contact of the shop. `email` is required (specification, Resources: "customer_service (email required; phone, fax optional)").
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct CustomerServiceContact {
@@ -108,12 +108,13 @@ pub mod types {
             Default::default()
         }
     }
-    ///A contact given by email address only (fraud, incident, data protection, and invoice_copy: a blind-copy address for invoice correspondence).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    ///A contact given by email address only (fraud, incident, data protection, and invoice_copy: a blind-copy address for invoice correspondence). The specification says these hold an email only, not that the email is required, so it is optional here.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct EmailContact {
         ///Email address.
-        pub email: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub email: ::std::option::Option<::std::string::String>,
     }
     impl EmailContact {
         #[inline]
@@ -538,7 +539,7 @@ pub mod types {
             value.parse()
         }
     }
-    ///Postal address of the shop.
+    ///Postal address of the shop. `street`, `city`, `postal_code` and `country_code` are required (specification, Resources: each is marked "required" in the address row of the shop configuration table).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopAddress {
@@ -562,7 +563,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Configuration of a shop (update request). The stored configuration is replaced entirely by this object.
+    ///Configuration of a shop (update request). The stored configuration is replaced entirely by this object. `name`, `address` and `legal` are required (specification, Resources: the shop configuration table's Required column says yes for these three and no for the others).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopConfiguration {
@@ -668,7 +669,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Legal data of the company that runs the shop. The specification marks both vat_id_number and tax_number as required but also says that either vat_id_number or tax_number must be given, so neither is required by this schema: at least one of the two must be given. designation_of_management is mandatory when managing_directors is given.
+    ///Legal data of the company that runs the shop. The specification marks both vat_id_number and tax_number as required but also says that either vat_id_number or tax_number must be given, so neither is required by this schema: at least one of the two must be given. designation_of_management is mandatory when managing_directors is given. `name`, `legal_form`, `commercial_register_number` and `registration_office` are required (specification, Resources: each is marked "required" in the legal row of the shop configuration table).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopLegal {
@@ -1204,13 +1205,16 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct EmailContact {
-            email: ::std::result::Result<::std::string::String, ::std::string::String>,
+            email: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for EmailContact {
             #[inline]
             fn default() -> Self {
                 Self {
-                    email: Err("no value supplied for email".to_string()),
+                    email: Ok(Default::default()),
                 }
             }
         }
@@ -1218,7 +1222,7 @@ pub mod types {
             #[inline]
             pub fn email<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::string::String>,
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.email = value

@@ -374,8 +374,15 @@ fn check_contacts(check: &mut Check, contacts: &Value) {
         let Some(contact) = check.object(contacts, &path, false) else {
             continue;
         };
+        // Only the customer service contact's email is required
+        // (specification: "email required"); the others hold an email only.
         let email_path = format!("{path}.email");
-        if let Some(email) = check.text(contact, &email_path) {
+        let email = if kind == "customer_service" {
+            check.text(contact, &email_path)
+        } else {
+            check.optional_text(contact, &email_path)
+        };
+        if let Some(email) = email {
             if !is_email(email) {
                 check.fail(&email_path, "must be an email address");
             }

@@ -87,15 +87,27 @@ fn check_contacts(configuration: &ShopConfiguration, found: &mut Vec<Finding>) {
             "customer_service",
             contacts.customer_service.as_ref().map(|c| &c.email),
         ),
-        ("fraud", contacts.fraud.as_ref().map(|c| &c.email)),
-        ("incident", contacts.incident.as_ref().map(|c| &c.email)),
+        (
+            "fraud",
+            contacts.fraud.as_ref().and_then(|c| c.email.as_ref()),
+        ),
+        (
+            "incident",
+            contacts.incident.as_ref().and_then(|c| c.email.as_ref()),
+        ),
         (
             "data_protection",
-            contacts.data_protection.as_ref().map(|c| &c.email),
+            contacts
+                .data_protection
+                .as_ref()
+                .and_then(|c| c.email.as_ref()),
         ),
         (
             "invoice_copy",
-            contacts.invoice_copy.as_ref().map(|c| &c.email),
+            contacts
+                .invoice_copy
+                .as_ref()
+                .and_then(|c| c.email.as_ref()),
         ),
     ];
     for (contact, email) in emails {
@@ -162,7 +174,7 @@ mod tests {
         configuration.legal.designation_of_management = Some(" ".to_owned());
         if let Some(contacts) = configuration.contacts.as_mut() {
             if let Some(fraud) = contacts.fraud.as_mut() {
-                fraud.email = "+49 30 1234567".to_owned();
+                fraud.email = Some("+49 30 1234567".to_owned());
             }
         }
         assert_eq!(check_shop_configuration(&configuration), Ok(()));
