@@ -77,7 +77,7 @@ pub(crate) fn line_totals(basket: &ShopBasket) -> impl Iterator<Item = Decimal> 
 }
 
 /// How many lines (items and special items) the basket has.
-pub(crate) fn line_count(basket: &ShopBasket) -> usize {
+fn line_count(basket: &ShopBasket) -> usize {
     basket.items.len() + basket.special_items.len()
 }
 
