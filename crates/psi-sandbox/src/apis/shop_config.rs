@@ -377,10 +377,9 @@ fn check_contacts(check: &mut Check, contacts: &Value) {
         // Only the customer service contact's email is required
         // (specification: "email required"); the others hold an email only.
         let email_path = format!("{path}.email");
-        let email = if kind == "customer_service" {
-            check.text(contact, &email_path)
-        } else {
-            check.optional_text(contact, &email_path)
+        let email = match field(contact, &email_path) {
+            None | Some(Value::Null) if kind != "customer_service" => None,
+            _ => check.text(contact, &email_path),
         };
         if let Some(email) = email {
             if !is_email(email) {
@@ -604,6 +603,25 @@ mod tests {
         );
         assert_eq!(errors["address.postal_code"], ["is required"]);
         assert_eq!(errors["name"], ["must not be blank"]);
+    }
+
+    #[test]
+    fn only_the_customer_service_contact_needs_an_email() {
+        let mut document = valid();
+        document["contacts"]["fraud"] = json!({});
+        document["contacts"]["incident"] = json!({"email": null});
+        assert_eq!(errors_of(document.clone()), Errors::new());
+        document["contacts"]["invoice_copy"] = json!({"email": ""});
+        document["contacts"]["customer_service"] = json!({"phone": "+49 30 1234567"});
+        let errors = errors_of(document);
+        let paths: Vec<&str> = errors.keys().map(String::as_str).collect();
+        assert_eq!(
+            paths,
+            [
+                "contacts.customer_service.email",
+                "contacts.invoice_copy.email"
+            ]
+        );
     }
 
     #[test]
