@@ -9,45 +9,112 @@ import base64
 import hashlib
 import hmac
 import queue
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-# A notification older (or further in the future) than this is refused, so a
-# captured request cannot be replayed later.
+# How far ``t`` may lie from now, in either direction, both ends included.
+# The window bounds how late a captured notification can be replayed; within
+# it, the same notification verifies every time it arrives, replayed or
+# delivered again. Make the receiver idempotent: act on a session's status
+# once, keyed by session_id and session_status, and answer 2xx to a repeat
+# without acting again.
 MAX_AGE_SECONDS = 300
+
+# The whitespace ``str.trim`` removes in Rust (Unicode White_Space), so the
+# three verifiers trim the same characters; Python's own ``str.strip``
+# removes some others (U+001C to U+001F).
+_WHITESPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_DIGITS = re.compile(r"[0-9]+")
+_SIGNATURE = re.compile(r"[A-Za-z0-9+/]{43}=")
+_MAX_T = 2**63 - 1
 
 
 class InvalidSignature(Exception):
-    """The X-Signature header does not prove the body came from the sandbox."""
+    """The X-Signature header does not prove the body came from the sandbox.
+
+    ``kind`` says why, as psi's Rust verifier does: ``malformed`` (the header
+    cannot be read), ``mismatch`` (no ``v1`` signs this body), ``stale`` or
+    ``future`` (authentic, but ``t`` is outside MAX_AGE_SECONDS)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def _malformed(message: str) -> InvalidSignature:
+    return InvalidSignature("malformed", f"X-Signature {message}")
 
 
 def verify_signature(header: str | None, raw_body: bytes, secret: bytes, now: int) -> None:
     """Raises InvalidSignature unless ``header`` signs ``raw_body`` with ``secret``
     at a time within MAX_AGE_SECONDS of ``now`` (Unix seconds). Use the body
-    bytes as received: parsing and re-serialising changes them."""
-    if not header:
-        raise InvalidSignature("X-Signature is missing")
-    fields = {}
-    for part in header.split(","):
-        name, sep, value = part.strip().partition("=")
+    bytes as received: parsing and re-serialising changes them.
+
+    Reads the header as psi's Rust verifier does: parts split at ``,``, each
+    trimmed, empty ones skipped; the key is the text before the first ``=``
+    and unknown keys are ignored; ``t`` once, ASCII digits exactly as sent
+    (no sign, no ``_``, no other script's digits) and signed as sent; every
+    ``v1`` the canonical Base64 of 32 bytes, and any one of them may match
+    (a secret rotation signs with both secrets). The signature is checked
+    before the age."""
+    if header is None:
+        raise _malformed("is missing")
+    t_text = None
+    signatures = []
+    for raw_part in header.split(","):
+        part = raw_part.strip(_WHITESPACE)
+        if not part:
+            continue
+        name, sep, value = part.partition("=")
         if not sep:
-            raise InvalidSignature(f"X-Signature part {part!r} is not name=value")
-        fields[name] = value
-    if "t" not in fields or "v1" not in fields:
-        raise InvalidSignature("X-Signature needs t= and v1=")
-    try:
-        timestamp = int(fields["t"])
-    except ValueError:
-        raise InvalidSignature(f"X-Signature t={fields['t']!r} is not Unix seconds") from None
-    if abs(now - timestamp) > MAX_AGE_SECONDS:
-        raise InvalidSignature(f"X-Signature t={timestamp} is more than {MAX_AGE_SECONDS} s from now ({now})")
-    mac = hmac.new(secret, f"{timestamp}.".encode() + raw_body, hashlib.sha256)
-    expected = base64.b64encode(mac.digest())
-    # Constant time: the comparison does not tell how many bytes matched.
-    if not hmac.compare_digest(expected, fields["v1"].encode()):
-        raise InvalidSignature("X-Signature v1 does not match the body")
+            raise _malformed(f"part {part!r} is not name=value")
+        if name == "t":
+            if t_text is not None:
+                raise _malformed("has t= twice")
+            t_text = value
+        elif name == "v1":
+            signatures.append(value)
+    if t_text is None:
+        raise _malformed("needs t=")
+    # Leading zeros are kept in what is signed; the value is bounded as a
+    # signed 64-bit integer (and int() never sees thousands of digits).
+    significant = t_text.lstrip("0") or "0"
+    if not _DIGITS.fullmatch(t_text) or len(significant) > 19 or int(significant) > _MAX_T:
+        raise _malformed(f"t={t_text!r} is not Unix seconds (ASCII digits)")
+    if not signatures:
+        raise _malformed("needs v1=")
+    given = []
+    for signature in signatures:
+        if not _SIGNATURE.fullmatch(signature):
+            raise _malformed(f"v1={signature!r} is not the Base64 of an HMAC-SHA256")
+        decoded = base64.b64decode(signature, validate=True)
+        if base64.b64encode(decoded).decode("ascii") != signature:
+            raise _malformed(f"v1={signature!r} is not canonical Base64")
+        given.append(decoded)
+    # Signed over the timestamp text as sent, not a number formatted again.
+    expected = hmac.new(secret, t_text.encode("ascii") + b"." + raw_body, hashlib.sha256).digest()
+    # Constant time, and every candidate is compared, so the time taken says
+    # neither how many bytes matched nor which candidate did.
+    matched = False
+    for candidate in given:
+        matched |= hmac.compare_digest(expected, candidate)
+    if not matched:
+        raise InvalidSignature("mismatch", "X-Signature v1 does not match the body")
+    timestamp = int(t_text)
+    if now - timestamp > MAX_AGE_SECONDS:
+        raise InvalidSignature(
+            "stale", f"X-Signature t={t_text} is more than {MAX_AGE_SECONDS} s from now ({now})"
+        )
+    if timestamp - now > MAX_AGE_SECONDS:
+        raise InvalidSignature(
+            "future", f"X-Signature t={t_text} is more than {MAX_AGE_SECONDS} s from now ({now})"
+        )
 
 
 @dataclass(frozen=True)

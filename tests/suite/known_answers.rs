@@ -96,6 +96,38 @@ fn the_sandbox_and_psi_agree_with_the_known_answers_on_a_fresh_body() {
         .expect("psi verifies what the sandbox signs");
 }
 
+/// The shared verification known answers
+/// (`tests/known-answers/webhook-verification.json`), which the TypeScript
+/// and Python clients check too: rotation with the match first and last,
+/// empty parts, spaces, a leading zero signed as sent, and every refusal
+/// with its kind.
+#[test]
+fn the_verifier_gives_every_shared_verification_answer() {
+    use psi::webhook::WebhookError;
+    let path = crate::workspace_root().join("tests/known-answers/webhook-verification.json");
+    let text = std::fs::read_to_string(&path).expect("the known answers are checked in");
+    let cases: Vec<serde_json::Value> = serde_json::from_str(&text).expect("JSON");
+    assert!(cases.len() >= 30, "every reading and every refusal");
+    for case in &cases {
+        let description = case["description"].as_str().unwrap();
+        let tolerance = case["tolerance_seconds"].as_u64().unwrap();
+        assert_eq!(tolerance, psi::webhook::DEFAULT_TOLERANCE.as_secs());
+        let clock = FixedClock::at_unix(case["now"].as_i64().unwrap()).unwrap();
+        let verifier =
+            WebhookVerifier::new(case["secret"].as_str().unwrap()).with_clock(Arc::new(clock));
+        let header = case["header"].as_str().unwrap();
+        let answer = match verifier.verify(header, case["body"].as_str().unwrap().as_bytes()) {
+            Ok(()) => "accepted",
+            Err(WebhookError::MalformedHeader(_)) => "malformed",
+            Err(WebhookError::SignatureMismatch) => "mismatch",
+            Err(WebhookError::StaleTimestamp { .. }) => "stale",
+            Err(WebhookError::FutureTimestamp { .. }) => "future",
+            Err(other) => panic!("{description}: {other}"),
+        };
+        assert_eq!(answer, case["answer"], "{description}: {header}");
+    }
+}
+
 /// One decimal known answer (`tests/known-answers/decimals.py`): the plain
 /// text a JSON number is held as, or the limit that refuses it.
 struct DecimalCase {

@@ -133,6 +133,19 @@ fn a_numeric_success_status_is_reported() {
 }
 
 #[test]
+fn a_required_flag_without_its_source_is_reported() {
+    let findings = findings_after(|d| {
+        d["components"]["schemas"]["PayLaterBookingRequest"]["description"] =
+            json!("Booking of a pay later offer.");
+    });
+    assert_found(
+        &findings,
+        "/components/schemas/PayLaterBookingRequest",
+        "names its source",
+    );
+}
+
+#[test]
 fn an_optional_property_that_is_not_nullable_is_reported() {
     let findings = findings_after(|d| {
         let fee = d

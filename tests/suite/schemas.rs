@@ -312,17 +312,18 @@ fn rust_types_and_json_schemas_reject_the_same_invalid_values() {
             "iban too long",
             mutated(store.clone(), "/iban", Some(json!("D".repeat(51)))),
         ),
-        // missing required field (nested)
+        // a shape's telling field, malformed: refused, never dropped
         (
             "payment-page",
             "SessionRequest",
-            "delivery without its shape",
+            "pick-up box with a malformed country",
             mutated(
                 session.clone(),
                 "/order_data/delivery",
-                Some(json!({"first_name": "Max"})),
+                Some(json!({"first_name": "Max", "pick_up_box": {"country_code": "Germany"}})),
             ),
         ),
+        // missing required field (nested)
         (
             "shop-config",
             "ShopConfiguration",
@@ -430,6 +431,66 @@ fn rust_types_and_json_schemas_reject_the_same_invalid_values() {
     }
     assert!(checked > 25, "only {checked} invalid values checked");
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+}
+
+/// Fields the specification does not mark required may be left out: both
+/// the Rust type and the JSON Schema accept each value.
+#[test]
+fn what_the_specification_does_not_require_may_be_left_out() {
+    let mut published = Published::default();
+    let session = example("payment-page", "SessionRequest", "personBuyerNamedAddress");
+    let token = example("token", "TokenRequest", "");
+    let mut token_without = token.clone();
+    let fields = token_without.as_object_mut().unwrap();
+    fields.remove("audience");
+    fields.remove("grant_type");
+    let cases: Vec<(&str, &str, &str, Value)> = vec![
+        (
+            "payment-page",
+            "SessionRequest",
+            "a delivery naming no shape",
+            mutated(
+                session.clone(),
+                "/order_data/delivery",
+                Some(json!({"first_name": "Max", "last_name": "Mustermann"})),
+            ),
+        ),
+        (
+            "payment-page",
+            "SessionRequest",
+            "an empty delivery",
+            mutated(session.clone(), "/order_data/delivery", Some(json!({}))),
+        ),
+        (
+            "shop-config",
+            "EmailContact",
+            "a contact without email",
+            json!({}),
+        ),
+        (
+            "storefront",
+            "OrderItemQuantity",
+            "an item without id",
+            json!({"quantity": 1}),
+        ),
+        (
+            "token",
+            "TokenRequest",
+            "no audience, no grant_type",
+            token_without,
+        ),
+    ];
+    for (api, name, what, value) in cases {
+        assert!(
+            published.accepts(api, name, &value),
+            "{api} {name} ({what}): the JSON Schema refuses"
+        );
+        assert_eq!(
+            rust_accepts(api, name, &value).as_ref(),
+            Ok(&value),
+            "{api} {name} ({what}): the Rust type refuses or changes it"
+        );
+    }
 }
 
 fn verdict(accepted: bool) -> &'static str {

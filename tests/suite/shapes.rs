@@ -41,6 +41,29 @@ fn company_or_named_person_to_an_address() {
 }
 
 #[test]
+fn a_delivery_that_names_no_shape_is_the_named_address_shape() {
+    // The specification marks no delivery field required: a delivery
+    // without an address, or with no field at all, is sent as given.
+    for value in [
+        json!({"first_name": "Erika", "last_name": "Mustermann"}),
+        json!({"company": "Muster GmbH"}),
+        json!({}),
+    ] {
+        let shape = delivery(value.clone());
+        assert!(
+            matches!(&shape, Delivery::NamedAddressDelivery(d) if d.address.is_none()),
+            "{value}"
+        );
+    }
+}
+
+#[test]
+fn a_malformed_shape_is_refused_not_read_as_another() {
+    let broken = json!({"first_name": "Erika", "pick_up_box": {"country_code": "Germany"}});
+    assert!(serde_json::from_value::<Delivery>(broken).is_err());
+}
+
+#[test]
 fn in_store_collect() {
     let shape = delivery(
         json!({"company": "Muster GmbH", "first_name": "Erika", "last_name": "Mustermann",

@@ -313,6 +313,32 @@ impl Lint<'_> {
         }
     }
 
+    /// Rule 14: a `required` flag or a `oneOf` (a shape the value must
+    /// take) is a rule on what psi sends, so the schema's description names
+    /// where it comes from: the specification or the provider's public
+    /// documentation, in the citation forms of `docs/service-notes.md`.
+    fn rules_name_their_source(&mut self, at: &str, schema: &Value) {
+        let constrains = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .is_some_and(|required| !required.is_empty())
+            || schema.get("oneOf").is_some();
+        let description = schema
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let cites = ["(specification", "(provider's public"]
+            .iter()
+            .any(|form| description.contains(form));
+        if constrains && !cites {
+            self.fail(
+                at,
+                "a schema with `required` or `oneOf` names its source in its description: \
+                 (specification, <Section>) or (provider's public API documentation) (rule 14)",
+            );
+        }
+    }
+
     fn schemas(&mut self, document: &Value) {
         let schemas = document
             .pointer("/components/schemas")
@@ -340,6 +366,7 @@ impl Lint<'_> {
             if schema.get("description").is_none() && schema.get("$ref").is_none() {
                 self.fail(&at, "named schema has no description (rule 14)");
             }
+            self.rules_name_their_source(&at, schema);
             self.walk_schema(&at, schema, true);
         }
         // Schemas inside paths (parameters, inline binary bodies) follow the same rules.

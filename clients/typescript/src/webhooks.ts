@@ -6,15 +6,56 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 
-/** A notification signed longer ago (or further ahead) than this is refused: no replays. */
+/**
+ * How far `t` may lie from now, in either direction, both ends included. The
+ * window bounds how late a captured notification can be replayed; within it,
+ * the same notification verifies every time it arrives, replayed or
+ * delivered again. Make the receiver idempotent: act on a session's status
+ * once, keyed by `session_id` and `session_status`, and answer 2xx to a
+ * repeat without acting again.
+ */
 export const MAX_AGE_SECONDS = 300;
 
-export class InvalidSignature extends Error {}
+/** Why a header was refused, as psi's Rust verifier says it. */
+export type RefusalKind = "malformed" | "mismatch" | "stale" | "future";
+
+/**
+ * The X-Signature header does not prove the body came from the sandbox.
+ * `kind`: `malformed` (the header cannot be read), `mismatch` (no `v1` signs
+ * this body), `stale` or `future` (authentic, but `t` is outside
+ * MAX_AGE_SECONDS).
+ */
+export class InvalidSignature extends Error {
+  constructor(
+    readonly kind: RefusalKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+// The whitespace `str::trim` removes in Rust (Unicode White_Space), so the
+// three verifiers trim the same characters; JavaScript's own `trim` also
+// removes U+FEFF.
+const WHITESPACE = "[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
+const TRIM = new RegExp(`^${WHITESPACE}+|${WHITESPACE}+$`, "g");
+const MAX_T = 2n ** 63n - 1n;
+
+function malformed(message: string): InvalidSignature {
+  return new InvalidSignature("malformed", `X-Signature ${message}`);
+}
 
 /**
  * Throws `InvalidSignature` unless `header` signs `rawBody` with `secret` at
  * a time within MAX_AGE_SECONDS of `nowSeconds`. Pass the body bytes as
  * received: parsing and re-serialising them changes the bytes.
+ *
+ * Reads the header as psi's Rust verifier does: parts split at `,`, each
+ * trimmed, empty ones skipped; the key is the text before the first `=` and
+ * unknown keys are ignored; `t` once, ASCII digits exactly as sent and signed
+ * as sent; every `v1` the canonical Base64 of 32 bytes, and any one of them
+ * may match (a secret rotation signs with both secrets). The signature is
+ * checked before the age.
  */
 export function verifySignature(
   header: string | undefined,
@@ -22,30 +63,54 @@ export function verifySignature(
   secret: string,
   nowSeconds: number,
 ): void {
-  if (!header) throw new InvalidSignature("X-Signature is missing");
-  const fields = new Map<string, string>();
-  for (const part of header.split(",")) {
+  if (header === undefined) throw malformed("is missing");
+  let t: string | undefined;
+  const signatures: string[] = [];
+  for (const rawPart of header.split(",")) {
+    const part = rawPart.replace(TRIM, "");
+    if (part === "") continue;
     const at = part.indexOf("=");
-    if (at < 0) throw new InvalidSignature(`X-Signature part ${JSON.stringify(part)} is not name=value`);
-    fields.set(part.slice(0, at).trim(), part.slice(at + 1));
+    if (at < 0) throw malformed(`part ${JSON.stringify(part)} is not name=value`);
+    const name = part.slice(0, at);
+    const value = part.slice(at + 1);
+    if (name === "t") {
+      if (t !== undefined) throw malformed("has t= twice");
+      t = value;
+    } else if (name === "v1") {
+      signatures.push(value);
+    }
   }
-  const t = fields.get("t");
-  const v1 = fields.get("v1");
-  if (t === undefined || v1 === undefined) throw new InvalidSignature("X-Signature needs t= and v1=");
-  if (!/^\d+$/.test(t)) throw new InvalidSignature(`X-Signature t=${t} is not Unix seconds`);
-  const timestamp = Number(t);
-  if (Math.abs(nowSeconds - timestamp) > MAX_AGE_SECONDS) {
-    throw new InvalidSignature(`X-Signature t=${t} is more than ${MAX_AGE_SECONDS} s from now (${nowSeconds})`);
+  if (t === undefined) throw malformed("needs t=");
+  if (!/^[0-9]+$/.test(t) || BigInt(t) > MAX_T) {
+    throw malformed(`t=${JSON.stringify(t)} is not Unix seconds (ASCII digits)`);
   }
+  if (signatures.length === 0) throw malformed("needs v1=");
+  const given = signatures.map((signature) => {
+    const decoded = Buffer.from(signature, "base64");
+    // Buffer.from skips what is not Base64; the round trip refuses it.
+    if (!/^[A-Za-z0-9+/]{43}=$/.test(signature) || decoded.toString("base64") !== signature) {
+      throw malformed(`v1=${JSON.stringify(signature)} is not the Base64 of an HMAC-SHA256`);
+    }
+    return decoded;
+  });
+  // Signed over the timestamp text as sent, not a number formatted again.
   const mac = createHmac("sha256", secret);
   mac.update(`${t}.`);
   mac.update(rawBody);
-  const expected = Buffer.from(mac.digest("base64"));
-  const given = Buffer.from(v1);
-  // timingSafeEqual compares in constant time but needs equal lengths; the
-  // length of a Base64 SHA-256 is public anyway.
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
-    throw new InvalidSignature("X-Signature v1 does not match the body");
+  const expected = mac.digest();
+  // Constant time (every candidate has the digest's length), and every
+  // candidate is compared, so the time taken says neither how many bytes
+  // matched nor which candidate did.
+  let matched = false;
+  for (const candidate of given) matched = timingSafeEqual(candidate, expected) || matched;
+  if (!matched) throw new InvalidSignature("mismatch", "X-Signature v1 does not match the body");
+  const age = BigInt(Math.floor(nowSeconds)) - BigInt(t);
+  const limit = BigInt(MAX_AGE_SECONDS);
+  if (age > limit) {
+    throw new InvalidSignature("stale", `X-Signature t=${t} is more than ${MAX_AGE_SECONDS} s from now (${nowSeconds})`);
+  }
+  if (-age > limit) {
+    throw new InvalidSignature("future", `X-Signature t=${t} is more than ${MAX_AGE_SECONDS} s from now (${nowSeconds})`);
   }
 }
 

@@ -10,7 +10,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 #[allow(clippy::all)]
 pub mod types {
     pub use ::psi_common::{Decline, DeclineCategory, DeclineResponse, InvalidField};
-    ///The bank account of a buyer. Variant of `BankAccountReadResponse` for a single object; `owner` and `iban` are required by the specification, which tells it apart from a list.
+    ///The bank account of a buyer. Variant of `BankAccountReadResponse` for a single object; `owner` and `iban` are required (specification, Resources: the bank account table marks both "Required"), and being an object tells it apart from a list.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct BankAccount {
@@ -111,7 +111,7 @@ pub mod types {
                 })
         }
     }
-    ///Answer of a bank account read. The specification describes it as a list of at most one bank account, while the published sample is a single object: both shapes are accepted, the list first.
+    ///Answer of a bank account read. The specification describes it as a list of at most one bank account, while the published sample is a single object: both shapes are accepted, the list first (provider's public API documentation: "accept both shapes").
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
@@ -129,7 +129,7 @@ pub mod types {
             Self::Variant1(value)
         }
     }
-    ///Bank account to store for the buyer; overwrites any existing account of the buyer.
+    ///Bank account to store for the buyer; overwrites any existing account of the buyer. `owner` and `iban` are required (specification, Resources: the bank account table marks both "Required"); `bic` is optional there.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct BankAccountStoreRequest {

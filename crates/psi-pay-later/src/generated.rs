@@ -71,7 +71,7 @@ pub mod types {
             Self(value)
         }
     }
-    ///Booking of a pay later offer.
+    ///Booking of a pay later offer. `offer_id` is required (specification, Resources: "offer_id (string, required; an offer_id from the offers response)").
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PayLaterBookingRequest {

@@ -92,7 +92,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///The buyer: billing_address, contact, and either company (business buyer) or person (consumer). Decoded first-match-wins: a buyer with `company` is a CompanyBuyer, otherwise a buyer with `person` is a PersonBuyer.
+    ///The buyer: billing_address, contact, and either company (business buyer) or person (consumer) (specification, Resources: "either person (consumer) or company (business buyer)"). Decoded first-match-wins: a buyer with `company` is a CompanyBuyer, otherwise a buyer with `person` is a PersonBuyer.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
@@ -127,7 +127,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Business buyer. `company` is required because it is what tells this variant apart from a consumer (PersonBuyer).
+    ///Business buyer. `company` is required because it is what tells this variant apart from a consumer (PersonBuyer): the buyer has either a person or a company (specification, Resources).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct CompanyBuyer {
@@ -146,7 +146,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Delivery of a consumer to an address. `full_name` is required because it is what tells this shape apart from a delivery to a named person (NamedAddressDelivery), which is tried after it.
+    ///Delivery of a consumer to an address. `full_name` is required because it is what tells this shape apart from a delivery to a named person (NamedAddressDelivery), which is tried after it: only this shape has it (specification, Resources, delivery shapes).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ConsumerAddressDelivery {
@@ -178,7 +178,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Delivery of the order, one of five shapes. Decoded first-match-wins in this order, each shape recognised by its required property: in-store collect (`in_store_collect`), pick-up box (`pick_up_box`), pick-up shop (`pick_up_shop`), consumer to an address (`full_name`), company or named person to an address (`address`).
+    ///Delivery of the order, one of five shapes (specification, Resources: "One of the delivery shapes below"). The specification marks no field of a shape as required, so a shape is recognised by the one field only it has, and any other delivery (even an empty one) is the last shape. Decoded first-match-wins in this order: in-store collect (`in_store_collect`), pick-up box (`pick_up_box`), pick-up shop (`pick_up_shop`), consumer to an address (`full_name`), and company or named person to an address (everything else).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
@@ -304,7 +304,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///In-store collect. `in_store_collect` is required because it is what tells this delivery shape apart from the others.
+    ///In-store collect. `in_store_collect` is required because it is what tells this delivery shape apart from the others: only this shape has it (specification, Resources, delivery shapes); without it the same fields are the named-address shape.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct InStoreCollectDelivery {
@@ -325,20 +325,27 @@ pub mod types {
             Default::default()
         }
     }
-    ///Delivery of a company or named person to an address (also the B2C shape with only first_name, last_name and address of the public example requests). `address` is required because it is what tells this shape apart; it is tried last. A delivery with `full_name` is the consumer shape, so this one excludes it.
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    ///Delivery of a company or named person to an address (also the B2C shape with only first_name, last_name and address of the public example requests). No field is required: the specification marks none (specification, Resources: "Required or optional status of each field of the session request: not shown"), so every delivery that names no other shape is this one; it is tried last. A delivery with `full_name`, `in_store_collect`, `pick_up_box` or `pick_up_shop` is one of the other shapes, so this one excludes them.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct NamedAddressDelivery {
-        pub address: Address,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub address: ::std::option::Option<Address>,
         ///Company of the recipient.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub company: ::std::option::Option<::std::string::String>,
         ///First name of the recipient.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub first_name: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub in_store_collect: ::std::option::Option<InStoreCollect>,
         ///Last name of the recipient.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub last_name: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub pick_up_box: ::std::option::Option<PickUpBox>,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub pick_up_shop: ::std::option::Option<PickUpShop>,
     }
     impl NamedAddressDelivery {
         #[inline]
@@ -415,7 +422,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Consumer buyer. `person` is required because it is what tells this variant apart from a business buyer (CompanyBuyer).
+    ///Consumer buyer. `person` is required because it is what tells this variant apart from a business buyer (CompanyBuyer): the buyer has either a person or a company (specification, Resources).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PersonBuyer {
@@ -462,7 +469,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Delivery to a pick-up box. `pick_up_box` is required because it is what tells this delivery shape apart from the others.
+    ///Delivery to a pick-up box. `pick_up_box` is required because it is what tells this delivery shape apart from the others: only this shape has it (specification, Resources, delivery shapes); without it the same fields are the named-address shape.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PickUpBoxDelivery {
@@ -511,7 +518,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Delivery to a pick-up shop. `pick_up_shop` is required because it is what tells this delivery shape apart from the others.
+    ///Delivery to a pick-up shop. `pick_up_shop` is required because it is what tells this delivery shape apart from the others: only this shape has it (specification, Resources, delivery shapes); without it the same fields are the named-address shape.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct PickUpShopDelivery {
@@ -1831,7 +1838,10 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct NamedAddressDelivery {
-            address: ::std::result::Result<super::Address, ::std::string::String>,
+            address: ::std::result::Result<
+                ::std::option::Option<super::Address>,
+                ::std::string::String,
+            >,
             company: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -1840,8 +1850,20 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            in_store_collect: ::std::result::Result<
+                ::std::option::Option<super::InStoreCollect>,
+                ::std::string::String,
+            >,
             last_name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            pick_up_box: ::std::result::Result<
+                ::std::option::Option<super::PickUpBox>,
+                ::std::string::String,
+            >,
+            pick_up_shop: ::std::result::Result<
+                ::std::option::Option<super::PickUpShop>,
                 ::std::string::String,
             >,
         }
@@ -1849,10 +1871,13 @@ pub mod types {
             #[inline]
             fn default() -> Self {
                 Self {
-                    address: Err("no value supplied for address".to_string()),
+                    address: Ok(Default::default()),
                     company: Ok(Default::default()),
                     first_name: Ok(Default::default()),
+                    in_store_collect: Ok(Default::default()),
                     last_name: Ok(Default::default()),
+                    pick_up_box: Ok(Default::default()),
+                    pick_up_shop: Ok(Default::default()),
                 }
             }
         }
@@ -1860,7 +1885,7 @@ pub mod types {
             #[inline]
             pub fn address<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::Address>,
+                T: ::std::convert::TryInto<::std::option::Option<super::Address>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.address = value
@@ -1897,6 +1922,21 @@ pub mod types {
                 self
             }
             #[inline]
+            pub fn in_store_collect<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::InStoreCollect>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.in_store_collect = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for in_store_collect: {e}"
+                        )
+                    });
+                self
+            }
+            #[inline]
             pub fn last_name<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
@@ -1906,6 +1946,32 @@ pub mod types {
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for last_name: {e}")
+                    });
+                self
+            }
+            #[inline]
+            pub fn pick_up_box<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::PickUpBox>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.pick_up_box = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for pick_up_box: {e}")
+                    });
+                self
+            }
+            #[inline]
+            pub fn pick_up_shop<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<super::PickUpShop>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.pick_up_shop = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for pick_up_shop: {e}")
                     });
                 self
             }
@@ -1921,7 +1987,10 @@ pub mod types {
                     address: value.address?,
                     company: value.company?,
                     first_name: value.first_name?,
+                    in_store_collect: value.in_store_collect?,
                     last_name: value.last_name?,
+                    pick_up_box: value.pick_up_box?,
+                    pick_up_shop: value.pick_up_shop?,
                 })
             }
         }
@@ -1932,7 +2001,10 @@ pub mod types {
                     address: Ok(value.address),
                     company: Ok(value.company),
                     first_name: Ok(value.first_name),
+                    in_store_collect: Ok(value.in_store_collect),
                     last_name: Ok(value.last_name),
+                    pick_up_box: Ok(value.pick_up_box),
+                    pick_up_shop: Ok(value.pick_up_shop),
                 }
             }
         }
@@ -3998,7 +4070,7 @@ Lists the records of the sessions created on `createdDate` (docs/service-notes.m
 Sends a `GET` request to `/pps/api/v1/session-record`
 
 Arguments:
-- `created_date`: Creation day of the sessions, YYYY-MM-DD.
+- `created_date`: Creation day of the sessions, YYYY-MM-DD. Required: the list is published only as read by creation day (provider's public API documentation).
 ```ignore
 let response = client.list_session_records()
     .created_date(created_date)

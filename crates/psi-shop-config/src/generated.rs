@@ -90,7 +90,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Customer service contact of the shop.
+    ///Customer service contact of the shop. `email` is required (specification, Resources: "customer_service (email required; phone, fax optional)").
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct CustomerServiceContact {
@@ -109,12 +109,13 @@ pub mod types {
             Default::default()
         }
     }
-    ///A contact given by email address only (fraud, incident, data protection, and invoice_copy: a blind-copy address for invoice correspondence).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    ///A contact given by email address only (fraud, incident, data protection, and invoice_copy: a blind-copy address for invoice correspondence). The specification says these hold an email only, not that the email is required, so it is optional here.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct EmailContact {
         ///Email address.
-        pub email: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub email: ::std::option::Option<::std::string::String>,
     }
     impl EmailContact {
         #[inline]
@@ -178,7 +179,7 @@ pub mod types {
             value.parse()
         }
     }
-    ///HTML hex colour code, `#` followed by 3 or 6 hexadecimal digits.
+    ///HTML hex colour code: the specification says only that, so every reading of those words is accepted: an optional `#` followed by 3, 4, 6 or 8 hexadecimal digits in either case (HTML's `#RRGGBB`, the CSS short and alpha forms, and the code written without `#`, such as `1A73E8`). What no reading accepts (a colour name, 5 digits, a letter beyond F) is refused. psi's advice names every form other than `#` followed by 6 digits, the form HTML itself uses.
     #[derive(::serde::Serialize, Clone, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     #[serde(transparent)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
@@ -202,7 +203,8 @@ pub mod types {
             use self::PATTERN_0 as PATTERN;
             if !PATTERN.is_match(value) {
                 return Err(
-                    "doesn't match pattern \"^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$\"".into(),
+                    "doesn't match pattern \"^#?([0-9A-Fa-f]{3}|[0-9A-Fa-f]{4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$\""
+                        .into(),
                 );
             }
             Ok(Self(value.to_string()))
@@ -542,7 +544,7 @@ pub mod types {
             value.parse()
         }
     }
-    ///Postal address of the shop.
+    ///Postal address of the shop. `street`, `city`, `postal_code` and `country_code` are required (specification, Resources: each is marked "required" in the address row of the shop configuration table).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopAddress {
@@ -566,7 +568,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Configuration of a shop (update request). The stored configuration is replaced entirely by this object.
+    ///Configuration of a shop (update request). The stored configuration is replaced entirely by this object. `name`, `address` and `legal` are required (specification, Resources: the shop configuration table's Required column says yes for these three and no for the others).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopConfiguration {
@@ -672,7 +674,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Legal data of the company that runs the shop. The specification marks both vat_id_number and tax_number as required but also says that either vat_id_number or tax_number must be given, so neither is required by this schema: at least one of the two must be given. designation_of_management is mandatory when managing_directors is given.
+    ///Legal data of the company that runs the shop. The specification marks both vat_id_number and tax_number as required but also says that either vat_id_number or tax_number must be given, so neither is required by this schema: at least one of the two must be given. designation_of_management is mandatory when managing_directors is given. `name`, `legal_form`, `commercial_register_number` and `registration_office` are required (specification, Resources: each is marked "required" in the legal row of the shop configuration table).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopLegal {
@@ -1208,13 +1210,16 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct EmailContact {
-            email: ::std::result::Result<::std::string::String, ::std::string::String>,
+            email: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for EmailContact {
             #[inline]
             fn default() -> Self {
                 Self {
-                    email: Err("no value supplied for email".to_string()),
+                    email: Ok(Default::default()),
                 }
             }
         }
@@ -1222,7 +1227,7 @@ pub mod types {
             #[inline]
             pub fn email<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::string::String>,
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.email = value
@@ -2645,13 +2650,16 @@ pub mod types {
             }
         }
     }
-    /// `^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$`, compiled by `cargo xtask generate`.
+    /// `^#?([0-9A-Fa-f]{3}|[0-9A-Fa-f]{4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$`, compiled by `cargo xtask generate`.
     static PATTERN_0: ::psi_runtime::Pattern = ::psi_runtime::Pattern::from_tables(
-        "^#([0-9A-Fa-f]{3}|[0-9A-Fa-f]{6})$",
+        "^#?([0-9A-Fa-f]{3}|[0-9A-Fa-f]{4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$",
         1,
-        &[0, 0, 1, 4, 7, 10, 13, 16, 19, 19],
+        &[0, 0, 4, 7, 10, 13, 16, 19, 22, 25, 28, 28],
         &[
             (b'#', b'#', 2),
+            (b'0', b'9', 3),
+            (b'A', b'F', 3),
+            (b'a', b'f', 3),
             (b'0', b'9', 3),
             (b'A', b'F', 3),
             (b'a', b'f', 3),
@@ -2670,9 +2678,15 @@ pub mod types {
             (b'0', b'9', 8),
             (b'A', b'F', 8),
             (b'a', b'f', 8),
+            (b'0', b'9', 9),
+            (b'A', b'F', 9),
+            (b'a', b'f', 9),
+            (b'0', b'9', 10),
+            (b'A', b'F', 10),
+            (b'a', b'f', 10),
         ],
         &[],
-        &[5, 8],
+        &[5, 6, 8, 10],
     );
 }
 #[derive(Clone, Debug)]

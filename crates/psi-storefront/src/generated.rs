@@ -9,7 +9,7 @@ use progenitor_client::{encode_path, ClientHooks, OperationInfo, RequestBuilderE
 /// Types used as operation parameters and responses.
 #[allow(clippy::all)]
 pub mod types {
-    ///Body of addItem: a debit or credit line item. Precondition: at least one order item has been marked as shipped and not returned.
+    ///Body of addItem: a debit or credit line item. Precondition: at least one order item has been marked as shipped and not returned. `grossAmount`, `name` and `taxId` are required (specification, Resources: each is "addItem only; required").
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct AddItemRequest {
@@ -27,7 +27,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///The order items. Module 7.x (and the 6.x documentation) return an array; module 6.x returns an object keyed by line item id. The JSON type (array or object) tells the two shapes apart.
+    ///The order items. Module 7.x (and the 6.x documentation) return an array; module 6.x returns an object keyed by line item id. The JSON type (array or object) tells the two shapes apart (provider's public API documentation: "Accept both").
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[serde(untagged)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
@@ -302,12 +302,13 @@ pub mod types {
                 })
         }
     }
-    ///An order item and the quantity concerned. `id` is required: an item is named by it, and the module refuses an item without one (400).
-    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
+    ///An order item and the quantity concerned. The specification lists `id`, `quantity` and `updateStock` without marking any of them required, so all three are optional here.
+    #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderItemQuantity {
         ///Item identifier (the order line item id, or `shipping`).
-        pub id: ::std::string::String,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub id: ::std::option::Option<::std::string::String>,
         ///Quantity concerned.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub quantity: ::std::option::Option<::psi_runtime::Decimal>,
@@ -324,12 +325,18 @@ pub mod types {
             Default::default()
         }
     }
-    ///Body of deliver, cancel and return (6.x and below): the order items and quantities concerned.
+    ///Body of deliver, cancel and return (6.x and below): the order items and quantities concerned. `items` is required: the specification gives these operations' request body as `items[]` (specification, Endpoints). It may also carry a top-level `updateStock`: one module version reads it there, and the field notes do not say which (provider's public API documentation).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderItemsRequest {
         ///The order items and their quantities.
         pub items: ::std::vec::Vec<OrderItemQuantity>,
+        ///Whether to update the stock, at the top level of the body (read there by one module version; others read it per item).
+        #[serde(
+            rename = "updateStock",
+            skip_serializing_if = "::std::option::Option::is_none"
+        )]
+        pub update_stock: ::std::option::Option<bool>,
     }
     impl OrderItemsRequest {
         #[inline]
@@ -337,7 +344,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Body of deliver, cancel and refund (7.x and above). The specification does not show this body; it is modelled as the 6.x item list plus an optional top-level `updateStock`, because one module version reads updateStock at the top level of the body instead of per item.
+    ///Body of deliver, cancel and refund (7.x and above). The specification does not show this body; it is modelled as the 6.x item list plus an optional top-level `updateStock`, because one module version reads updateStock at the top level of the body instead of per item. `items` is required and must not be empty: module 7.x answers 400 for an empty item list (provider's public API documentation).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderItemsRequestV7 {
@@ -1051,7 +1058,10 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct OrderItemQuantity {
-            id: ::std::result::Result<::std::string::String, ::std::string::String>,
+            id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
             quantity: ::std::result::Result<
                 ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
@@ -1065,7 +1075,7 @@ pub mod types {
             #[inline]
             fn default() -> Self {
                 Self {
-                    id: Err("no value supplied for id".to_string()),
+                    id: Ok(Default::default()),
                     quantity: Ok(Default::default()),
                     update_stock: Ok(Default::default()),
                 }
@@ -1075,7 +1085,7 @@ pub mod types {
             #[inline]
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::string::String>,
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.id = value
@@ -1141,12 +1151,17 @@ pub mod types {
                 ::std::vec::Vec<super::OrderItemQuantity>,
                 ::std::string::String,
             >,
+            update_stock: ::std::result::Result<
+                ::std::option::Option<bool>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for OrderItemsRequest {
             #[inline]
             fn default() -> Self {
                 Self {
                     items: Err("no value supplied for items".to_string()),
+                    update_stock: Ok(Default::default()),
                 }
             }
         }
@@ -1164,6 +1179,19 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
+            pub fn update_stock<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<bool>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.update_stock = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for update_stock: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<OrderItemsRequest> for super::OrderItemsRequest {
             type Error = super::error::ConversionError;
@@ -1171,13 +1199,19 @@ pub mod types {
             fn try_from(
                 value: OrderItemsRequest,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { items: value.items? })
+                Ok(Self {
+                    items: value.items?,
+                    update_stock: value.update_stock?,
+                })
             }
         }
         impl ::std::convert::From<super::OrderItemsRequest> for OrderItemsRequest {
             #[inline]
             fn from(value: super::OrderItemsRequest) -> Self {
-                Self { items: Ok(value.items) }
+                Self {
+                    items: Ok(value.items),
+                    update_stock: Ok(value.update_stock),
+                }
             }
         }
         #[derive(Clone, Debug)]

@@ -91,17 +91,19 @@ pub mod types {
             Self(value)
         }
     }
-    ///Token request of the OAuth 2.0 client-credentials grant, sent as a JSON body.
+    ///Token request of the OAuth 2.0 client-credentials grant, sent as a JSON body. `client_id` and `client_secret` are required (specification, Resources: the token request table marks them "Required"). The same table marks neither `audience` nor `grant_type` as required, so this schema does not either; psi sends both on every request, as the specification's Authentication section describes the call (specification, Authentication: "using grant_type client_credentials with client_id, client_secret and audience in a JSON body").
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct TokenRequest {
-        ///Required: each token is issued for one target API (the specification's words), so the token server refuses a request without it (400). Address of the API the token is for: the full address of the target API in the wanted environment, that is `{api_url}` followed by the path of the audience table (Payment API `/transaction/management`, Dispute API `/dispute/management`, Webhook subscriptions `/webhook/management`, Bank account management `/shop/consumer/v1`, Pay later `/paylater`, Transaction status for payment API 1.8 `/order/status/v2/transactions`, Transaction status for payment API 2.0 `/transaction/status/v2/transactions`); for the hosted payment page API it is the host `{base_url}` itself.
-        pub audience: ::std::string::String,
+        ///Each token is issued for one target API (the specification's words). Address of the API the token is for: the full address of the target API in the wanted environment, that is `{api_url}` followed by the path of the audience table (Payment API `/transaction/management`, Dispute API `/dispute/management`, Webhook subscriptions `/webhook/management`, Bank account management `/shop/consumer/v1`, Pay later `/paylater`, Transaction status for payment API 1.8 `/order/status/v2/transactions`, Transaction status for payment API 2.0 `/transaction/status/v2/transactions`); for the hosted payment page API it is the host `{base_url}` itself.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub audience: ::std::option::Option<::std::string::String>,
         ///Client id issued to the merchant. Required.
         pub client_id: ::std::string::String,
         ///Client secret issued to the merchant. Required. This is a secret: never log it.
         pub client_secret: ::psi_runtime::Secret,
-        pub grant_type: GrantType,
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub grant_type: ::std::option::Option<GrantType>,
     }
     impl TokenRequest {
         #[inline]
@@ -134,7 +136,7 @@ pub mod types {
         #[derive(Clone, Debug)]
         pub struct TokenRequest {
             audience: ::std::result::Result<
-                ::std::string::String,
+                ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
             client_id: ::std::result::Result<
@@ -145,18 +147,21 @@ pub mod types {
                 ::psi_runtime::Secret,
                 ::std::string::String,
             >,
-            grant_type: ::std::result::Result<super::GrantType, ::std::string::String>,
+            grant_type: ::std::result::Result<
+                ::std::option::Option<super::GrantType>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for TokenRequest {
             #[inline]
             fn default() -> Self {
                 Self {
-                    audience: Err("no value supplied for audience".to_string()),
+                    audience: Ok(Default::default()),
                     client_id: Err("no value supplied for client_id".to_string()),
                     client_secret: Err(
                         "no value supplied for client_secret".to_string(),
                     ),
-                    grant_type: Err("no value supplied for grant_type".to_string()),
+                    grant_type: Ok(Default::default()),
                 }
             }
         }
@@ -164,7 +169,7 @@ pub mod types {
             #[inline]
             pub fn audience<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::string::String>,
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.audience = value
@@ -203,7 +208,7 @@ pub mod types {
             #[inline]
             pub fn grant_type<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<super::GrantType>,
+                T: ::std::convert::TryInto<::std::option::Option<super::GrantType>>,
                 T::Error: ::std::fmt::Display,
             {
                 self.grant_type = value

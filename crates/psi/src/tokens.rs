@@ -46,10 +46,10 @@ impl Fetcher {
         url: &str,
     ) -> Result<FetchedToken, TokenError> {
         let request = psi_token::types::TokenRequest {
-            audience: url.to_owned(),
+            audience: Some(url.to_owned()),
             client_id: self.credentials.client_id.clone(),
             client_secret: self.credentials.client_secret.clone(),
-            grant_type: psi_token::types::GrantType::ClientCredentials,
+            grant_type: Some(psi_token::types::GrantType::ClientCredentials),
         };
         let response = self
             .token_server

@@ -5,8 +5,25 @@
 //! `X-Signature: t=<unix seconds>,v1=<signature>` carries
 //! `Base64(HMAC-SHA256(secret, "<t>" + "." + raw body))`. Verification works
 //! on the raw body bytes (re-serialising parsed JSON would change them),
-//! compares in constant time and bounds the age of `t` in both directions,
-//! so a captured notification cannot be replayed later.
+//! compares in constant time and bounds the age of `t` in both directions.
+//!
+//! The header is read leniently where the sender's formatting may vary and
+//! exactly where the bytes are signed: parts split at `,`, each trimmed,
+//! empty ones skipped, unknown keys ignored, every `v1` tried (a secret
+//! rotation signs with both secrets); `t` must be ASCII digits and is signed
+//! as sent, leading zeros included. The TypeScript and Python clients read
+//! it the same way: `tests/known-answers/webhook-verification.json` holds
+//! the answers all three give.
+//!
+//! What the tolerance allows: a notification verifies whenever `t` lies
+//! within the tolerance ([`DEFAULT_TOLERANCE`], 300 s, either way) of the
+//! verifier's clock, however often it arrives. The bound makes a captured
+//! notification useless once the window has passed; within the window, the
+//! same notification verifies again, replayed or delivered twice. Make the
+//! receiver idempotent: act on a session's status once, keyed by
+//! `session_id` and `session_status` (a record of the pairs already
+//! handled, kept at least as long as the tolerance), and answer 2xx to a
+//! repeat without acting again.
 //!
 //! ```
 //! use psi::webhook::{sign, WebhookVerifier};

@@ -460,6 +460,27 @@ async fn a_bic_that_is_not_shaped_like_one_is_422() {
 }
 
 #[tokio::test]
+async fn a_bic_with_digits_in_its_party_prefix_is_sent_and_stored() {
+    // ISO 9362:2014 allows letters or digits in the first four characters.
+    let (_sandbox, client) = sandbox().await;
+    stored(
+        &client,
+        BUYER,
+        account("Erika Mustermann", IBAN, Some("C0BADEFF")),
+    )
+    .await;
+    let read = read(&client, PARTNER, BUYER)
+        .await
+        .expect("read")
+        .into_inner();
+    let BankAccountReadResponse::Variant0(list) = read else {
+        panic!("a list")
+    };
+    let bic = list.0[0].bic.as_ref().map(|bic| bic.as_str());
+    assert_eq!(bic, Some("C0BADEFF"));
+}
+
+#[tokio::test]
 async fn a_partner_profile_of_someone_else_is_401_on_every_operation() {
     let (_sandbox, client) = sandbox().await;
     let foreign = "unknown-pp42";

@@ -141,10 +141,11 @@ async fn a_storefront_delivery_answered_204_is_a_success() {
         .order_id(ORDER)
         .body(OrderItemsRequest {
             items: vec![OrderItemQuantity {
-                id: TABLE.into(),
+                id: Some(TABLE.into()),
                 quantity: Some(1.into()),
                 update_stock: None,
             }],
+            update_stock: None,
         })
         .send()
         .await

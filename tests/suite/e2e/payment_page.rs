@@ -417,6 +417,35 @@ async fn a_basket_whose_items_do_not_add_up_is_422() {
     assert_eq!(status, 422);
 }
 
+#[tokio::test]
+async fn a_basket_with_an_untotalled_line_leaves_the_client() {
+    // The pre-flight sums only a basket whose every line carries
+    // gross_total_price: here the totalled lines add up to 43.8, not 48.8,
+    // and still the request is sent; the service (the sandbox) decides.
+    let (_sandbox, client) = sandbox().await;
+    let untotalled = edited_request(NOWHERE, |body| {
+        let basket = &mut body["order_data"]["shop_baskets"][0];
+        basket["gross_amount"] = json!(48.8);
+        basket["items"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"name": "Gift wrap", "quantity": 1, "gross_unit_price": 5}));
+    });
+    let (status, decline) = declined(
+        client
+            .payment_page()
+            .create_session()
+            .body(untotalled)
+            .send()
+            .await,
+    );
+    assert_eq!(status, 422);
+    assert_eq!(
+        paths(&decline),
+        ["$.order_data.shop_baskets[0].items[1].gross_total_price"]
+    );
+}
+
 /// The session notifications queued so far for `session_id`.
 async fn deliveries_of(sandbox: &Sandbox, session_id: &str) -> Vec<Value> {
     let all = sandbox.control().webhooks().await.unwrap();

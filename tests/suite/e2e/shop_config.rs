@@ -124,6 +124,21 @@ async fn a_configuration_is_stored_and_the_shop_id_answered() {
 }
 
 #[tokio::test]
+async fn a_highlight_colour_without_hash_is_sent_and_stored() {
+    // "HTML hex color code" is all the specification says: the code
+    // written without `#` is one reading of it, so it is sent as given.
+    let (sandbox, client) = sandbox().await;
+    let mut configuration = full_configuration();
+    configuration["correspondence_settings"]["branding_settings"]["highlight_color"] =
+        json!("1A73E8");
+    put(&client, PARTNER, typed(configuration)).await.unwrap();
+    assert_eq!(
+        stored(&sandbox).await["correspondence_settings"]["branding_settings"]["highlight_color"],
+        "1A73E8"
+    );
+}
+
+#[tokio::test]
 async fn a_second_put_replaces_the_configuration_entirely() {
     let (sandbox, client) = sandbox().await;
     put(&client, PARTNER, typed(full_configuration()))

@@ -48,7 +48,7 @@ fn quantities(items: &[(&str, &str)]) -> Vec<OrderItemQuantity> {
     items
         .iter()
         .map(|(id, quantity)| OrderItemQuantity {
-            id: (*id).to_owned(),
+            id: Some((*id).to_owned()),
             quantity: Some(dec(quantity)),
             update_stock: Some(true),
         })
@@ -58,6 +58,7 @@ fn quantities(items: &[(&str, &str)]) -> Vec<OrderItemQuantity> {
 fn v6(items: &[(&str, &str)]) -> OrderItemsRequest {
     OrderItemsRequest {
         items: quantities(items),
+        update_stock: None,
     }
 }
 

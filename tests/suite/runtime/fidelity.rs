@@ -148,7 +148,7 @@ async fn a_bank_account_delete_answered_200_with_or_without_a_body_is_a_success(
 
 fn item() -> Vec<OrderItemQuantity> {
     vec![OrderItemQuantity {
-        id: "line-1".into(),
+        id: Some("line-1".into()),
         quantity: Some(1.into()),
         update_stock: None,
     }]
@@ -188,7 +188,10 @@ async fn storefront_item_operations_answered_204_are_successes() {
             .unwrap()
             .deliver_order_items()
             .order_id(ORDER)
-            .body(OrderItemsRequest { items: item() })
+            .body(OrderItemsRequest {
+                items: item(),
+                update_stock: None,
+            })
             .send()
             .await
             .expect("a 2xx is a success");

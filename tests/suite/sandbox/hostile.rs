@@ -480,19 +480,22 @@ async fn hostile_requests_are_refused_in_the_documented_shapes_and_the_sandbox_s
     // --- storefront -------------------------------------------------------
     let platform = platform_token(&sandbox).await;
     for operation in ["deliver", "cancel", "refund"] {
-        let empty_item = answer(
+        let bad_item = answer(
             http.post(format!(
                 "{url}/api/_action/order/{}/gateway/{operation}",
                 "0".repeat(32)
             ))
             .bearer_auth(&platform)
-            .json(&json!({"items": [{}]}))
+            .json(&json!({"items": [{"id": 5}]}))
             .send()
             .await
             .expect("an answer"),
         )
         .await;
-        let body = empty_item.refused(400, &format!("7.x {operation} of an item without id"));
+        let body = bad_item.refused(
+            400,
+            &format!("7.x {operation} of an item whose id is not a string"),
+        );
         assert_eq!(body["success"], false);
     }
 

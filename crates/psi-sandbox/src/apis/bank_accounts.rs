@@ -290,14 +290,18 @@ fn is_valid_iban(text: &str) -> bool {
     compact.parse::<iban::Iban>().is_ok()
 }
 
-/// Four letters (bank), two letters (country), two letters or digits
-/// (location), optionally three more (branch).
+/// ISO 9362:2014: four letters or digits (party prefix), two letters
+/// (country), two letters or digits (location), optionally three more
+/// (branch).
 fn is_bic_shaped(bic: &str) -> bool {
     let bytes = bic.as_bytes();
     let letters = |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_alphabetic);
     let alphanumerics =
         |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_alphanumeric);
-    matches!(bytes.len(), 8 | 11) && letters(0..6) && alphanumerics(6..bytes.len())
+    matches!(bytes.len(), 8 | 11)
+        && alphanumerics(0..4)
+        && letters(4..6)
+        && alphanumerics(6..bytes.len())
 }
 
 /// The body's media type must be JSON (the document: `application/json`).
@@ -327,7 +331,8 @@ mod tests {
         assert!(is_bic_shaped("COBADEFF"));
         assert!(is_bic_shaped("COBADEFFXXX"));
         assert!(!is_bic_shaped("COBADEF"));
-        assert!(!is_bic_shaped("C0BADEFFXXX"));
+        assert!(is_bic_shaped("C0BADEFFXXX"));
+        assert!(!is_bic_shaped("COBAD3FFXXX"));
         assert!(!is_bic_shaped("COBADEFF-XX"));
     }
 

@@ -374,8 +374,14 @@ fn check_contacts(check: &mut Check, contacts: &Value) {
         let Some(contact) = check.object(contacts, &path, false) else {
             continue;
         };
+        // Only the customer service contact's email is required
+        // (specification: "email required"); the others hold an email only.
         let email_path = format!("{path}.email");
-        if let Some(email) = check.text(contact, &email_path) {
+        let email = match field(contact, &email_path) {
+            None | Some(Value::Null) if kind != "customer_service" => None,
+            _ => check.text(contact, &email_path),
+        };
+        if let Some(email) = email {
             if !is_email(email) {
                 check.fail(&email_path, "must be an email address");
             }
@@ -400,7 +406,7 @@ fn check_correspondence_settings(check: &mut Check, settings: &Value) {
             if !is_hex_color(color) {
                 check.fail(
                     &color_path,
-                    "must be an HTML hex colour: # and 3 or 6 hexadecimal digits",
+                    "must be an HTML hex colour: an optional # and 3, 4, 6 or 8 hexadecimal digits",
                 );
             }
         }
@@ -503,11 +509,11 @@ fn is_country_code(code: &str) -> bool {
         && celes::Country::from_alpha2(code).is_ok()
 }
 
-/// `#` and 3 or 6 hexadecimal digits.
+/// An optional `#` and 3, 4, 6 or 8 hexadecimal digits: every reading of
+/// "HTML hex color code" (HTML's `#RRGGBB`, the CSS forms, the bare code).
 fn is_hex_color(color: &str) -> bool {
-    color.strip_prefix('#').is_some_and(|digits| {
-        matches!(digits.len(), 3 | 6) && digits.chars().all(|c| c.is_ascii_hexdigit())
-    })
+    let digits = color.strip_prefix('#').unwrap_or(color);
+    matches!(digits.len(), 3 | 4 | 6 | 8) && digits.chars().all(|c| c.is_ascii_hexdigit())
 }
 
 /// Loose on purpose: one `@` with text on both sides, a dot in the domain,
@@ -600,6 +606,25 @@ mod tests {
     }
 
     #[test]
+    fn only_the_customer_service_contact_needs_an_email() {
+        let mut document = valid();
+        document["contacts"]["fraud"] = json!({});
+        document["contacts"]["incident"] = json!({"email": null});
+        assert_eq!(errors_of(document.clone()), Errors::new());
+        document["contacts"]["invoice_copy"] = json!({"email": ""});
+        document["contacts"]["customer_service"] = json!({"phone": "+49 30 1234567"});
+        let errors = errors_of(document);
+        let paths: Vec<&str> = errors.keys().map(String::as_str).collect();
+        assert_eq!(
+            paths,
+            [
+                "contacts.customer_service.email",
+                "contacts.invoice_copy.email"
+            ]
+        );
+    }
+
+    #[test]
     fn missing_sections_are_named_once() {
         let errors = errors_of(json!({"name": "Shop"}));
         assert_eq!(errors.keys().collect::<Vec<_>>(), ["address", "legal"]);
@@ -633,7 +658,9 @@ mod tests {
     #[test]
     fn colours_emails_and_websites() {
         assert!(is_hex_color("#fff") && is_hex_color("#1A73E8"));
-        assert!(!is_hex_color("#1A73E") && !is_hex_color("1A73E8") && !is_hex_color("#GGGGGG"));
+        assert!(is_hex_color("1A73E8") && is_hex_color("#1A73E8CC") && is_hex_color("fff"));
+        assert!(!is_hex_color("#1A73E") && !is_hex_color("##1A73E8") && !is_hex_color("#GGGGGG"));
+        assert!(!is_hex_color("blue") && !is_hex_color(""));
         assert!(is_email("service@example.com"));
         assert!(
             !is_email("service@") && !is_email("a b@example.com") && !is_email("service@localhost")

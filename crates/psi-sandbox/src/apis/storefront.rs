@@ -307,8 +307,12 @@ fn summed_quantities(items: &[OrderItemQuantity]) -> Result<BTreeMap<String, Dec
     }
     let mut requested = BTreeMap::new();
     for item in items {
-        // An empty id is one no line has: refused like any unknown id.
-        let id = item.id.clone();
+        // An empty id is one no line has: refused like any unknown id. An
+        // item without an id names no line at all, so it is refused too.
+        let id = item
+            .id
+            .clone()
+            .ok_or_else(|| "an item without an id names no order line".to_owned())?;
         let quantity = item
             .quantity
             .filter(|q| *q > Decimal::ZERO)

@@ -5,6 +5,11 @@
 //! per line and summed, rates with no VAT line), so they are findings for a
 //! caller who wants them, never a reason to refuse a send.
 //!
+//! A line without `gross_total_price` in a basket with `gross_amount` is a
+//! finding too: the service compares `gross_amount` with the sum of the
+//! lines' totals, and pre-flight checks that sum only when every line
+//! carries one.
+//!
 //! The tolerances: 0.02 per unit of quantity on a line (a line total is a
 //! rounded product too), one cent on a VAT line's tax, and the basket's
 //! (sum of all quantities) x 0.02 for the VAT sum. A comparison runs only
@@ -47,6 +52,23 @@ fn check_basket(path: &str, basket: &ShopBasket, found: &mut Vec<Finding>) {
     let Some(gross_amount) = basket.gross_amount else {
         return;
     };
+    let untotalled_items = basket
+        .items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| item.gross_total_price.is_none())
+        .map(|(index, _)| format!("{path}.items[{index}]"));
+    let untotalled_special_items = basket
+        .special_items
+        .iter()
+        .enumerate()
+        .filter(|(_, item)| item.gross_total_price.is_none())
+        .map(|(index, _)| format!("{path}.special_items[{index}]"));
+    for line in untotalled_items.chain(untotalled_special_items) {
+        let rule = "is absent: the service compares gross_amount with the sum of every \
+                    line's gross_total_price, which cannot be checked before sending";
+        found.push(Finding::new(format!("{line}.gross_total_price"), rule));
+    }
     let tolerance = basket_tolerance(basket);
     // The item sum itself is a pre-flight rule; only when it cannot be
     // computed is there something to say here.
@@ -204,7 +226,7 @@ impl Comparison<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::preflight::basket::tests::{amount, example_basket, session};
+    use crate::preflight::basket::tests::{amount, example_basket, session, untotalled_basket};
     use crate::preflight::check_session_request;
 
     fn paths(request: &SessionRequest) -> Vec<String> {
@@ -344,10 +366,29 @@ mod tests {
         let mut basket = example_basket();
         basket.items[0].quantity = None;
         basket.items[0].gross_total_price = amount("1");
-        basket.special_items[0].gross_total_price = None;
+        basket.special_items[0].net_total_price = None;
         basket.vats[0].net_amount = None;
         assert_eq!(paths(&session(vec![basket])), Vec::<String>::new());
         assert_eq!(session_request(&SessionRequest::default()), []);
+    }
+
+    #[test]
+    fn an_untotalled_line_is_advice_not_a_refusal() {
+        let mut basket = untotalled_basket();
+        basket.vats.push(Vat {
+            tax_rate: amount("0"),
+            net_amount: amount("5"),
+            tax_amount: amount("0"),
+        });
+        let request = session(vec![basket]);
+        assert_eq!(check_session_request(&request), Ok(()));
+        assert_eq!(
+            paths(&request),
+            ["$.order_data.shop_baskets[0].items[1].gross_total_price"]
+        );
+        let mut no_gross_amount = untotalled_basket();
+        no_gross_amount.gross_amount = None;
+        assert_eq!(paths(&session(vec![no_gross_amount])), Vec::<String>::new());
     }
 
     #[test]

@@ -1,7 +1,10 @@
 //! What a shop configuration probably got wrong, though no stated rule
 //! forbids it: blank text in required fields (the type only makes them
 //! present), tax identifiers or a designation that are present but blank,
-//! and contact addresses that do not look like email addresses.
+//! contact addresses that do not look like email addresses, and a highlight
+//! colour in a form other than HTML's `#RRGGBB` (the specification says only
+//! "HTML hex color code", so the generated type accepts every reading:
+//! `1A73E8`, `#fff`, `#1A73E8CC`).
 
 use psi_shop_config::types::ShopConfiguration;
 
@@ -48,7 +51,30 @@ pub fn shop_configuration(configuration: &ShopConfiguration) -> Vec<Finding> {
         found.push(Finding::new("$.legal.designation_of_management", rule));
     }
     check_contacts(configuration, &mut found);
+    let highlight_color = configuration
+        .correspondence_settings
+        .as_ref()
+        .and_then(|settings| settings.branding_settings.as_ref())
+        .and_then(|branding| branding.highlight_color.as_deref());
+    if let Some(color) = highlight_color.filter(|color| !is_html_color(color)) {
+        let rule = format!(
+            "\"{color}\" is a hex colour code, but not in the form HTML uses (# and 6 \
+             hexadecimal digits, such as #1A73E8); the service may read it differently"
+        );
+        found.push(Finding::new(
+            "$.correspondence_settings.branding_settings.highlight_color",
+            rule,
+        ));
+    }
     found
+}
+
+/// HTML's colour form: `#` and 6 hexadecimal digits.
+#[inline]
+fn is_html_color(color: &str) -> bool {
+    color
+        .strip_prefix('#')
+        .is_some_and(|digits| digits.len() == 6 && digits.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
 #[inline]
@@ -61,15 +87,27 @@ fn check_contacts(configuration: &ShopConfiguration, found: &mut Vec<Finding>) {
             "customer_service",
             contacts.customer_service.as_ref().map(|c| &c.email),
         ),
-        ("fraud", contacts.fraud.as_ref().map(|c| &c.email)),
-        ("incident", contacts.incident.as_ref().map(|c| &c.email)),
+        (
+            "fraud",
+            contacts.fraud.as_ref().and_then(|c| c.email.as_ref()),
+        ),
+        (
+            "incident",
+            contacts.incident.as_ref().and_then(|c| c.email.as_ref()),
+        ),
         (
             "data_protection",
-            contacts.data_protection.as_ref().map(|c| &c.email),
+            contacts
+                .data_protection
+                .as_ref()
+                .and_then(|c| c.email.as_ref()),
         ),
         (
             "invoice_copy",
-            contacts.invoice_copy.as_ref().map(|c| &c.email),
+            contacts
+                .invoice_copy
+                .as_ref()
+                .and_then(|c| c.email.as_ref()),
         ),
     ];
     for (contact, email) in emails {
@@ -136,7 +174,7 @@ mod tests {
         configuration.legal.designation_of_management = Some(" ".to_owned());
         if let Some(contacts) = configuration.contacts.as_mut() {
             if let Some(fraud) = contacts.fraud.as_mut() {
-                fraud.email = "+49 30 1234567".to_owned();
+                fraud.email = Some("+49 30 1234567".to_owned());
             }
         }
         assert_eq!(check_shop_configuration(&configuration), Ok(()));
@@ -151,6 +189,26 @@ mod tests {
                 "$.contacts.fraud.email",
             ]
         );
+    }
+
+    #[test]
+    fn a_hex_colour_without_hash_is_sent_with_advice() {
+        use psi_shop_config::types::HexColor;
+        for color in ["1A73E8", "1a73e8", "#fff", "fff", "#1A73E8CC"] {
+            let parsed: HexColor = color.parse().expect("a reading of \"HTML hex color code\"");
+            let mut configuration = documented_example();
+            let settings = configuration.correspondence_settings.as_mut().unwrap();
+            settings.branding_settings.as_mut().unwrap().highlight_color = Some(parsed);
+            assert_eq!(check_shop_configuration(&configuration), Ok(()), "{color}");
+            assert_eq!(
+                paths(&configuration),
+                ["$.correspondence_settings.branding_settings.highlight_color"],
+                "{color}"
+            );
+        }
+        for not_a_colour in ["blue", "#1A73E", "##1A73E8", "#GGGGGG", "", "1A73E8 "] {
+            assert!(not_a_colour.parse::<HexColor>().is_err(), "{not_a_colour}");
+        }
     }
 
     #[test]

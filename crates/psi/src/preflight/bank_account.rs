@@ -7,8 +7,12 @@
 //!   Whether the country issues IBANs and the length of its account part
 //!   depend on the registry's current edition: that is advice
 //!   ([`crate::advice::bank_account`]), not a reason to refuse.
-//! - BIC (ISO 9362): `^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$`. An empty
-//!   BIC is absence: its stated bounds are 0 to 50 characters.
+//! - BIC (ISO 9362:2014): `^[A-Z0-9]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$`:
+//!   the party prefix (four letters or digits, since the 2014 edition; older
+//!   BICs use letters only), the country code (two letters), the location
+//!   suffix (two letters or digits) and the optional branch code (three
+//!   letters or digits). An empty BIC is absence: its stated bounds are 0 to
+//!   50 characters.
 //!
 //! An IBAN is personal data: no rule text here contains it, not even in part.
 
@@ -25,8 +29,9 @@ pub fn check_bank_account(request: &BankAccountStoreRequest) -> Result<(), Viola
     let bic = request.bic.as_deref().filter(|bic| !bic.is_empty());
     if let Some(bic) = bic.filter(|bic| !is_bic(bic)) {
         let rule = format!(
-            "\"{bic}\" is not a BIC (ISO 9362: 4 letters bank, 2 letters country, 2 letters or \
-             digits location, optionally 3 letters or digits branch; capitals, no spaces)"
+            "\"{bic}\" is not a BIC (ISO 9362:2014: 4 letters or digits party prefix, 2 letters \
+             country, 2 letters or digits location, optionally 3 letters or digits branch; \
+             capitals, no spaces)"
         );
         found.push(Violation::new(Rule::BicFormat, "$.bic", rule));
     }
@@ -64,7 +69,7 @@ fn mod_97(compact: &[char]) -> u32 {
     })
 }
 
-/// ISO 9362, as the pattern above.
+/// ISO 9362:2014, as the pattern above.
 fn is_bic(bic: &str) -> bool {
     let bytes = bic.as_bytes();
     let letters = |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_uppercase);
@@ -73,7 +78,10 @@ fn is_bic(bic: &str) -> bool {
             .iter()
             .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
     };
-    matches!(bytes.len(), 8 | 11) && letters(0..6) && alphanumeric(6..bytes.len())
+    matches!(bytes.len(), 8 | 11)
+        && alphanumeric(0..4)
+        && letters(4..6)
+        && alphanumeric(6..bytes.len())
 }
 
 #[cfg(test)]
@@ -167,13 +175,25 @@ mod tests {
             "COBADEFFX",
             "cobadeff",
             "COBA DEFF",
-            "C0BADEFF",
             "COBAD3FF",
+            "C0BAD3FF",
             "COBADEFF-XX",
         ] {
             let found = check_bank_account(&request(iban, Some(bad))).unwrap_err();
             assert_eq!(found.paths(), ["$.bic"], "{bad}");
             assert!(found.to_string().contains("ISO 9362"), "{found}");
+        }
+    }
+
+    #[test]
+    fn iso_9362_2014_allows_digits_in_the_party_prefix() {
+        let iban = "DE89370400440532013000";
+        for good in ["C0BADEFF", "1234DEFF", "C0BADEFFXXX", "AB12GB2L"] {
+            assert_eq!(
+                check_bank_account(&request(iban, Some(good))),
+                Ok(()),
+                "{good}"
+            );
         }
     }
 }

@@ -5,11 +5,13 @@
 //!
 //! What "item amounts" sums, as decided here: the `gross_total_price` of
 //! every item and every special item (the provider's consistent example (docs/service-notes.md):
-//! 33.8 + 10 = 43.8). A line without `gross_total_price` contributes nothing
-//! (absence is not an error the specification states), and a basket where
-//! no line carries one, or without `gross_amount`, has nothing to compare.
-//! An absent quantity adds nothing to the tolerance; quantities count by
-//! their magnitude, so a negative one never narrows it.
+//! 33.8 + 10 = 43.8). The check runs only when every line carries
+//! `gross_total_price` and the basket carries `gross_amount`: the
+//! specification states neither as required, and a sum over some of the
+//! lines is not the sum the service compares, so a basket with an
+//! untotalled line is sent (advice names the line). An absent quantity adds
+//! nothing to the tolerance; quantities count by their magnitude, so a
+//! negative one never narrows it.
 //!
 //! Nothing else about the amounts refuses a send: line totals, VAT lines and
 //! their sum are [`crate::advice::session_request`].
@@ -42,11 +44,12 @@ pub(crate) fn baskets(request: &SessionRequest) -> impl Iterator<Item = &ShopBas
 }
 
 /// Why `gross_amount` does not match the item sum, or `None` when it does
-/// or nothing can be compared.
+/// or nothing can be compared (no `gross_amount`, no lines, or a line
+/// without `gross_total_price`).
 fn item_sum_problem(basket: &ShopBasket) -> Option<String> {
     let gross_amount = basket.gross_amount?;
     let totals: Vec<Decimal> = line_totals(basket).collect();
-    if totals.is_empty() {
+    if totals.is_empty() || totals.len() < line_count(basket) {
         return None;
     }
     // A sum or tolerance beyond the decimal range cannot be compared; the
@@ -71,6 +74,11 @@ pub(crate) fn line_totals(basket: &ShopBasket) -> impl Iterator<Item = Decimal> 
         .iter()
         .map(|item| item.gross_total_price);
     items.chain(special).flatten()
+}
+
+/// How many lines (items and special items) the basket has.
+fn line_count(basket: &ShopBasket) -> usize {
+    basket.items.len() + basket.special_items.len()
 }
 
 /// (sum of all quantities) x 0.02.
@@ -219,17 +227,41 @@ pub(crate) mod tests {
         assert_eq!(check_session_request(&session(vec![basket])), Ok(()));
     }
 
-    #[test]
-    fn lines_without_a_total_contribute_nothing() {
+    /// A line the merchant did not total: the sum of the other lines is not
+    /// the sum the service compares, so neither a match nor a mismatch of
+    /// that partial sum refuses the send.
+    pub(crate) fn untotalled_basket() -> ShopBasket {
         let mut basket = example_basket();
+        basket.gross_amount = amount("48.8");
         basket.items.push(BasketItem {
             quantity: amount("1"),
             gross_unit_price: amount("5"),
             ..Default::default()
         });
-        // 43.8 still matches; the new line's quantity widens the tolerance.
-        assert_eq!(check_session_request(&session(vec![basket])), Ok(()));
+        basket
+    }
 
+    #[test]
+    fn a_basket_with_an_untotalled_line_is_sent() {
+        // The totalled lines add up to 43.8, far from 48.8: still sent.
+        assert_eq!(
+            check_session_request(&session(vec![untotalled_basket()])),
+            Ok(())
+        );
+        let mut partial_match = untotalled_basket();
+        partial_match.gross_amount = amount("43.8");
+        assert_eq!(check_session_request(&session(vec![partial_match])), Ok(()));
+        // Every line totalled again: the rule applies.
+        let mut totalled = untotalled_basket();
+        totalled.items[1].gross_total_price = amount("4");
+        assert_eq!(
+            paths(&session(vec![totalled])),
+            ["$.order_data.shop_baskets[0].gross_amount"]
+        );
+    }
+
+    #[test]
+    fn nothing_to_compare_is_sent() {
         let mut nothing_to_compare = example_basket();
         nothing_to_compare.items[0].gross_total_price = None;
         nothing_to_compare.special_items[0].gross_total_price = None;

@@ -6,7 +6,7 @@
 //!   and special items against `gross_amount`, tolerance (sum of all
 //!   quantities) x 0.02), see [`basket`];
 //! - bank account storage: IBAN check digits (ISO 13616, mod 97) and the BIC
-//!   format (ISO 9362), see [`bank_account`];
+//!   format (ISO 9362:2014), see [`bank_account`];
 //! - shop configuration: a real ISO 3166-1 alpha-2 country code, vat_id_number
 //!   or tax_number, designation_of_management with managing_directors, see
 //!   [`shop_config`] (required fields, the hex colour and the enumerations
@@ -77,7 +77,7 @@ pub enum Rule {
     BasketTotal,
     /// The IBAN's ISO 13616 check digits (mod 97) or shape.
     IbanCheckDigits,
-    /// The BIC's ISO 9362 format.
+    /// The BIC's ISO 9362:2014 format.
     BicFormat,
     /// A real ISO 3166-1 alpha-2 country code.
     CountryCode,

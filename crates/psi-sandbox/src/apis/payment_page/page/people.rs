@@ -175,7 +175,9 @@ fn describe(delivery: &Delivery, text: &Text) -> (&'static str, String) {
                 words(&[d.company.as_deref()]),
                 words(&[d.first_name.as_deref(), d.last_name.as_deref()]),
             ];
-            parts.extend(address_lines(&d.address));
+            if let Some(address) = &d.address {
+                parts.extend(address_lines(address));
+            }
             (text.delivery_address, lines(parts))
         }
     }
