@@ -25,6 +25,10 @@ struct Shared {
     /// Base URL and runtime context of every API the settings allow, built
     /// once: handing out a client is then two clones.
     apis: ApiTable<(String, Context)>,
+    /// The context of the invoice download from a notification's address
+    /// (its own token audience: [`ClientBuilder::invoice_audience`]).
+    #[cfg_attr(not(feature = "order-status"), allow(dead_code))]
+    invoice_context: Context,
     /// For the refusing context of an API without its settings (only the
     /// shop configuration has settings of its own).
     #[cfg_attr(not(feature = "shop-config"), allow(dead_code))]
@@ -44,6 +48,7 @@ pub struct ClientBuilder {
     http_client: Option<reqwest::Client>,
     call_span_level: Option<tracing::Level>,
     allow_insecure_http: bool,
+    invoice_audience: Option<String>,
 }
 
 impl ClientBuilder {
@@ -105,6 +110,17 @@ impl ClientBuilder {
     /// (span-close lines, exported traces).
     pub fn call_span_level(mut self, level: tracing::Level) -> Self {
         self.call_span_level = Some(level);
+        self
+    }
+
+    /// The token audience of the invoice download from a notification's
+    /// address ([`Client::download_invoice`]). By default the order status
+    /// audience (`{api_url}/order/status/v2/transactions`): the
+    /// specification names no audience for the download, which belongs to
+    /// the order status API of payment API 1.8. `Client::from_env` reads
+    /// `PSI_INVOICE_AUDIENCE`.
+    pub fn invoice_audience(mut self, audience: impl Into<String>) -> Self {
+        self.invoice_audience = Some(audience.into());
         self
     }
 
@@ -195,6 +211,15 @@ impl ClientBuilder {
                     .map_err(|violations| Arc::new(violations) as psi_runtime::PreflightError)
             }) as psi_runtime::Preflight
         });
+        let mut invoice_context =
+            with_client_settings(Context::new("order-status").with_retry(retry.clone()));
+        let invoice_audience = match self.invoice_audience {
+            Some(audience) => Some(Audience::Service(audience)),
+            None => audiences.get(Api::OrderStatus).cloned(),
+        };
+        if let Some(audience) = invoice_audience {
+            invoice_context = invoice_context.with_auth(audience, tokens.clone());
+        }
         let apis = base_urls
             .into_iter()
             .filter_map(|(api, base_url)| {
@@ -216,6 +241,7 @@ impl ClientBuilder {
                 tokens,
                 audiences,
                 apis,
+                invoice_context,
                 call_span_level,
             }),
         })
@@ -246,6 +272,9 @@ impl Client {
             Some("1" | "true")
         ) {
             builder = builder.allow_insecure_http();
+        }
+        if let Some(audience) = lookup("PSI_INVOICE_AUDIENCE") {
+            builder = builder.invoice_audience(audience.trim());
         }
         if lookup("PSI_PLATFORM_CLIENT_ID").is_some()
             || lookup("PSI_PLATFORM_CLIENT_SECRET").is_some()
@@ -291,3 +320,5 @@ impl Client {
 // blocks of openapi/*.yaml.
 #[rustfmt::skip]
 mod accessors;
+#[cfg(feature = "order-status")]
+mod invoice;

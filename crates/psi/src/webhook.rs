@@ -291,6 +291,20 @@ impl WebhookVerifier {
         })
     }
 
+    /// Verifies, then parses the body into an invoice notification.
+    #[inline]
+    pub fn parse_invoice_notification(
+        &self,
+        signature_header: &str,
+        raw_body: &[u8],
+    ) -> Result<InvoiceNotification, WebhookError> {
+        self.verify(signature_header, raw_body)?;
+        serde_json::from_slice(raw_body).map_err(|error| WebhookError::InvalidPayload {
+            path: "$".to_owned(),
+            rule: format!("not an invoice notification: {error}"),
+        })
+    }
+
     #[inline]
     fn check_age(&self, timestamp: i64) -> Result<(), WebhookError> {
         let age_seconds = self.clock.now().timestamp().saturating_sub(timestamp);
@@ -418,6 +432,54 @@ fn decode_signature(encoded: &str) -> Result<Vec<u8>, HeaderProblem> {
         Ok(bytes)
     } else {
         Err(HeaderProblem::BadSignatureLength { bytes: bytes.len() })
+    }
+}
+
+/// An invoice notification: what the invoice download needs (the
+/// specification: "the correspondence id and the access details for each
+/// format"; the provider's documentation names one address per format).
+/// Every field is optional and further fields are kept, as the
+/// specification shows no schema.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize, serde::Serialize)]
+#[non_exhaustive]
+pub struct InvoiceNotification {
+    /// The correspondence id of the invoice.
+    #[serde(default)]
+    pub correspondence_id: Option<String>,
+    /// The address of the PDF file.
+    #[serde(default)]
+    pub pdf_url: Option<String>,
+    /// The address of the EML file.
+    #[serde(default)]
+    pub eml_url: Option<String>,
+    /// The transaction the invoice belongs to.
+    #[serde(default)]
+    pub transaction_id: Option<String>,
+    /// The merchant's order reference.
+    #[serde(default)]
+    pub order_reference: Option<String>,
+    /// Every other member, as received.
+    #[serde(flatten)]
+    pub other: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A file format of an invoice notification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InvoiceFormat {
+    /// `pdf_url`.
+    Pdf,
+    /// `eml_url`.
+    Eml,
+}
+
+impl InvoiceNotification {
+    /// The address of `format`'s file, as the notification gives it.
+    pub fn address(&self, format: InvoiceFormat) -> Option<&str> {
+        match format {
+            InvoiceFormat::Pdf => self.pdf_url.as_deref(),
+            InvoiceFormat::Eml => self.eml_url.as_deref(),
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::{sandbox, session_request};
 use psi::order_status::types::CorrespondenceFormat;
-use psi::webhook::WebhookVerifier;
+use psi::webhook::{InvoiceFormat, WebhookVerifier};
 use std::time::Duration;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -51,6 +51,7 @@ async fn completion_sends_a_session_and_an_invoice_notification_that_verify() {
     let verifier = WebhookVerifier::new(psi_sandbox::DEMO_WEBHOOK_SECRET);
     let received = received_bodies(&receiver, 2).await;
     let mut correspondence_id = None;
+    let mut invoice = None;
     for request in &received {
         let signature = request
             .headers
@@ -67,6 +68,11 @@ async fn completion_sends_a_session_and_an_invoice_notification_that_verify() {
             assert_eq!(json["transaction_id"], transaction.as_str());
             assert!(json["pdf_url"].as_str().unwrap().ends_with("/pdf"));
             correspondence_id = Some(id.to_owned());
+            invoice = Some(
+                verifier
+                    .parse_invoice_notification(signature, &request.body)
+                    .unwrap(),
+            );
         } else {
             assert_eq!(request.url.path(), "/hooks");
             let record = verifier
@@ -90,6 +96,36 @@ async fn completion_sends_a_session_and_an_invoice_notification_that_verify() {
         pdf.headers().get("content-type").unwrap(),
         "application/pdf"
     );
+
+    // The same file from the address the notification gives, as given.
+    let invoice = invoice.expect("a typed invoice notification");
+    assert_eq!(
+        invoice.correspondence_id.as_deref(),
+        Some(correspondence_id.as_str())
+    );
+    for (format, media_type) in [
+        (InvoiceFormat::Pdf, "application/pdf"),
+        (InvoiceFormat::Eml, "message/rfc822"),
+    ] {
+        let file = client.download_invoice(&invoice, format).await.unwrap();
+        assert_eq!(file.headers().get("content-type").unwrap(), media_type);
+    }
+    // An address elsewhere gets no token and no call.
+    let mut elsewhere = invoice.clone();
+    elsewhere.pdf_url = Some(format!("{}/steal", receiver.uri()));
+    let Err(refused) = client
+        .download_invoice(&elsewhere, InvoiceFormat::Pdf)
+        .await
+    else {
+        panic!("an address elsewhere was called");
+    };
+    assert!(
+        refused
+            .to_string()
+            .contains("not under the order status API"),
+        "{refused}"
+    );
+    assert!(refused.is_refused());
 
     // A notification changed on the way, or signed with another secret, is refused.
     let first = &received[0];
