@@ -9,10 +9,10 @@ use std::time::Duration;
 /// short, so an unknown lifetime never keeps a dead token around.
 const UNKNOWN_LIFETIME: Duration = Duration::from_secs(60);
 
-/// The shortest `expires_in` taken as said, in seconds. Below it (`0`, a
-/// negative number, a few seconds) every call would fetch a token of its
-/// own; such a lifetime is treated as unknown.
-const LIFETIME_FLOOR_SECONDS: u64 = 10;
+/// The shortest `expires_in` taken as said, in seconds. Below it (`0` or a
+/// negative number) every call would fetch a token of its own; such a
+/// lifetime is treated as unknown.
+const LIFETIME_FLOOR_SECONDS: u64 = 1;
 
 /// Client-credentials grants at `{auth_url}/oauth/token` and, for the
 /// storefront, at `{platform_url}/api/oauth/token` with scope `write`.
@@ -221,10 +221,10 @@ mod tests {
                 .unwrap()
                 .expires_in
         };
-        for short in [None, Some(0), Some(-5), Some(9)] {
+        for short in [None, Some(0), Some(-5)] {
             assert_eq!(lifetime(short), UNKNOWN_LIFETIME, "{short:?}");
         }
-        assert_eq!(lifetime(Some(10)), Duration::from_secs(10));
+        assert_eq!(lifetime(Some(1)), Duration::from_secs(1));
         assert_eq!(lifetime(Some(1800)), Duration::from_secs(1800));
     }
 }
