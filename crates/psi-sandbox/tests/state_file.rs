@@ -197,7 +197,8 @@ async fn client(task: usize, url: String, tokens: Tokens, acknowledged: Arc<Mute
             Method::POST,
             format!("{url}/__sandbox/sessions/{session}/complete"),
             None,
-            None,
+            // A control write says application/json, even with nothing to say.
+            Some(json!({})),
         )
         .await
         else {

@@ -50,6 +50,11 @@ pub struct Shared {
     pub token_lifetime: Duration,
     /// Signs session and invoice webhooks (`--webhook-secret`).
     pub webhook_secret: String,
+    /// The token control calls must carry (`--control-token`).
+    pub control_token: Option<String>,
+    /// The public URL's host name: a control call's `Host` names it or a
+    /// loopback name ([`crate::control_door`]).
+    pub control_host: String,
     pub faults: Mutex<Vec<Fault>>,
     data: Mutex<Data>,
     /// The state file, when there is one.
@@ -84,17 +89,21 @@ impl Shared {
             .map(|&service| crate::audiences::audience_of(&url, service))
             .collect();
         Ok(Self {
-            url,
             audiences,
             clock,
             keys,
             token_lifetime: settings.token_lifetime,
             webhook_secret: settings.webhook_secret.clone(),
+            control_token: settings.control_token.clone(),
+            control_host: crate::control_door::host_name(
+                url.strip_prefix("http://").unwrap_or(&url),
+            ),
             faults: Mutex::new(Vec::new()),
             data: Mutex::new(data),
             store,
-            http: crate::tls::http_client(),
+            http: crate::tls::http_client().map_err(|reason| crate::StartError::Tls { reason })?,
             examples,
+            url,
         })
     }
 

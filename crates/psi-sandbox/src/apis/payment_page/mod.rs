@@ -29,6 +29,7 @@ mod page;
 mod validation;
 mod webhooks;
 
+pub use validation::check_order_data;
 pub use webhooks::WebhookDelivery;
 
 use crate::state::{tables, Batch, Loader, Log, Persisted, Table};

@@ -47,6 +47,18 @@ pub struct Args {
     )]
     pub webhook_secret: String,
 
+    /// The token control calls (/__sandbox) must carry as `Authorization:
+    /// Bearer <token>`; required when --host is not a loopback address
+    /// (prefer the environment variable: a flag shows in the process list).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "PSI_SANDBOX_CONTROL_TOKEN",
+        hide_env_values = true,
+        value_parser = non_empty_token,
+    )]
+    pub control_token: Option<String>,
+
     /// How long an access token lives: seconds (1800) or a duration (30m,
     /// 1h, 90s).
     #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = token_lifetime, env = "PSI_SANDBOX_TOKEN_LIFETIME")]
@@ -92,6 +104,13 @@ fn token_lifetime(text: &str) -> Result<Duration, String> {
 fn non_empty_secret(text: &str) -> Result<String, String> {
     if text.trim().is_empty() {
         return Err("must not be empty (webhooks signed with nothing prove nothing)".to_owned());
+    }
+    Ok(text.to_owned())
+}
+
+fn non_empty_token(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("must not be empty (an empty token guards nothing)".to_owned());
     }
     Ok(text.to_owned())
 }

@@ -45,11 +45,18 @@ async fn run(args: args::Args) -> Result<(), String> {
     if let Some(path) = args.state {
         settings = settings.state(path);
     }
+    let control_token = args.control_token;
+    if let Some(token) = &control_token {
+        settings = settings.control_token(token.clone());
+    }
     let sandbox = Sandbox::start_with(settings)
         .await
         .map_err(|e| e.to_string())?;
     if let Some(seed) = seed {
-        let report = seed.apply(sandbox.url()).await.map_err(|e| e.to_string())?;
+        let report = seed
+            .apply(sandbox.url(), control_token.as_deref())
+            .await
+            .map_err(|e| e.to_string())?;
         tracing::info!(stored = report.stored, kept = report.kept, "seeded");
     }
     print_banner(&sandbox);
