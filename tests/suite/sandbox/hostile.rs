@@ -1103,3 +1103,35 @@ async fn the_control_api_takes_json_writes_from_its_own_host_and_keeps_an_operat
     let about = demo.control().get("").await.expect("an answer");
     assert_eq!(about["webhook_secret"], psi_sandbox::DEMO_WEBHOOK_SECRET);
 }
+
+#[tokio::test]
+async fn an_idempotency_replay_compares_amounts_by_their_exact_value() {
+    let sandbox = Sandbox::start().await.expect("the sandbox starts");
+    let url = sandbox.url().to_owned();
+    let page_token = token(&sandbox, &url).await;
+    let mut order = session_request();
+    order["order_data"]["shop_baskets"] = json!([basket_of("a")]);
+    let create = |amount: &str| {
+        reqwest::Client::new()
+            .post(format!("{url}/pps/api/v1/session"))
+            .bearer_auth(&page_token)
+            .header("content-type", "application/json")
+            .header("idempotency-key", "order-100045-1")
+            .body(with_numbers(&order, &[("amount", amount)]))
+            .send()
+    };
+    let first = answer(create("12345678901234567.89").await.expect("an answer")).await;
+    assert_eq!(first.status, 201, "{}", first.text);
+    // The same value spelled otherwise is the same call: the same session.
+    let again = answer(create("12345678901234567.890").await.expect("an answer")).await;
+    assert_eq!(again.status, 201, "{}", again.text);
+    assert_eq!(again.body["session_id"], first.body["session_id"]);
+    // One cent less (the same binary float) is another call with the key.
+    let other = answer(create("12345678901234567.88").await.expect("an answer")).await;
+    assert_eq!(other.status, 409, "{}", other.text);
+    assert_eq!(
+        other.body["decline"]["reasons"],
+        json!(["IDEMPOTENCY_KEY_REUSED"])
+    );
+    assert_eq!(sandbox.control().sessions().await.unwrap().len(), 1);
+}

@@ -24,6 +24,7 @@
 //! (checked whenever it is touched, by the sandbox clock).
 
 mod buyer;
+mod canonical;
 mod operations;
 mod page;
 mod validation;
@@ -85,9 +86,14 @@ impl Persisted for State {
 /// A session creation made with an Idempotency-Key.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct RememberedCall {
-    /// The request body as JSON: a repeat is the same call when the values
-    /// are equal, whatever the whitespace or key order.
-    body: serde_json::Value,
+    /// The digest of the request body's canonical text ([`canonical`]): a
+    /// repeat is the same call when it has the same digest.
+    #[serde(default)]
+    digest: String,
+    /// The body itself, as state files of earlier sandboxes kept it: read
+    /// only to take its digest, never written.
+    #[serde(default, skip_serializing)]
+    body: Option<serde_json::Value>,
     session_id: String,
     remembered_at: DateTime<FixedOffset>,
 }

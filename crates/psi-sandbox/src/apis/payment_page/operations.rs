@@ -24,7 +24,9 @@ const IDEMPOTENCY_KEY_LIFETIME: Duration = Duration::hours(24);
 struct Creation {
     /// (token subject, key) when an Idempotency-Key was sent.
     key: Option<(String, String)>,
-    body: serde_json::Value,
+    /// The body's canonical digest ([`super::canonical`]), taken only
+    /// when a key was sent.
+    digest: String,
     request: SessionRequest,
 }
 
@@ -54,9 +56,19 @@ pub(super) async fn create_session(
         Ok(request) => request,
         Err(invalid) => return invalid,
     };
-    // parse_body accepted the bytes, so they are JSON.
-    let body = serde_json::from_slice(&body).unwrap_or_default();
-    let creation = Creation { key, body, request };
+    // parse_body accepted the bytes, so they are JSON (and UTF-8).
+    let digest = match &key {
+        Some(_) => std::str::from_utf8(&body)
+            .ok()
+            .and_then(super::canonical::digest)
+            .unwrap_or_default(),
+        None => String::new(),
+    };
+    let creation = Creation {
+        key,
+        digest,
+        request,
+    };
     let now = state.clock.now_local();
     let created = create_or_replay(&mut state.data().payment_page, creation, now);
     match created {
@@ -129,7 +141,13 @@ fn create_or_replay(
         .as_ref()
         .and_then(|key| pages.idempotency_keys.get(key))
     {
-        return if call.body == creation.body {
+        let remembered = match (&call.digest, &call.body) {
+            (digest, Some(legacy)) if digest.is_empty() => {
+                super::canonical::digest(&legacy.to_string()).unwrap_or_default()
+            }
+            (digest, _) => digest.clone(),
+        };
+        return if remembered == creation.digest {
             Ok(call.session_id.clone())
         } else {
             Err(Refusal::KeyReused)
@@ -139,7 +157,8 @@ fn create_or_replay(
     let session_id = uuid::Uuid::new_v4().to_string();
     if let Some(key) = creation.key {
         let call = RememberedCall {
-            body: creation.body,
+            digest: creation.digest,
+            body: None,
             session_id: session_id.clone(),
             remembered_at: now,
         };
