@@ -167,6 +167,11 @@ pub struct Settings {
     /// see [`Settings::control_token`]; required when listening on an
     /// address other than a loopback one.
     pub control_token: Option<String>,
+    /// The hosts webhook notifications may be sent to; empty: any. The
+    /// sandbox calls a webhook URL from where it runs, so without a list a
+    /// session's `webhook_url` can make it call any address it reaches
+    /// (see [`Settings::webhook_allow`]).
+    pub webhook_allow: Vec<String>,
     /// Documents served from their examples besides the bundled ones
     /// ([`Settings::with_document`]).
     documents: Vec<Document>,
@@ -181,6 +186,7 @@ impl Default for Settings {
             state: None,
             public_url: None,
             control_token: None,
+            webhook_allow: Vec::new(),
             documents: Vec::new(),
         }
     }
@@ -211,6 +217,19 @@ impl Settings {
     /// without one ([`StartError::ControlToken`]).
     pub fn control_token(mut self, token: impl Into<String>) -> Self {
         self.control_token = Some(token.into());
+        self
+    }
+
+    /// Send webhook notifications only to `host` (and the other hosts
+    /// allowed so far): a session or subscription naming another host is
+    /// refused, and no call leaves for it.
+    pub fn webhook_allow(mut self, host: impl Into<String>) -> Self {
+        self.webhook_allow.push(
+            host.into()
+                .trim()
+                .trim_end_matches('.')
+                .to_ascii_lowercase(),
+        );
         self
     }
 
@@ -250,6 +269,7 @@ impl std::fmt::Debug for Settings {
             )
             .field("state", &self.state)
             .field("public_url", &self.public_url)
+            .field("webhook_allow", &self.webhook_allow)
             .field(
                 "documents",
                 &self.documents.iter().map(|d| d.name).collect::<Vec<_>>(),

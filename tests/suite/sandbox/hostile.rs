@@ -1135,3 +1135,59 @@ async fn an_idempotency_replay_compares_amounts_by_their_exact_value() {
     );
     assert_eq!(sandbox.control().sessions().await.unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn with_a_webhook_allow_list_no_session_or_subscription_names_another_host() {
+    let sandbox =
+        Sandbox::start_with(psi_sandbox::Settings::default().webhook_allow("Shop.Example.com"))
+            .await
+            .expect("the sandbox starts");
+    let url = sandbox.url().to_owned();
+    let page_token = token(&sandbox, &url).await;
+    let create = |webhook: &str| {
+        reqwest::Client::new()
+            .post(format!("{url}/pps/api/v1/session"))
+            .bearer_auth(&page_token)
+            .json(&psi_sandbox::demo::session_request(webhook))
+            .send()
+    };
+    let refused = answer(
+        create("http://169.254.169.254/latest")
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    assert_eq!(
+        refused.decline(422, "a webhook to another host"),
+        ["INVALID_FIELD"]
+    );
+    assert_eq!(
+        refused.body["decline"]["invalid_fields"][0]["json_path"],
+        "$.url_data.webhook_url"
+    );
+    let allowed = create("https://shop.example.com/webhook")
+        .await
+        .expect("an answer");
+    assert_eq!(allowed.status(), 201);
+    let subscribe = |receiver: &str| {
+        reqwest::Client::new()
+            .post(format!("{url}/__sandbox/webhook-subscriptions"))
+            .json(&json!({"url": receiver}))
+            .send()
+    };
+    let refused = answer(
+        subscribe("http://127.0.0.1:6379/")
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    assert!(
+        refused.refused(400, "a subscription to another host")["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("--webhook-allow"))
+    );
+    let subscribed = subscribe("https://shop.example.com/invoices")
+        .await
+        .expect("an answer");
+    assert_eq!(subscribed.status(), 201);
+}

@@ -75,6 +75,9 @@ async fn subscribe(Extract(state): Extract<AppState>, body: Bytes) -> Response {
     if !valid {
         return control_error("url must be an absolute http or https URL".to_owned());
     }
+    if let Some(refusal) = state.webhook_refusal(&subscription.url) {
+        return control_error(format!("url: {refusal}"));
+    }
     state
         .data()
         .webhook_subscriptions

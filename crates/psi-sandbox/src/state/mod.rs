@@ -50,6 +50,8 @@ pub struct Shared {
     pub token_lifetime: Duration,
     /// Signs session and invoice webhooks (`--webhook-secret`).
     pub webhook_secret: String,
+    /// The hosts webhooks may go to; empty: any (`--webhook-allow`).
+    webhook_allow: Vec<String>,
     /// The token control calls must carry (`--control-token`).
     pub control_token: Option<String>,
     /// The public URL's host name: a control call's `Host` names it or a
@@ -95,6 +97,7 @@ impl Shared {
             token_lifetime: settings.token_lifetime,
             webhook_secret: settings.webhook_secret.clone(),
             control_token: settings.control_token.clone(),
+            webhook_allow: settings.webhook_allow.clone(),
             control_host: crate::control_door::host_name(
                 url.strip_prefix("http://").unwrap_or(&url),
             ),
@@ -111,6 +114,25 @@ impl Shared {
     /// call, so not formatted anew each time).
     pub fn audience(&self, service: crate::audiences::Service) -> &str {
         &self.audiences[service as usize]
+    }
+
+    /// `None` when a notification may be sent to `url`; why not otherwise
+    /// (its host is not on the `--webhook-allow` list).
+    pub fn webhook_refusal(&self, url: &str) -> Option<String> {
+        if self.webhook_allow.is_empty() {
+            return None;
+        }
+        let host = reqwest::Url::parse(url).ok().and_then(|url| {
+            url.host_str()
+                .map(|host| host.trim_end_matches('.').to_ascii_lowercase())
+        });
+        match host {
+            Some(host) if self.webhook_allow.contains(&host) => None,
+            _ => Some(format!(
+                "its host is not one webhooks may be sent to (--webhook-allow: {})",
+                self.webhook_allow.join(", ")
+            )),
+        }
     }
 
     /// The data, locked. Handlers hold it briefly and never across an

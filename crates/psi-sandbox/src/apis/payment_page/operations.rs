@@ -56,6 +56,19 @@ pub(super) async fn create_session(
         Ok(request) => request,
         Err(invalid) => return invalid,
     };
+    let webhook_url = request
+        .url_data
+        .as_ref()
+        .and_then(|urls| urls.webhook_url.as_deref());
+    if let Some(refusal) = webhook_url.and_then(|url| state.webhook_refusal(url)) {
+        let field = ("$.url_data.webhook_url".to_owned(), refusal);
+        return crate::errors::decline_with(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Some("PAYMENT_ATTRIBUTE"),
+            &["INVALID_FIELD"],
+            vec![field],
+        );
+    }
     // parse_body accepted the bytes, so they are JSON (and UTF-8).
     let digest = match &key {
         Some(_) => std::str::from_utf8(&body)

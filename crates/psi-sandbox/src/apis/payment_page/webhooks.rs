@@ -141,6 +141,17 @@ async fn deliver(state: AppState, index: usize) {
         let delivery = &data.payment_page.webhooks[index];
         (delivery.url.clone(), delivery.body.clone())
     };
+    if let Some(refusal) = state.webhook_refusal(&url) {
+        // Stored before the allow-list was set: logged, never sent.
+        let attempt = Attempt {
+            at: state.clock.now_local(),
+            signature: String::new(),
+            status: None,
+            error: Some(format!("not sent: {refusal}")),
+        };
+        record(&state, index, attempt, false);
+        return;
+    }
     let mut backoff = FIRST_BACKOFF;
     for attempt in 1..=MAX_ATTEMPTS {
         let result = send_once(&state, &url, &body).await;

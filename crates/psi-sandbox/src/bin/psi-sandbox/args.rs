@@ -59,6 +59,18 @@ pub struct Args {
     )]
     pub control_token: Option<String>,
 
+    /// Send webhook notifications only to this host (repeat the flag, or
+    /// separate hosts with commas). The sandbox calls a session's
+    /// webhook_url from where it runs, so without a list anyone who can
+    /// create a session can make it call any address it reaches.
+    #[arg(
+        long,
+        value_name = "HOST",
+        env = "PSI_SANDBOX_WEBHOOK_ALLOW",
+        value_delimiter = ','
+    )]
+    pub webhook_allow: Vec<String>,
+
     /// How long an access token lives: seconds (1800) or a duration (30m,
     /// 1h, 90s).
     #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = token_lifetime, env = "PSI_SANDBOX_TOKEN_LIFETIME")]

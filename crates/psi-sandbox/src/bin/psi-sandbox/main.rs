@@ -45,6 +45,9 @@ async fn run(args: args::Args) -> Result<(), String> {
     if let Some(path) = args.state {
         settings = settings.state(path);
     }
+    for host in args.webhook_allow {
+        settings = settings.webhook_allow(host);
+    }
     let control_token = args.control_token;
     if let Some(token) = &control_token {
         settings = settings.control_token(token.clone());
