@@ -408,6 +408,7 @@ impl Sandbox {
             return Err(StartError::ControlToken { address });
         }
         let state: AppState = std::sync::Arc::new(Shared::new(url, &settings)?);
+        apis::payment_page::resume_notifications(&state);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = served(state.clone());
         tokio::spawn(serve::serve(listener, app, async {

@@ -31,7 +31,7 @@ mod validation;
 mod webhooks;
 
 pub use validation::check_order_data;
-pub use webhooks::WebhookDelivery;
+pub use webhooks::{resume as resume_notifications, WebhookDelivery};
 
 use crate::state::{tables, Batch, Loader, Log, Persisted, Table};
 use crate::AppState;

@@ -134,12 +134,46 @@ fn queue(pages: &mut Pages, delivery: WebhookDelivery) -> usize {
     pages.webhooks.push(delivery)
 }
 
-/// Sends until a 2xx answer or the attempts are used up.
+/// The prefix of a logged attempt that was never sent (`--webhook-allow`).
+const NOT_SENT: &str = "not sent: ";
+
+/// Resumes the notifications a stopped sandbox left pending (in the
+/// `--state` file: not delivered, attempts left, not refused by the
+/// allow-list): each goes on with its next attempt after the backoff that
+/// attempt has. Called once as the sandbox starts.
+pub fn resume(state: &AppState) {
+    let pending: Vec<usize> = state
+        .data()
+        .payment_page
+        .webhooks
+        .iter()
+        .enumerate()
+        .filter(|(_, delivery)| {
+            let refused = delivery
+                .attempts
+                .last()
+                .and_then(|attempt| attempt.error.as_deref())
+                .is_some_and(|error| error.starts_with(NOT_SENT));
+            !delivery.delivered && delivery.attempts.len() < MAX_ATTEMPTS && !refused
+        })
+        .map(|(index, _)| index)
+        .collect();
+    for index in pending {
+        tokio::spawn(deliver(state.clone(), index));
+    }
+}
+
+/// Sends until a 2xx answer or the attempts are used up, from the attempt
+/// the delivery has reached (the first for a new one).
 async fn deliver(state: AppState, index: usize) {
-    let (url, body) = {
+    let (url, body, made) = {
         let data = state.data();
         let delivery = &data.payment_page.webhooks[index];
-        (delivery.url.clone(), delivery.body.clone())
+        (
+            delivery.url.clone(),
+            delivery.body.clone(),
+            delivery.attempts.len(),
+        )
     };
     if let Some(refusal) = state.webhook_refusal(&url) {
         // Stored before the allow-list was set: logged, never sent.
@@ -147,23 +181,24 @@ async fn deliver(state: AppState, index: usize) {
             at: state.clock.now_local(),
             signature: String::new(),
             status: None,
-            error: Some(format!("not sent: {refusal}")),
+            error: Some(format!("{NOT_SENT}{refusal}")),
         };
         record(&state, index, attempt, false);
         return;
     }
-    let mut backoff = FIRST_BACKOFF;
-    for attempt in 1..=MAX_ATTEMPTS {
+    for attempt in made + 1..=MAX_ATTEMPTS {
+        if attempt > 1 {
+            // 100 ms before the second attempt, doubling after each.
+            tokio::time::sleep(FIRST_BACKOFF * (1u32 << (attempt - 2))).await;
+        }
         let result = send_once(&state, &url, &body).await;
         let delivered = result
             .status
             .is_some_and(|status| (200..300).contains(&status));
         record(&state, index, result, delivered);
-        if delivered || attempt == MAX_ATTEMPTS {
+        if delivered {
             return;
         }
-        tokio::time::sleep(backoff).await;
-        backoff *= 2;
     }
 }
 
