@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | GET | /__sandbox | the addresses (`Addresses`), the demo credentials, the webhook secret (`null` when the operator chose one), the sandbox time `now` and the `documents` served from their examples (`name`, `url`, `audience`, `audience_chosen_by_sandbox`, `operations`) |
 //! | POST | /__sandbox/clock/advance | `{"seconds": n}` moves the sandbox clock; 400 `{"error", "limit"}` if it would leave 1970..=9999 |
-//! | POST | /__sandbox/faults | `{"operation", "status"?, "delay_ms"?, "count"?}` arms a fault answering before processing |
+//! | POST | /__sandbox/faults | `{"operation", "status"?, "delay_ms"?, "count"?}` arms a fault answering before processing (400 beyond `--max-faults` armed) |
 //! | POST | /__sandbox/faults | `{"operation", "after_processing": true, "status", "body"?, "content_type"?, "count"?}` processes the call, then answers `status` with `body` (no body when absent) |
 //! | DELETE | /__sandbox/faults | disarms all faults |
 //! | GET | /__sandbox/sessions | every session's record, oldest first |
@@ -124,11 +124,17 @@ async fn arm_fault(State(state): State<AppState>, body: Bytes) -> Response {
     if let Some(problem) = fault.problem() {
         return control_error(StatusCode::BAD_REQUEST, problem);
     }
-    state
-        .faults
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(fault);
+    let max = state.limits.max_faults;
+    let mut faults = state.faults.lock().unwrap_or_else(|p| p.into_inner());
+    if faults.len() >= max {
+        return control_error(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "at most {max} faults are armed at once (--max-faults); DELETE /__sandbox/faults disarms them"
+            ),
+        );
+    }
+    faults.push(fault);
     StatusCode::NO_CONTENT.into_response()
 }
 

@@ -144,6 +144,42 @@ pub struct Sandbox {
     stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
+/// The caps on what requests can make a sandbox keep or hold open, so
+/// that no flood of calls exhausts its memory (each a flag of the binary).
+/// Build one from [`Limits::default`] and change the fields wanted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Sessions kept (`--max-sessions`); beyond it the oldest finished
+    /// session (among the oldest few, else the oldest) is forgotten and
+    /// answers 404 as unknown.
+    pub max_sessions: usize,
+    /// Faults armed at once (`--max-faults`); arming one more is a 400.
+    pub max_faults: usize,
+    /// Invoice webhook subscriptions (`--max-webhook-subscriptions`); one
+    /// more is a 400 (the same URL again is the existing subscription).
+    pub max_webhook_subscriptions: usize,
+    /// Connections served at once (`--max-connections`); more wait in the
+    /// listen queue until one closes.
+    pub max_connections: usize,
+    /// How long a connection may take to send a request's head
+    /// (`--header-read-timeout`), also the longest an idle keep-alive
+    /// connection stays open.
+    pub header_read_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_sessions: 10_000,
+            max_faults: 1_000,
+            max_webhook_subscriptions: 100,
+            max_connections: 1_024,
+            header_read_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
 /// How a sandbox starts: what the command line's flags set (`psi-sandbox
 /// --help`). The defaults are those of [`Sandbox::start`] except the
 /// address: a random loopback port.
@@ -172,6 +208,8 @@ pub struct Settings {
     /// session's `webhook_url` can make it call any address it reaches
     /// (see [`Settings::webhook_allow`]).
     pub webhook_allow: Vec<String>,
+    /// The caps on what requests can make the sandbox keep ([`Limits`]).
+    pub limits: Limits,
     /// Documents served from their examples besides the bundled ones
     /// ([`Settings::with_document`]).
     documents: Vec<Document>,
@@ -187,6 +225,7 @@ impl Default for Settings {
             public_url: None,
             control_token: None,
             webhook_allow: Vec::new(),
+            limits: Limits::default(),
             documents: Vec::new(),
         }
     }
@@ -233,6 +272,12 @@ impl Settings {
         self
     }
 
+    /// Keep and serve within `limits`.
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
     /// Clients reach the sandbox at `url` (see [`Settings::public_url`]).
     pub fn public_url(mut self, url: impl Into<String>) -> Self {
         self.public_url = Some(url.into());
@@ -270,6 +315,7 @@ impl std::fmt::Debug for Settings {
             .field("state", &self.state)
             .field("public_url", &self.public_url)
             .field("webhook_allow", &self.webhook_allow)
+            .field("limits", &self.limits)
             .field(
                 "documents",
                 &self.documents.iter().map(|d| d.name).collect::<Vec<_>>(),
@@ -411,7 +457,7 @@ impl Sandbox {
         apis::payment_page::resume_notifications(&state);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = served(state.clone());
-        tokio::spawn(serve::serve(listener, app, async {
+        tokio::spawn(serve::serve(listener, app, settings.limits, async {
             let _ = stopped.await;
         }));
         Ok(Sandbox {

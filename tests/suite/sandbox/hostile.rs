@@ -1191,3 +1191,201 @@ async fn with_a_webhook_allow_list_no_session_or_subscription_names_another_host
         .expect("an answer");
     assert_eq!(subscribed.status(), 201);
 }
+
+/// A sandbox with `limits` changed by `change`.
+async fn limited(change: impl FnOnce(&mut psi_sandbox::Limits)) -> Sandbox {
+    let mut limits = psi_sandbox::Limits::default();
+    change(&mut limits);
+    Sandbox::start_with(psi_sandbox::Settings::default().limits(limits))
+        .await
+        .expect("the sandbox starts")
+}
+
+async fn new_session(
+    sandbox: &Sandbox,
+    page_token: &str,
+    key: Option<&str>,
+    body: String,
+) -> Answer {
+    let mut request = reqwest::Client::new()
+        .post(format!("{}/pps/api/v1/session", sandbox.url()))
+        .bearer_auth(page_token)
+        .header("content-type", "application/json")
+        .body(body);
+    if let Some(key) = key {
+        request = request.header("idempotency-key", key);
+    }
+    answer(request.send().await.expect("an answer")).await
+}
+
+#[tokio::test]
+async fn beyond_the_session_cap_the_oldest_finished_session_is_forgotten() {
+    let sandbox = limited(|limits| limits.max_sessions = 3).await;
+    let url = sandbox.url().to_owned();
+    let page_token = token(&sandbox, &url).await;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let created = new_session(&sandbox, &page_token, None, session_request().to_string()).await;
+        assert_eq!(created.status, 201, "{}", created.text);
+        ids.push(created.body["session_id"].as_str().unwrap().to_owned());
+    }
+    let control = sandbox.control();
+    control
+        .complete_session(&ids[1], "OPEN_INVOICE")
+        .await
+        .expect("completed");
+    let record = |id: String| {
+        let page_token = page_token.clone();
+        let url = url.clone();
+        async move {
+            reqwest::Client::new()
+                .get(format!("{url}/pps/api/v1/session-record/{id}"))
+                .bearer_auth(page_token)
+                .send()
+                .await
+                .expect("an answer")
+                .status()
+                .as_u16()
+        }
+    };
+    // A fourth: the finished one goes, though it is not the oldest.
+    let fourth = new_session(&sandbox, &page_token, None, session_request().to_string()).await;
+    assert_eq!(fourth.status, 201);
+    assert_eq!(
+        record(ids[1].clone()).await,
+        404,
+        "the finished session is forgotten"
+    );
+    assert_eq!(
+        record(ids[0].clone()).await,
+        200,
+        "the oldest open one is kept"
+    );
+    // A fifth, none finished: the oldest goes.
+    let fifth = new_session(&sandbox, &page_token, None, session_request().to_string()).await;
+    assert_eq!(fifth.status, 201);
+    assert_eq!(record(ids[0].clone()).await, 404);
+    assert_eq!(record(ids[2].clone()).await, 200);
+    assert_eq!(control.sessions().await.unwrap().len(), 3);
+}
+
+#[tokio::test]
+async fn an_idempotency_key_is_forgotten_after_24_hours_of_sandbox_time() {
+    let sandbox = Sandbox::start().await.expect("the sandbox starts");
+    let url = sandbox.url().to_owned();
+    let page_token = token(&sandbox, &url).await;
+    let mut other = session_request();
+    other["order_data"]["partner_transaction_id"] = json!("order-other");
+    let first = new_session(
+        &sandbox,
+        &page_token,
+        Some("k-1"),
+        session_request().to_string(),
+    )
+    .await;
+    assert_eq!(first.status, 201);
+    let reused = new_session(&sandbox, &page_token, Some("k-1"), other.to_string()).await;
+    assert_eq!(reused.status, 409, "{}", reused.text);
+    sandbox
+        .control()
+        .advance_clock(24 * 3600)
+        .await
+        .expect("the clock moves");
+    // The token expired with the clock; a fresh one.
+    let page_token = token(&sandbox, &url).await;
+    let after = new_session(&sandbox, &page_token, Some("k-1"), other.to_string()).await;
+    assert_eq!(after.status, 201, "the key expired: {}", after.text);
+    assert_ne!(after.body["session_id"], first.body["session_id"]);
+}
+
+#[tokio::test]
+async fn subscriptions_are_de_duplicated_and_capped_and_faults_capped() {
+    let sandbox = limited(|limits| {
+        limits.max_webhook_subscriptions = 2;
+        limits.max_faults = 2;
+    })
+    .await;
+    let url = sandbox.url().to_owned();
+    let control = sandbox.control();
+    for _ in 0..50 {
+        control
+            .subscribe_invoice_webhooks("http://127.0.0.1:9/invoices")
+            .await
+            .expect("subscribed");
+    }
+    let subscriptions = control.webhook_subscriptions().await.unwrap();
+    assert_eq!(
+        subscriptions.as_array().map(Vec::len),
+        Some(1),
+        "{subscriptions}"
+    );
+    control
+        .subscribe_invoice_webhooks("http://127.0.0.1:9/second")
+        .await
+        .expect("subscribed");
+    let third = post_json(
+        &format!("{url}/__sandbox/webhook-subscriptions"),
+        json!({"url": "http://127.0.0.1:9/third"}).to_string(),
+    )
+    .await;
+    assert!(third.refused(400, "a third subscription")["error"]
+        .as_str()
+        .is_some_and(|e| e.contains("--max-webhook-subscriptions")));
+    let fault = json!({"operation": "createSession", "status": 503, "count": 1}).to_string();
+    for _ in 0..2 {
+        let armed = post_json(&format!("{url}/__sandbox/faults"), fault.clone()).await;
+        assert_eq!(armed.status, 204, "{}", armed.text);
+    }
+    let refused = post_json(&format!("{url}/__sandbox/faults"), fault).await;
+    assert!(refused.refused(400, "a third fault")["error"]
+        .as_str()
+        .is_some_and(|e| e.contains("--max-faults")));
+}
+
+#[tokio::test]
+async fn connections_beyond_the_limit_wait_and_a_silent_one_is_closed() {
+    let half_a_head = b"GET /__sandbox HTTP/1.1\r\nhost: localhost\r\n";
+    // One connection at most: a second waits until the first closes.
+    let sandbox = limited(|limits| limits.max_connections = 1).await;
+    let mut first = tokio::net::TcpStream::connect(sandbox.address())
+        .await
+        .expect("the sandbox accepts");
+    first.write_all(half_a_head).await.expect("sent");
+    let address = sandbox.address();
+    let mut second = tokio::spawn(async move {
+        let mut stream = tokio::net::TcpStream::connect(address)
+            .await
+            .expect("the listen queue takes it");
+        stream
+            .write_all(b"GET /__sandbox HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n")
+            .await
+            .expect("sent");
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer).await;
+        String::from_utf8_lossy(&answer).into_owned()
+    });
+    assert!(
+        tokio::time::timeout(Duration::from_secs(1), &mut second)
+            .await
+            .is_err(),
+        "the second connection was served while the first was open"
+    );
+    drop(first);
+    let answer = tokio::time::timeout(Duration::from_secs(30), second)
+        .await
+        .expect("served once the first closed")
+        .expect("the reader ends");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+
+    // A connection that sends half a head and then nothing is closed.
+    let sandbox = limited(|limits| limits.header_read_timeout = Duration::from_secs(1)).await;
+    let mut silent = tokio::net::TcpStream::connect(sandbox.address())
+        .await
+        .expect("the sandbox accepts");
+    silent.write_all(half_a_head).await.expect("sent");
+    let mut rest = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), silent.read_to_end(&mut rest))
+        .await
+        .expect("the silent connection is closed")
+        .expect("read to its end");
+}

@@ -50,6 +50,8 @@ pub struct Shared {
     pub token_lifetime: Duration,
     /// Signs session and invoice webhooks (`--webhook-secret`).
     pub webhook_secret: String,
+    /// The caps on what requests can make the sandbox keep.
+    pub limits: crate::Limits,
     /// The hosts webhooks may go to; empty: any (`--webhook-allow`).
     webhook_allow: Vec<String>,
     /// The token control calls must carry (`--control-token`).
@@ -98,6 +100,7 @@ impl Shared {
             webhook_secret: settings.webhook_secret.clone(),
             control_token: settings.control_token.clone(),
             webhook_allow: settings.webhook_allow.clone(),
+            limits: settings.limits,
             control_host: crate::control_door::host_name(
                 url.strip_prefix("http://").unwrap_or(&url),
             ),

@@ -83,7 +83,8 @@ pub(super) async fn create_session(
         request,
     };
     let now = state.clock.now_local();
-    let created = create_or_replay(&mut state.data().payment_page, creation, now);
+    let max_sessions = state.limits.max_sessions;
+    let created = create_or_replay(&mut state.data().payment_page, creation, now, max_sessions);
     match created {
         Ok(session_id) => {
             let response = SessionResponse {
@@ -145,10 +146,9 @@ fn create_or_replay(
     pages: &mut Pages,
     creation: Creation,
     now: DateTime<FixedOffset>,
+    max_sessions: usize,
 ) -> Result<String, Refusal> {
-    pages
-        .idempotency_keys
-        .retain(|_, call| now - call.remembered_at < IDEMPOTENCY_KEY_LIFETIME);
+    pages.forget_expired_keys(now, IDEMPOTENCY_KEY_LIFETIME);
     if let Some(call) = creation
         .key
         .as_ref()
@@ -175,10 +175,10 @@ fn create_or_replay(
             session_id: session_id.clone(),
             remembered_at: now,
         };
-        pages.idempotency_keys.insert(key, call);
+        pages.remember(key, call);
     }
     let session = Session::new(session_id.clone(), creation.request, now);
-    pages.sessions.insert(session_id.clone(), Box::new(session));
+    pages.insert_session(session, max_sessions, now);
     Ok(session_id)
 }
 

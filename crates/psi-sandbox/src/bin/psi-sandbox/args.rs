@@ -82,6 +82,28 @@ pub struct Args {
     #[arg(long, value_name = "FILE", env = "PSI_SANDBOX_SEED")]
     pub seed: Option<PathBuf>,
 
+    /// Sessions kept; beyond it the oldest finished one is forgotten (and
+    /// answers 404 as unknown).
+    #[arg(long, value_name = "N", default_value_t = psi_sandbox::Limits::default().max_sessions, value_parser = at_least_one, env = "PSI_SANDBOX_MAX_SESSIONS")]
+    pub max_sessions: usize,
+
+    /// Faults armed at once through the control API.
+    #[arg(long, value_name = "N", default_value_t = psi_sandbox::Limits::default().max_faults, value_parser = at_least_one, env = "PSI_SANDBOX_MAX_FAULTS")]
+    pub max_faults: usize,
+
+    /// Invoice webhook subscriptions kept.
+    #[arg(long, value_name = "N", default_value_t = psi_sandbox::Limits::default().max_webhook_subscriptions, value_parser = at_least_one, env = "PSI_SANDBOX_MAX_WEBHOOK_SUBSCRIPTIONS")]
+    pub max_webhook_subscriptions: usize,
+
+    /// Connections served at once; more wait until one closes.
+    #[arg(long, value_name = "N", default_value_t = psi_sandbox::Limits::default().max_connections, value_parser = at_least_one, env = "PSI_SANDBOX_MAX_CONNECTIONS")]
+    pub max_connections: usize,
+
+    /// How long a connection may take to send a request's head (and stay
+    /// idle between requests): seconds or a duration (30s, 1m).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = timeout, env = "PSI_SANDBOX_HEADER_READ_TIMEOUT")]
+    pub header_read_timeout: Duration,
+
     /// How the one line per request is printed (on stderr).
     #[arg(long, value_enum, default_value_t = LogFormat::Text, env = "PSI_SANDBOX_LOG_FORMAT")]
     pub log_format: LogFormat,
@@ -111,6 +133,27 @@ fn token_lifetime(text: &str) -> Result<Duration, String> {
         return Err("must be whole seconds (expires_in is a number of seconds)".to_owned());
     }
     Ok(lifetime)
+}
+
+/// Seconds, or a humantime duration; at least one second.
+fn timeout(text: &str) -> Result<Duration, String> {
+    let timeout = match text.parse::<u64>() {
+        Ok(seconds) => Duration::from_secs(seconds),
+        Err(_) => humantime::parse_duration(text)
+            .map_err(|e| format!("{e}: give seconds (30) or a duration (30s, 1m)"))?,
+    };
+    if timeout < Duration::from_secs(1) {
+        return Err("must be at least one second".to_owned());
+    }
+    Ok(timeout)
+}
+
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(count) => Ok(count),
+        Err(error) => Err(format!("{error}: give a whole number")),
+    }
 }
 
 fn non_empty_secret(text: &str) -> Result<String, String> {

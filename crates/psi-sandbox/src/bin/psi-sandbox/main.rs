@@ -45,6 +45,13 @@ async fn run(args: args::Args) -> Result<(), String> {
     if let Some(path) = args.state {
         settings = settings.state(path);
     }
+    let mut limits = psi_sandbox::Limits::default();
+    limits.max_sessions = args.max_sessions;
+    limits.max_faults = args.max_faults;
+    limits.max_webhook_subscriptions = args.max_webhook_subscriptions;
+    limits.max_connections = args.max_connections;
+    limits.header_read_timeout = args.header_read_timeout;
+    settings = settings.limits(limits);
     for host in args.webhook_allow {
         settings = settings.webhook_allow(host);
     }
