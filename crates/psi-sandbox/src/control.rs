@@ -25,7 +25,7 @@
 //! | GET | /__sandbox/shop-config/{partner_profile_id}/{shop_id} | the stored shop configuration |
 //!
 //! Errors of the control API are `{"error": "..."}`. Every call passes
-//! [`crate::control_door`] first: a `Host` naming this sandbox, the
+//! the door (`control_door.rs`) first: a `Host` naming this sandbox, the
 //! control token when there is one, and `application/json` on writes.
 
 use crate::audiences::Addresses;

@@ -159,6 +159,9 @@ pub struct Limits {
     /// Invoice webhook subscriptions (`--max-webhook-subscriptions`); one
     /// more is a 400 (the same URL again is the existing subscription).
     pub max_webhook_subscriptions: usize,
+    /// Notifications kept in the delivery log (`--max-deliveries`): at
+    /// the cap the oldest finished ones are dropped, down to half of it.
+    pub max_deliveries: usize,
     /// Connections served at once (`--max-connections`); more wait in the
     /// listen queue until one closes.
     pub max_connections: usize,
@@ -174,6 +177,7 @@ impl Default for Limits {
             max_sessions: 10_000,
             max_faults: 1_000,
             max_webhook_subscriptions: 100,
+            max_deliveries: 10_000,
             max_connections: 1_024,
             header_read_timeout: Duration::from_secs(30),
         }

@@ -1389,3 +1389,84 @@ async fn connections_beyond_the_limit_wait_and_a_silent_one_is_closed() {
         .expect("the silent connection is closed")
         .expect("read to its end");
 }
+
+/// Answers every request 200 on a fresh local port; answers the URL.
+async fn accepting_receiver() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let address = listener.local_addr().expect("its address");
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buffer = [0u8; 4096];
+                while let Ok(read) = stream.read(&mut buffer).await {
+                    if read == 0 {
+                        return;
+                    }
+                    request.extend_from_slice(&buffer[..read]);
+                    let text = String::from_utf8_lossy(&request).to_ascii_lowercase();
+                    let Some(end) = text.find("\r\n\r\n") else {
+                        continue;
+                    };
+                    let length = text
+                        .lines()
+                        .find_map(|line| line.strip_prefix("content-length:"))
+                        .and_then(|value| value.trim().parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if request.len() >= end + 4 + length {
+                        break;
+                    }
+                }
+                let _ = stream
+                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                    .await;
+            });
+        }
+    });
+    format!("http://{address}/hook")
+}
+
+#[tokio::test]
+async fn the_delivery_log_keeps_its_cap_by_dropping_the_oldest_delivered() {
+    let sandbox = limited(|limits| limits.max_deliveries = 4).await;
+    let url = sandbox.url().to_owned();
+    let receiver = accepting_receiver().await;
+    let page_token = token(&sandbox, &url).await;
+    let control = sandbox.control();
+    let mut last = String::new();
+    for _ in 0..9 {
+        let body = serde_json::to_string(&psi_sandbox::demo::session_request(&receiver))
+            .expect("a request");
+        let created = new_session(&sandbox, &page_token, None, body).await;
+        assert_eq!(created.status, 201, "{}", created.text);
+        last = created.body["session_id"].as_str().unwrap().to_owned();
+        control
+            .complete_session(&last, "OPEN_INVOICE")
+            .await
+            .expect("completed");
+        // Each notification is delivered before the next is queued.
+        let mut delivered = false;
+        for _ in 0..400 {
+            let log = control.webhooks().await.expect("the log");
+            let entries = log.as_array().cloned().unwrap_or_default();
+            assert!(entries.len() <= 4, "{} kept", entries.len());
+            delivered = entries
+                .iter()
+                .any(|d| d["session_id"] == last.as_str() && d["delivered"] == true);
+            if delivered {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(delivered, "the notification of {last} was delivered");
+    }
+    let log = control.webhooks().await.expect("the log");
+    let entries = log.as_array().cloned().unwrap_or_default();
+    assert!((2..=4).contains(&entries.len()), "{} kept", entries.len());
+    assert_eq!(
+        entries.last().map(|d| d["session_id"].clone()),
+        Some(json!(last))
+    );
+}

@@ -58,6 +58,10 @@ pub struct State {
     pub sessions: Table<String, Box<Session>>,
     /// Session and invoice notifications in the order they were queued.
     pub webhooks: Log<WebhookDelivery>,
+    /// How many notifications were dropped from the log's front since the
+    /// start: a delivery's number (its position when queued plus this at
+    /// that time) finds it after a drop ([`webhooks`]).
+    webhooks_dropped: usize,
     /// By (token subject, Idempotency-Key): a key belongs to one merchant.
     idempotency_keys: Table<(String, String), RememberedCall>,
     /// Session ids, oldest first: whom [`State::insert_session`] forgets
@@ -105,6 +109,7 @@ impl Persisted for State {
             idempotency_keys,
             order,
             key_expiry,
+            webhooks_dropped: 0,
         })
     }
 }

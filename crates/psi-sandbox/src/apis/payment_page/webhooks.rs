@@ -1,6 +1,7 @@
 //! Notifications, as the service sends them: signed in `X-Signature` with
 //! the demo webhook secret ([`crate::signature`]), retried with backoff
-//! until a 2xx answer, every attempt recorded for `GET /__sandbox/webhooks`.
+//! until a 2xx answer, every attempt recorded for `GET /__sandbox/webhooks`
+//! (a log of at most `--max-deliveries`, see [`queue`]).
 //!
 //! - The session notification: the session record (the JSON of
 //!   `GET /pps/api/v1/session-record/{id}`) POSTed to the session's
@@ -126,12 +127,48 @@ pub(super) fn notify_invoice(state: &AppState, session_id: &str, transaction_id:
 }
 
 fn send_in_background(state: &AppState, delivery: WebhookDelivery) {
-    let index = queue(&mut state.data().payment_page, delivery);
-    tokio::spawn(deliver(state.clone(), index));
+    let number = queue(
+        &mut state.data().payment_page,
+        delivery,
+        state.limits.max_deliveries,
+    );
+    tokio::spawn(deliver(state.clone(), number));
 }
 
-fn queue(pages: &mut Pages, delivery: WebhookDelivery) -> usize {
-    pages.webhooks.push(delivery)
+/// Appends `delivery` to the log and answers its number. A log holding
+/// `max` notifications first drops its oldest finished ones (delivered,
+/// given up or not sent), down to half of `max`; one still being sent is
+/// never dropped, nor anything after it.
+fn queue(pages: &mut Pages, delivery: WebhookDelivery, max: usize) -> usize {
+    let log = &pages.webhooks;
+    if log.len() >= max.max(1) {
+        let wanted = log.len() - max / 2;
+        let finished = log
+            .iter()
+            .take(wanted)
+            .take_while(|delivery| is_finished(delivery))
+            .count();
+        pages.webhooks.drop_front(finished);
+        pages.webhooks_dropped += finished;
+    }
+    pages.webhooks.push(delivery) + pages.webhooks_dropped
+}
+
+/// Delivered, out of attempts, or never to be sent (`--webhook-allow`).
+fn is_finished(delivery: &WebhookDelivery) -> bool {
+    let refused = delivery
+        .attempts
+        .last()
+        .and_then(|attempt| attempt.error.as_deref())
+        .is_some_and(|error| error.starts_with(NOT_SENT));
+    delivery.delivered || delivery.attempts.len() >= MAX_ATTEMPTS || refused
+}
+
+/// The log position of the delivery numbered `number`, if it is kept.
+fn position(pages: &Pages, number: usize) -> Option<usize> {
+    number
+        .checked_sub(pages.webhooks_dropped)
+        .filter(|position| *position < pages.webhooks.len())
 }
 
 /// The prefix of a logged attempt that was never sent (`--webhook-allow`).
@@ -148,27 +185,24 @@ pub fn resume(state: &AppState) {
         .webhooks
         .iter()
         .enumerate()
-        .filter(|(_, delivery)| {
-            let refused = delivery
-                .attempts
-                .last()
-                .and_then(|attempt| attempt.error.as_deref())
-                .is_some_and(|error| error.starts_with(NOT_SENT));
-            !delivery.delivered && delivery.attempts.len() < MAX_ATTEMPTS && !refused
-        })
-        .map(|(index, _)| index)
+        .filter(|(_, delivery)| !is_finished(delivery))
+        .map(|(position, _)| position)
         .collect();
-    for index in pending {
-        tokio::spawn(deliver(state.clone(), index));
+    // No notification was dropped yet: a position is its number.
+    for number in pending {
+        tokio::spawn(deliver(state.clone(), number));
     }
 }
 
 /// Sends until a 2xx answer or the attempts are used up, from the attempt
 /// the delivery has reached (the first for a new one).
-async fn deliver(state: AppState, index: usize) {
+async fn deliver(state: AppState, number: usize) {
     let (url, body, made) = {
         let data = state.data();
-        let delivery = &data.payment_page.webhooks[index];
+        let Some(position) = position(&data.payment_page, number) else {
+            return;
+        };
+        let delivery = &data.payment_page.webhooks[position];
         (
             delivery.url.clone(),
             delivery.body.clone(),
@@ -183,7 +217,7 @@ async fn deliver(state: AppState, index: usize) {
             status: None,
             error: Some(format!("{NOT_SENT}{refusal}")),
         };
-        record(&state, index, attempt, false);
+        record(&state, number, attempt, false);
         return;
     }
     for attempt in made + 1..=MAX_ATTEMPTS {
@@ -195,7 +229,7 @@ async fn deliver(state: AppState, index: usize) {
         let delivered = result
             .status
             .is_some_and(|status| (200..300).contains(&status));
-        record(&state, index, result, delivered);
+        record(&state, number, result, delivered);
         if delivered {
             return;
         }
@@ -228,11 +262,15 @@ async fn send_once(state: &AppState, url: &str, body: &str) -> Attempt {
     }
 }
 
-fn record(state: &AppState, index: usize, attempt: Attempt, delivered: bool) {
+fn record(state: &AppState, number: usize, attempt: Attempt, delivered: bool) {
     let mut data = state.data();
-    let delivery = &mut data.payment_page.webhooks[index];
-    delivery.attempts.push(attempt);
-    delivery.delivered |= delivered;
+    let pages = &mut data.payment_page;
+    // A delivery being sent is never dropped, so it is found.
+    if let Some(position) = position(pages, number) {
+        let delivery = &mut pages.webhooks[position];
+        delivery.attempts.push(attempt);
+        delivery.delivered |= delivered;
+    }
 }
 
 /// `GET /__sandbox/webhooks`: every notification so far, oldest first.

@@ -95,6 +95,11 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = psi_sandbox::Limits::default().max_webhook_subscriptions, value_parser = at_least_one, env = "PSI_SANDBOX_MAX_WEBHOOK_SUBSCRIPTIONS")]
     pub max_webhook_subscriptions: usize,
 
+    /// Notifications kept in the delivery log (GET /__sandbox/webhooks);
+    /// at the cap the oldest finished ones are dropped, down to half.
+    #[arg(long, value_name = "N", default_value_t = psi_sandbox::Limits::default().max_deliveries, value_parser = at_least_one, env = "PSI_SANDBOX_MAX_DELIVERIES")]
+    pub max_deliveries: usize,
+
     /// Connections served at once; more wait until one closes.
     #[arg(long, value_name = "N", default_value_t = psi_sandbox::Limits::default().max_connections, value_parser = at_least_one, env = "PSI_SANDBOX_MAX_CONNECTIONS")]
     pub max_connections: usize,

@@ -49,6 +49,7 @@ async fn run(args: args::Args) -> Result<(), String> {
     limits.max_sessions = args.max_sessions;
     limits.max_faults = args.max_faults;
     limits.max_webhook_subscriptions = args.max_webhook_subscriptions;
+    limits.max_deliveries = args.max_deliveries;
     limits.max_connections = args.max_connections;
     limits.header_read_timeout = args.header_read_timeout;
     settings = settings.limits(limits);
