@@ -883,6 +883,28 @@ async fn amounts_no_decimal_adds_up_are_refused_on_arrival_and_every_read_surviv
     .await;
     assert_eq!(stored.status, 201, "{}", stored.text);
     every_read_of(&sandbox, "12-00000000000000004").await;
+    // So is a session of it, whose hosted page adds up its amount due.
+    let mut one_basket = demo.clone();
+    one_basket["order_data"]["shop_baskets"] = json!([basket_of("a")]);
+    let created = answer(
+        reqwest::Client::new()
+            .post(format!("{url}/pps/api/v1/session"))
+            .bearer_auth(token(&sandbox, &url).await)
+            .header("content-type", "application/json")
+            .body(with_numbers(&one_basket, &[("amount", RANGE_END)]))
+            .send()
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.text);
+    let landing_page = created.body["landing_page"]
+        .as_str()
+        .expect("a page")
+        .to_owned();
+    let page = reqwest::get(&landing_page).await.expect("the page answers");
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.expect("HTML").contains("79"));
 
     // Storefront seeds: a line or a sum of lines past the range is refused.
     let orders = format!("{url}/__sandbox/storefront/orders");
@@ -957,6 +979,14 @@ async fn amounts_no_decimal_adds_up_are_refused_on_arrival_and_every_read_surviv
     drop(sandbox);
     let sandbox = start_on_state(&path).await;
     every_read_of(&sandbox, "12-00000000000000004").await;
+    // The restarted sandbox listens on another port: the same path there.
+    let page_path = landing_page
+        .strip_prefix(&url)
+        .expect("a page of the sandbox");
+    let page = reqwest::get(format!("{}{page_path}", sandbox.url()))
+        .await
+        .expect("the page answers");
+    assert_eq!(page.status(), 200, "the hosted page after the restart");
     for id in [
         "12-00000000000000001",
         "12-00000000000000002",
