@@ -152,7 +152,8 @@ pub struct Sandbox {
 pub struct Limits {
     /// Sessions kept (`--max-sessions`); beyond it the oldest finished
     /// session (among the oldest few, else the oldest) is forgotten and
-    /// answers 404 as unknown.
+    /// answers 404 as unknown. Also the most Idempotency-Keys kept (each
+    /// for 24 hours of sandbox time at most), the oldest forgotten first.
     pub max_sessions: usize,
     /// Faults armed at once (`--max-faults`); arming one more is a 400.
     pub max_faults: usize,

@@ -1297,6 +1297,28 @@ async fn beyond_the_session_cap_the_oldest_finished_session_is_forgotten() {
     assert_eq!(record(ids[0].clone()).await, 404);
     assert_eq!(record(ids[2].clone()).await, 200);
     assert_eq!(control.sessions().await.unwrap().len(), 3);
+
+    // No more keys than sessions are kept: the oldest key goes first.
+    let mut other = session_request();
+    other["order_data"]["partner_transaction_id"] = json!("order-other");
+    for key in ["k-1", "k-2", "k-3", "k-4"] {
+        let created = new_session(
+            &sandbox,
+            &page_token,
+            Some(key),
+            session_request().to_string(),
+        )
+        .await;
+        assert_eq!(created.status, 201, "{}", created.text);
+    }
+    let kept = new_session(&sandbox, &page_token, Some("k-4"), other.to_string()).await;
+    assert_eq!(kept.status, 409, "the newest key is kept: {}", kept.text);
+    let forgotten = new_session(&sandbox, &page_token, Some("k-1"), other.to_string()).await;
+    assert_eq!(
+        forgotten.status, 201,
+        "the oldest key is forgotten: {}",
+        forgotten.text
+    );
 }
 
 #[tokio::test]

@@ -259,7 +259,18 @@ impl State {
         }
     }
 
-    fn remember(&mut self, key: (String, String), call: RememberedCall) {
+    /// Remembers `call` under `key`, first forgetting the oldest keys while
+    /// `max` are kept (a key only replays a session, and no more sessions
+    /// than that are kept).
+    fn remember(&mut self, key: (String, String), call: RememberedCall, max: usize) {
+        while self.idempotency_keys.len() >= max.max(1) {
+            match self.key_expiry.pop_first() {
+                Some((_, oldest)) => {
+                    self.idempotency_keys.remove(&oldest);
+                }
+                None => break,
+            }
+        }
         self.key_expiry.insert((call.remembered_at, key.clone()));
         self.idempotency_keys.insert(key, call);
     }

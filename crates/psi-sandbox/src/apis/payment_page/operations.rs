@@ -175,7 +175,7 @@ fn create_or_replay(
             session_id: session_id.clone(),
             remembered_at: now,
         };
-        pages.remember(key, call);
+        pages.remember(key, call, max_sessions);
     }
     let session = Session::new(session_id.clone(), creation.request, now);
     pages.insert_session(session, max_sessions, now);
