@@ -106,10 +106,19 @@ impl Seed {
         })
     }
 
-    /// Stores every entry in the sandbox at `url` through its control API
-    /// (with `control_token` when it has one), transactions first (orders
-    /// may take their lines from one).
-    pub async fn apply(&self, url: &str, control_token: Option<&str>) -> Result<Report, SeedError> {
+    /// Stores every entry in the sandbox at `url` through its control API,
+    /// transactions first (orders may take their lines from one).
+    pub async fn apply(&self, url: &str) -> Result<Report, SeedError> {
+        self.apply_with_token(url, None).await
+    }
+
+    /// [`Seed::apply`] for a sandbox whose control API needs
+    /// `control_token` (`--control-token`).
+    pub async fn apply_with_token(
+        &self,
+        url: &str,
+        control_token: Option<&str>,
+    ) -> Result<Report, SeedError> {
         let http =
             crate::tls::http_client().map_err(|reason| SeedError(format!("--seed: {reason}")))?;
         let mut report = Report::default();

@@ -323,6 +323,7 @@ async fn beyond_loopback_every_control_call_needs_the_control_token() {
         .port()
         .to_string();
     let public_url = format!("http://127.0.0.1:{port}");
+    let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/seed.example.json");
     let sandbox = Running::start_with_env(
         &[
             "--host",
@@ -331,6 +332,8 @@ async fn beyond_loopback_every_control_call_needs_the_control_token() {
             &port,
             "--public-url",
             &public_url,
+            "--seed",
+            seed,
         ],
         &[("PSI_SANDBOX_CONTROL_TOKEN", "team-token")],
     )
@@ -355,6 +358,14 @@ async fn beyond_loopback_every_control_call_needs_the_control_token() {
         .await
         .unwrap();
     assert_eq!(with.status(), 200);
+    // --seed went through the control API with the token.
+    let seeded = http
+        .get(format!("{about}/transactions/12-00000000000000001"))
+        .bearer_auth("team-token")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(seeded.status(), 200);
     // The APIs themselves need no control token.
     assert!(token(&http, &sandbox.url, &sandbox.url).await["access_token"].is_string());
     let stderr = sandbox.stop().await;

@@ -65,7 +65,7 @@ async fn run(args: args::Args) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     if let Some(seed) = seed {
         let report = seed
-            .apply(sandbox.url(), control_token.as_deref())
+            .apply_with_token(sandbox.url(), control_token.as_deref())
             .await
             .map_err(|e| e.to_string())?;
         tracing::info!(stored = report.stored, kept = report.kept, "seeded");
