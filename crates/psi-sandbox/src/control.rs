@@ -3,9 +3,9 @@
 //!
 //! | method | path | does |
 //! |---|---|---|
-//! | GET | /__sandbox | the addresses (`Addresses`), the demo credentials, the webhook secret, the sandbox time `now` and the `documents` served from their examples (`name`, `url`, `audience`, `audience_chosen_by_sandbox`, `operations`) |
+//! | GET | /__sandbox | the addresses (`Addresses`), the demo credentials, the webhook secret (`null` when the operator chose one), the sandbox time `now` and the `documents` served from their examples (`name`, `url`, `audience`, `audience_chosen_by_sandbox`, `operations`) |
 //! | POST | /__sandbox/clock/advance | `{"seconds": n}` moves the sandbox clock; 400 `{"error", "limit"}` if it would leave 1970..=9999 |
-//! | POST | /__sandbox/faults | `{"operation", "status"?, "delay_ms"?, "count"?}` arms a fault answering before processing |
+//! | POST | /__sandbox/faults | `{"operation", "status"?, "delay_ms"?, "count"?}` arms a fault answering before processing (400 beyond `--max-faults` armed) |
 //! | POST | /__sandbox/faults | `{"operation", "after_processing": true, "status", "body"?, "content_type"?, "count"?}` processes the call, then answers `status` with `body` (no body when absent) |
 //! | DELETE | /__sandbox/faults | disarms all faults |
 //! | GET | /__sandbox/sessions | every session's record, oldest first |
@@ -15,7 +15,7 @@
 //! | POST | /__sandbox/sessions/{id}/expire | the session expires now |
 //! | POST | /__sandbox/sessions/{id}/fraud-cancel | FRAUD_CANCELLATION_REQUESTED |
 //! | GET | /__sandbox/transactions/{id} | the stored transaction (`StoredTransaction`) |
-//! | POST | /__sandbox/transactions | stores a transaction as the back office has it (`--seed`); 201 `StoredTransaction`, 409 for an existing id |
+//! | POST | /__sandbox/transactions | stores a transaction as the back office has it (`--seed`); 201 `StoredTransaction`, 422 naming each field the session checks refuse, 409 for an existing id |
 //! | POST | /__sandbox/pay-later/{transaction_id}/withdraw | withdraws a booking |
 //! | POST | /__sandbox/storefront/orders | seeds a storefront order |
 //! | POST | /__sandbox/webhook-subscriptions | `{"url"}` subscribes a receiver to invoice notifications |
@@ -24,7 +24,9 @@
 //! | GET | /__sandbox/webhooks | every notification sent (session and invoice) with its attempts |
 //! | GET | /__sandbox/shop-config/{partner_profile_id}/{shop_id} | the stored shop configuration |
 //!
-//! Errors of the control API are `{"error": "..."}`.
+//! Errors of the control API are `{"error": "..."}`. Every call passes
+//! the door (`control_door.rs`) first: a `Host` naming this sandbox, the
+//! control token when there is one, and `application/json` on writes.
 
 use crate::audiences::Addresses;
 use crate::control_client::StoredTransaction;
@@ -50,7 +52,11 @@ pub fn routes() -> Router<AppState> {
         .route("/__sandbox/transactions/{transaction_id}", get(transaction))
 }
 
+/// The demo webhook secret is shown; one the operator chose is not (they
+/// know it, and anyone else reaching the control API should not).
 async fn about(State(state): State<AppState>) -> impl IntoResponse {
+    let webhook_secret =
+        (state.webhook_secret == crate::DEMO_WEBHOOK_SECRET).then_some(&state.webhook_secret);
     Json(serde_json::json!({
         "url": state.url,
         "addresses": Addresses::of(&state.url),
@@ -58,7 +64,7 @@ async fn about(State(state): State<AppState>) -> impl IntoResponse {
         "client_secret": crate::DEMO_CLIENT_SECRET,
         "platform_client_id": crate::DEMO_PLATFORM_CLIENT_ID,
         "platform_client_secret": crate::DEMO_PLATFORM_CLIENT_SECRET,
-        "webhook_secret": state.webhook_secret,
+        "webhook_secret": webhook_secret,
         "now": state.clock.now_local(),
         "documents": state.examples.about(),
     }))
@@ -118,11 +124,17 @@ async fn arm_fault(State(state): State<AppState>, body: Bytes) -> Response {
     if let Some(problem) = fault.problem() {
         return control_error(StatusCode::BAD_REQUEST, problem);
     }
-    state
-        .faults
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .push(fault);
+    let max = state.limits.max_faults;
+    let mut faults = state.faults.lock().unwrap_or_else(|p| p.into_inner());
+    if faults.len() >= max {
+        return control_error(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "at most {max} faults are armed at once (--max-faults); DELETE /__sandbox/faults disarms them"
+            ),
+        );
+    }
+    faults.push(fault);
     StatusCode::NO_CONTENT.into_response()
 }
 
@@ -167,7 +179,10 @@ struct NewTransaction {
 
 /// `POST /__sandbox/transactions`: stores a transaction directly, as if
 /// its session had been completed (no session, no webhook). 201 with the
-/// stored transaction; 400 naming the field; 409 when the id is taken.
+/// stored transaction; 400 naming the field of a body that is not this
+/// shape, 422 naming every field a session's checks refuse (the same
+/// checks, so that every stored order reads back whole); 409 when the id
+/// is taken.
 async fn store_transaction(State(state): State<AppState>, body: Bytes) -> Response {
     let new: NewTransaction = match control_body(&body) {
         Ok(new) => new,
@@ -186,6 +201,14 @@ async fn store_transaction(State(state): State<AppState>, body: Bytes) -> Respon
         },
     };
     let created = new.created.unwrap_or_else(|| state.clock.now_local());
+    let today = state.clock.now_local().date_naive();
+    if let Err(invalid) = crate::apis::payment_page::check_order_data(&new.order_data, today) {
+        let fields: Vec<String> = invalid
+            .into_iter()
+            .map(|(path, message)| format!("{path}: {message}"))
+            .collect();
+        return control_error(StatusCode::UNPROCESSABLE_ENTITY, fields.join("; "));
+    }
     let transaction = crate::Transaction {
         id,
         session_id: uuid::Uuid::new_v4(),

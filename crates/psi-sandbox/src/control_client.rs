@@ -46,6 +46,8 @@ impl StoredTransaction {
 pub struct Control {
     url: String,
     http: reqwest::Client,
+    /// Sent as `Authorization: Bearer` on every call when set.
+    token: Option<String>,
 }
 
 /// A control call that did not succeed.
@@ -62,10 +64,38 @@ impl std::error::Error for ControlError {}
 
 impl Control {
     /// A client of the sandbox at `url`.
+    ///
+    /// # Panics
+    ///
+    /// When no HTTP client can be built at all (the TLS backend refuses
+    /// both the platform's CA certificates and the bundled roots); a
+    /// sandbox's own [`crate::Sandbox::control`] never builds one.
     pub fn new(url: &str) -> Self {
+        let http = crate::tls::http_client().unwrap_or_else(|reason| panic!("{reason}"));
+        Self::with_client(url, http)
+    }
+
+    /// A client of the sandbox at `url` making its calls with `http`.
+    pub(crate) fn with_client(url: &str, http: reqwest::Client) -> Self {
         Self {
             url: url.trim_end_matches('/').to_owned(),
-            http: crate::tls::http_client(),
+            http,
+            token: None,
+        }
+    }
+
+    /// Sends `token` with every call: for a sandbox started with a control
+    /// token (`--control-token`).
+    pub fn with_token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// `request` with the control token, when there is one.
+    fn authorized(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match &self.token {
+            Some(token) => request.bearer_auth(token),
+            None => request,
         }
     }
 
@@ -88,8 +118,7 @@ impl Control {
     /// status (a 404 answers `{"error"}` or the API's error body).
     pub async fn get(&self, path: &str) -> Result<Value, ControlError> {
         let response = self
-            .http
-            .get(self.address(path))
+            .authorized(self.http.get(self.address(path)))
             .send()
             .await
             .map_err(|e| ControlError(e.to_string()))?;
@@ -105,9 +134,13 @@ impl Control {
         self.call(path, request).await
     }
 
-    /// DELETEs `/__sandbox/<path>`.
+    /// DELETEs `/__sandbox/<path>` (saying `application/json`, as every
+    /// control write must).
     pub async fn delete(&self, path: &str) -> Result<Value, ControlError> {
-        let request = self.http.delete(self.address(path));
+        let request = self
+            .http
+            .delete(self.address(path))
+            .header(reqwest::header::CONTENT_TYPE, "application/json");
         self.call(path, request).await
     }
 
@@ -116,7 +149,8 @@ impl Control {
         path: &str,
         request: reqwest::RequestBuilder,
     ) -> Result<Value, ControlError> {
-        let response = request
+        let response = self
+            .authorized(request)
             .send()
             .await
             .map_err(|e| ControlError(e.to_string()))?;

@@ -109,7 +109,18 @@ impl Seed {
     /// Stores every entry in the sandbox at `url` through its control API,
     /// transactions first (orders may take their lines from one).
     pub async fn apply(&self, url: &str) -> Result<Report, SeedError> {
-        let http = crate::tls::http_client();
+        self.apply_with_token(url, None).await
+    }
+
+    /// [`Seed::apply`] for a sandbox whose control API needs
+    /// `control_token` (`--control-token`).
+    pub async fn apply_with_token(
+        &self,
+        url: &str,
+        control_token: Option<&str>,
+    ) -> Result<Report, SeedError> {
+        let http =
+            crate::tls::http_client().map_err(|reason| SeedError(format!("--seed: {reason}")))?;
         let mut report = Report::default();
         let kinds = [
             (
@@ -131,8 +142,11 @@ impl Seed {
                         self.path.display()
                     ))
                 };
-                let response = http
-                    .post(format!("{url}{path}"))
+                let mut request = http.post(format!("{url}{path}"));
+                if let Some(token) = control_token {
+                    request = request.bearer_auth(token);
+                }
+                let response = request
                     .header(reqwest::header::CONTENT_TYPE, "application/json")
                     .body(entry.get().to_owned())
                     .send()

@@ -33,16 +33,35 @@ const REQUEST_START_BYTES: usize = 512;
 
 /// Serves `app` on `listener` until `stop` completes, then stops accepting
 /// and lets open connections finish their current request.
-pub async fn serve(listener: TcpListener, app: PerRequest, stop: impl Future<Output = ()>) {
+///
+/// At most `limits.max_connections` connections are served at once (the
+/// next is accepted when one closes), and each must send a request's head
+/// within `limits.header_read_timeout`: a connection that sends nothing, or
+/// a head slowly, is closed, as is an idle keep-alive connection after
+/// that time.
+pub async fn serve(
+    listener: TcpListener,
+    app: PerRequest,
+    limits: crate::Limits,
+    stop: impl Future<Output = ()>,
+) {
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut builder = hyper::server::conn::http1::Builder::new();
-    // No timer, so no header read timeout: as with `axum::serve`, an idle
-    // keep-alive connection stays open for the client's pool.
-    builder.max_buf_size(HEAD_BUFFER_BYTES);
+    builder
+        .max_buf_size(HEAD_BUFFER_BYTES)
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    let connections =
+        std::sync::Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
     let mut stop = std::pin::pin!(stop);
     loop {
-        let stream = tokio::select! {
-            accepted = listener.accept() => accepted,
+        let accepted = async {
+            // Only acquired, never closed: the semaphore lives as long as this loop.
+            let permit = connections.clone().acquire_owned().await;
+            (permit, listener.accept().await)
+        };
+        let (permit, stream) = tokio::select! {
+            accepted = accepted => accepted,
             () = &mut stop => break,
         };
         let stream = match stream {
@@ -60,6 +79,7 @@ pub async fn serve(listener: TcpListener, app: PerRequest, stop: impl Future<Out
         tokio::spawn(async move {
             // A broken connection is the client's business.
             let _ = connection.await;
+            drop(permit);
         });
     }
     drop(listener);

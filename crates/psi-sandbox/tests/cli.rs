@@ -29,6 +29,7 @@ fn help_lists_every_flag() {
         "--token-lifetime",
         "--seed",
         "--log-format",
+        "--control-token",
         "--help",
         "--version",
     ] {
@@ -57,6 +58,19 @@ fn bad_flags_and_files_exit_2_naming_the_flag() {
     assert_refused(&["--log-format", "xml"], "--log-format");
     assert_refused(&["--webhook-secret", " "], "--webhook-secret");
     assert_refused(&["--port", "0", "--host", "0.0.0.0"], "--public-url");
+    // Beyond loopback the control API needs a token.
+    assert_refused(
+        &[
+            "--port",
+            "0",
+            "--host",
+            "0.0.0.0",
+            "--public-url",
+            "http://sandbox.internal:1",
+        ],
+        "--control-token",
+    );
+    assert_refused(&["--control-token", " "], "--control-token");
     assert_refused(
         &["--port", "0", "--public-url", "https://x.example"],
         "--public-url",
@@ -81,10 +95,21 @@ struct Running {
 
 impl Running {
     async fn start(args: &[&str]) -> Running {
+        Self::start_with_env(args, &[]).await
+    }
+
+    /// Starts with only `env` in its environment.
+    async fn start_with_env(args: &[&str], env: &[(&str, &str)]) -> Running {
+        let port: &[&str] = if args.contains(&"--port") {
+            &[]
+        } else {
+            &["--port", "0"]
+        };
         let mut child = tokio::process::Command::new(BINARY)
-            .args(["--port", "0"])
+            .args(port)
             .args(args)
             .env_clear()
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
@@ -230,8 +255,145 @@ async fn the_webhook_secret_and_token_lifetime_flags_take_effect() {
         .json()
         .await
         .unwrap();
-    assert_eq!(about["webhook_secret"], "operator-secret");
+    // The operator's secret is theirs: no endpoint answers it.
+    assert_eq!(about["webhook_secret"], Value::Null, "{about}");
     let token = token(&http, url, url).await;
     assert_eq!(token["expires_in"], 90);
+
+    // A session's notification is signed with it (the receiver at port 9
+    // refuses; the attempt and its signature are logged all the same).
+    let request = psi_sandbox::demo::session_request("http://127.0.0.1:9/webhook");
+    let created: Value = http
+        .post(format!("{url}/pps/api/v1/session"))
+        .bearer_auth(token["access_token"].as_str().unwrap())
+        .json(&request)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let session = created["session_id"]
+        .as_str()
+        .expect("a session")
+        .to_owned();
+    let completed = http
+        .post(format!("{url}/__sandbox/sessions/{session}/complete"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(completed.status(), 200);
+    let mut attempt = Value::Null;
+    for _ in 0..100 {
+        let log: Value = http
+            .get(format!("{url}/__sandbox/webhooks"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if let Some(delivery) = log.as_array().and_then(|log| log.first()) {
+            if delivery["attempts"][0].is_object() {
+                attempt = delivery["attempts"][0].clone();
+                attempt["body"] = delivery["body"].clone();
+                break;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let at = chrono::DateTime::parse_from_rfc3339(attempt["at"].as_str().expect("an attempt"))
+        .unwrap()
+        .timestamp();
+    let body = attempt["body"].as_str().expect("the body");
+    assert_eq!(
+        attempt["signature"],
+        psi_sandbox::signature::sign(b"operator-secret", at, body.as_bytes())
+    );
     sandbox.stop().await;
+}
+
+#[tokio::test]
+async fn beyond_loopback_every_control_call_needs_the_control_token() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let public_url = format!("http://127.0.0.1:{port}");
+    let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/seed.example.json");
+    let sandbox = Running::start_with_env(
+        &[
+            "--host",
+            "0.0.0.0",
+            "--port",
+            &port,
+            "--public-url",
+            &public_url,
+            "--seed",
+            seed,
+        ],
+        &[("PSI_SANDBOX_CONTROL_TOKEN", "team-token")],
+    )
+    .await;
+    let http = reqwest::Client::new();
+    let about = format!("{}/__sandbox", sandbox.url);
+    let without = http.get(&about).send().await.unwrap();
+    assert_eq!(without.status(), 401);
+    let body: Value = without.json().await.unwrap();
+    assert!(
+        body["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("--control-token")),
+        "{body}"
+    );
+    let wrong = http.get(&about).bearer_auth("guess").send().await.unwrap();
+    assert_eq!(wrong.status(), 401);
+    let with = http
+        .get(&about)
+        .bearer_auth("team-token")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(with.status(), 200);
+    // --seed went through the control API with the token.
+    let seeded = http
+        .get(format!("{about}/transactions/12-00000000000000001"))
+        .bearer_auth("team-token")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(seeded.status(), 200);
+    // The APIs themselves need no control token.
+    assert!(token(&http, &sandbox.url, &sandbox.url).await["access_token"].is_string());
+    let stderr = sandbox.stop().await;
+    assert!(
+        !stderr.contains("team-token"),
+        "the token is not logged: {stderr}"
+    );
+}
+
+#[tokio::test]
+async fn without_ca_certificates_the_bundled_roots_are_used_and_logged() {
+    let sandbox = Running::start_with_env(
+        &[],
+        &[
+            ("SSL_CERT_FILE", "/nonexistent/ca.pem"),
+            ("SSL_CERT_DIR", "/nonexistent"),
+        ],
+    )
+    .await;
+    let about: Value = reqwest::Client::new()
+        .get(format!("{}/__sandbox", sandbox.url))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(about["now"].is_string(), "{about}");
+    let stderr = sandbox.stop().await;
+    assert!(stderr.contains("bundled webpki roots"), "{stderr}");
 }

@@ -197,7 +197,8 @@ async fn client(task: usize, url: String, tokens: Tokens, acknowledged: Arc<Mute
             Method::POST,
             format!("{url}/__sandbox/sessions/{session}/complete"),
             None,
-            None,
+            // A control write says application/json, even with nothing to say.
+            Some(json!({})),
         )
         .await
         else {
@@ -476,4 +477,144 @@ fn an_unusable_state_file_stops_the_sandbox_with_exit_code_2() {
         );
     }
     let _ = std::fs::remove_dir_all(directory);
+}
+
+/// A port nothing listens on now (it was free a moment ago).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("a free port")
+        .local_addr()
+        .expect("its address")
+        .port()
+}
+
+/// Accepts connections on `listener` and answers each request 200,
+/// counting the requests.
+async fn receive(listener: tokio::net::TcpListener, received: Arc<Mutex<usize>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    loop {
+        let Ok((mut stream, _)) = listener.accept().await else {
+            return;
+        };
+        let received = received.clone();
+        tokio::spawn(async move {
+            let mut request = Vec::new();
+            let mut buffer = [0u8; 4096];
+            // The head, then the body its content-length announces.
+            loop {
+                let Ok(read) = stream.read(&mut buffer).await else {
+                    return;
+                };
+                if read == 0 {
+                    return;
+                }
+                request.extend_from_slice(&buffer[..read]);
+                let text = String::from_utf8_lossy(&request).to_ascii_lowercase();
+                if let Some(end) = text.find("\r\n\r\n") {
+                    let length = text
+                        .lines()
+                        .find_map(|line| line.strip_prefix("content-length:"))
+                        .and_then(|value| value.trim().parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if request.len() >= end + 4 + length {
+                        break;
+                    }
+                }
+            }
+            *received.lock().expect("the count") += 1;
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                .await;
+        });
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pending_notification_is_delivered_after_a_sigkill_and_restart() {
+    let directory = temporary_directory("resume");
+    let state = directory.join("state.db");
+    let log = directory.join("sandbox.log");
+    let receiver_port = free_port();
+    let webhook = format!("http://127.0.0.1:{receiver_port}/hook");
+    let http = reqwest::Client::new();
+
+    // The receiver is down: the notification fails and waits for a retry.
+    let mut first = start(0, &state, &log);
+    let url = first.url.clone();
+    let page = token(&http, &url, &url).await;
+    let request =
+        serde_json::to_value(psi_sandbox::demo::session_request(&webhook)).expect("a request");
+    let (status, created) = send(
+        &http,
+        reqwest::Method::POST,
+        format!("{url}/pps/api/v1/session"),
+        Some(&page),
+        Some(request),
+    )
+    .await
+    .expect("an answer");
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let session = created["session_id"].as_str().expect("an id").to_owned();
+    let (status, _) = send(
+        &http,
+        reqwest::Method::POST,
+        format!("{url}/__sandbox/sessions/{session}/complete"),
+        None,
+        Some(json!({})),
+    )
+    .await
+    .expect("an answer");
+    assert_eq!(status, StatusCode::OK);
+    let attempts = |log: &Value| {
+        log.as_array()
+            .and_then(|log| log.first())
+            .map(|delivery| {
+                (
+                    delivery["attempts"].as_array().map_or(0, Vec::len),
+                    delivery["delivered"] == true,
+                )
+            })
+            .unwrap_or((0, false))
+    };
+    let mut failed_before_kill = 0;
+    for _ in 0..500 {
+        let (_, log) = get(&http, format!("{url}/__sandbox/webhooks"), None).await;
+        failed_before_kill = attempts(&log).0;
+        if failed_before_kill > 0 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    first.child.kill().expect("the sandbox is killed");
+    let _ = first.child.wait();
+    assert!(
+        (1..5).contains(&failed_before_kill),
+        "killed with {failed_before_kill} of 5 attempts made"
+    );
+
+    // The receiver is up; the restarted sandbox delivers the notification.
+    let received = Arc::new(Mutex::new(0));
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", receiver_port))
+        .await
+        .expect("the receiver's port is still free");
+    tokio::spawn(receive(listener, received.clone()));
+    let mut second = start(first.port, &state, &log);
+    let mut delivered = (0, false);
+    for _ in 0..200 {
+        let (_, log) = get(&http, format!("{}/__sandbox/webhooks", second.url), None).await;
+        delivered = attempts(&log);
+        if delivered.1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    second.child.kill().expect("stopped");
+    let _ = second.child.wait();
+    assert!(
+        delivered.1,
+        "not delivered after the restart: {delivered:?}"
+    );
+    assert!(delivered.0 > failed_before_kill, "{delivered:?}");
+    assert_eq!(*received.lock().expect("the count"), 1);
+    let _ = std::fs::remove_dir_all(&directory);
 }

@@ -77,12 +77,17 @@ async fn answer(response: reqwest::Response) -> Answer {
 /// a fresh connection and reads one answer: for requests reqwest would
 /// normalise or refuse to send.
 async fn raw(sandbox: &Sandbox, head: &str, body: &[u8]) -> Answer {
+    raw_to(sandbox, "sandbox", head, body).await
+}
+
+/// [`raw`] with the `Host` header `host`.
+async fn raw_to(sandbox: &Sandbox, host: &str, head: &str, body: &[u8]) -> Answer {
     let exchange = async {
         let mut stream = tokio::net::TcpStream::connect(sandbox.address())
             .await
             .expect("the sandbox accepts");
         let mut request =
-            format!("{head}\r\nhost: sandbox\r\nconnection: close\r\n\r\n").into_bytes();
+            format!("{head}\r\nhost: {host}\r\nconnection: close\r\n\r\n").into_bytes();
         request.extend_from_slice(body);
         // The sandbox may answer (and close) before reading everything.
         let _ = stream.write_all(&request).await;
@@ -632,5 +637,891 @@ async fn unknown_paths_and_methods_answer_json() {
     assert_eq!(
         wrong_method.body["decline"]["reasons"][0],
         "METHOD_NOT_ALLOWED"
+    );
+}
+
+/// `value` as JSON text with each `"__name__"` string replaced by the
+/// number text given for it (numbers no float holds exactly).
+fn with_numbers(value: &Value, numbers: &[(&str, &str)]) -> String {
+    let mut text = value.to_string();
+    for (name, number) in numbers {
+        text = text.replace(&format!("\"__{name}__\""), number);
+    }
+    text
+}
+
+/// One shop basket whose gross amount and only item are `__amount__`.
+fn basket_of(shop: &str) -> Value {
+    json!({
+        "partner_shop_id": shop,
+        "shop_transaction_id": format!("SO-{shop}"),
+        "gross_amount": "__amount__",
+        "items": [{
+            "article_number": "GOLD",
+            "name": "Gold",
+            "quantity": 1,
+            "tax_rate": 19,
+            "gross_unit_price": "__amount__",
+            "gross_total_price": "__amount__",
+        }],
+    })
+}
+
+/// Five times ten to the 28th: each fits a decimal, two added up do not.
+const HALF_PAST_THE_RANGE: &str = "50000000000000000000000000000";
+/// The largest decimal.
+const RANGE_END: &str = "79228162514264337593543950335";
+
+/// A state file in a fresh temporary directory.
+fn state_file(name: &str) -> std::path::PathBuf {
+    let directory = std::env::temp_dir().join(format!(
+        "psi-hostile-{name}-{}-{}",
+        std::process::id(),
+        uuid::Uuid::new_v4()
+    ));
+    std::fs::create_dir_all(&directory).expect("a temporary directory");
+    directory.join("state.db")
+}
+
+/// Starts a sandbox on `path`, waiting for a stopped one to let go of it.
+async fn start_on_state(path: &std::path::Path) -> Sandbox {
+    for _ in 0..100 {
+        match Sandbox::start_with(psi_sandbox::Settings::default().state(path)).await {
+            Ok(sandbox) => return sandbox,
+            Err(psi_sandbox::StartError::State { .. }) => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            Err(other) => panic!("the sandbox does not start: {other}"),
+        }
+    }
+    panic!("the state file stays locked")
+}
+
+async fn post_json(url: &str, body: String) -> Answer {
+    answer(
+        reqwest::Client::new()
+            .post(url)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .expect("an answer"),
+    )
+    .await
+}
+
+/// Every read of the stored transaction `id` answers 200 (none drops the
+/// connection): transaction status, pay later offers, order status with
+/// every section, and the invoice in its three formats.
+async fn every_read_of(sandbox: &Sandbox, id: &str) {
+    let url = sandbox.url().to_owned();
+    let stored: Value = sandbox
+        .control()
+        .get(&format!("transactions/{id}"))
+        .await
+        .expect("the stored transaction");
+    let correspondence = stored["correspondence_id"].as_str().expect("an id");
+    let order_status = token(sandbox, &format!("{url}/order/status/v2/transactions")).await;
+    let reads = [
+        (
+            format!("/transaction/status/v2/transactions/{id}"),
+            token(
+                sandbox,
+                &format!("{url}/transaction/status/v2/transactions"),
+            )
+            .await,
+        ),
+        (
+            format!("/order/paylater/v1/{id}/offers"),
+            token(sandbox, &format!("{url}/paylater")).await,
+        ),
+        (
+            format!("/order/status/v2/transactions/{id}?include=all"),
+            order_status.clone(),
+        ),
+        (
+            format!("/api/order/{id}/correspondences/invoices/{correspondence}/html"),
+            order_status.clone(),
+        ),
+        (
+            format!("/api/order/{id}/correspondences/invoices/{correspondence}/eml"),
+            order_status.clone(),
+        ),
+        (
+            format!("/api/order/{id}/correspondences/invoices/{correspondence}/pdf"),
+            order_status,
+        ),
+    ];
+    for (path, token) in reads {
+        let response = reqwest::Client::new()
+            .get(format!("{url}{path}"))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{path}: no answer: {e}"));
+        assert_eq!(response.status(), 200, "{path}");
+        response
+            .bytes()
+            .await
+            .unwrap_or_else(|e| panic!("{path}: no body: {e}"));
+    }
+}
+
+#[tokio::test]
+async fn amounts_no_decimal_adds_up_are_refused_on_arrival_and_every_read_survives_a_restart() {
+    let path = state_file("amounts");
+    let sandbox = start_on_state(&path).await;
+    let url = sandbox.url().to_owned();
+    let demo = session_request();
+
+    // Two baskets of 5e28, each valid alone: their sum is past the range.
+    let mut two_baskets = demo.clone();
+    two_baskets["order_data"]["shop_baskets"] = json!([basket_of("a"), basket_of("b")]);
+    let session = answer(
+        reqwest::Client::new()
+            .post(format!("{url}/pps/api/v1/session"))
+            .bearer_auth(token(&sandbox, &url).await)
+            .header("content-type", "application/json")
+            .body(with_numbers(
+                &two_baskets,
+                &[("amount", HALF_PAST_THE_RANGE)],
+            ))
+            .send()
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    assert_eq!(
+        session.decline(422, "two baskets of 5e28"),
+        ["INVALID_FIELD"]
+    );
+    let invalid = &session.body["decline"]["invalid_fields"][0];
+    assert_eq!(
+        invalid["json_path"], "$.order_data.shop_baskets",
+        "{invalid}"
+    );
+    assert!(
+        invalid["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("gross amounts add up past the decimal range")),
+        "{invalid}"
+    );
+
+    // The control API (and so --seed) checks a transaction as a session.
+    let transactions = format!("{url}/__sandbox/transactions");
+    let new_transaction =
+        |id: &str, order_data: &Value| json!({"transaction_id": id, "order_data": order_data});
+    let stored = post_json(
+        &transactions,
+        with_numbers(
+            &new_transaction("12-00000000000000001", &two_baskets["order_data"]),
+            &[("amount", HALF_PAST_THE_RANGE)],
+        ),
+    )
+    .await;
+    let error = stored.refused(422, "a control transaction of two baskets of 5e28")["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        error.contains("$.order_data.shop_baskets: the baskets' gross amounts"),
+        "{error}"
+    );
+    let mut negative_rate = demo["order_data"].clone();
+    negative_rate["shop_baskets"][0]["items"][0]["tax_rate"] = json!(-100);
+    let stored = post_json(
+        &transactions,
+        new_transaction("12-00000000000000002", &negative_rate).to_string(),
+    )
+    .await;
+    let error = stored.refused(422, "a tax rate of -100")["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        error.contains(
+            "$.order_data.shop_baskets[0].items[0].tax_rate: must be a percentage from 0 to 100"
+        ),
+        "{error}"
+    );
+    let mut header_in_email = demo["order_data"].clone();
+    header_in_email["buyer"]["contact"]["email"] =
+        json!("erika@example.com\r\nBcc: all@example.com");
+    let stored = post_json(
+        &transactions,
+        new_transaction("12-00000000000000003", &header_in_email).to_string(),
+    )
+    .await;
+    let error = stored.refused(422, "an email with CR LF")["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        error.contains("$.order_data.buyer.contact.email"),
+        "{error}"
+    );
+    for id in [
+        "12-00000000000000001",
+        "12-00000000000000002",
+        "12-00000000000000003",
+    ] {
+        let refused = sandbox
+            .control()
+            .get(&format!("transactions/{id}"))
+            .await
+            .unwrap();
+        assert!(refused["error"].is_string(), "{id} was stored: {refused}");
+    }
+
+    // An order at the range's end is valid, and every read of it answers.
+    let mut at_the_end = demo["order_data"].clone();
+    at_the_end["shop_baskets"] = json!([basket_of("a")]);
+    let stored = post_json(
+        &transactions,
+        with_numbers(
+            &new_transaction("12-00000000000000004", &at_the_end),
+            &[("amount", RANGE_END)],
+        ),
+    )
+    .await;
+    assert_eq!(stored.status, 201, "{}", stored.text);
+    every_read_of(&sandbox, "12-00000000000000004").await;
+    // So is a session of it, whose hosted page adds up its amount due.
+    let mut one_basket = demo.clone();
+    one_basket["order_data"]["shop_baskets"] = json!([basket_of("a")]);
+    let created = answer(
+        reqwest::Client::new()
+            .post(format!("{url}/pps/api/v1/session"))
+            .bearer_auth(token(&sandbox, &url).await)
+            .header("content-type", "application/json")
+            .body(with_numbers(&one_basket, &[("amount", RANGE_END)]))
+            .send()
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.text);
+    let landing_page = created.body["landing_page"]
+        .as_str()
+        .expect("a page")
+        .to_owned();
+    let page = reqwest::get(&landing_page).await.expect("the page answers");
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.expect("HTML").contains("79"));
+
+    // Storefront seeds: a line or a sum of lines past the range is refused.
+    let orders = format!("{url}/__sandbox/storefront/orders");
+    let seed = |items: Value| json!({"items": items}).to_string();
+    let refused = post_json(
+        &orders,
+        seed(json!([{"id": "a", "quantity": 2, "unit_price": "__price__"}]))
+            .replace("\"__price__\"", HALF_PAST_THE_RANGE),
+    )
+    .await;
+    let error = refused.refused(400, "quantity x unit price past the range")["error"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    assert!(error.contains("items[0]: quantity x unit_price"), "{error}");
+    let refused = post_json(
+        &orders,
+        seed(json!([
+            {"id": "a", "quantity": 1, "unit_price": "__price__"},
+            {"id": "b", "quantity": 1, "unit_price": "__price__"},
+        ]))
+        .replace("\"__price__\"", HALF_PAST_THE_RANGE),
+    )
+    .await;
+    assert!(refused.refused(400, "two lines past the range")["error"]
+        .as_str()
+        .is_some_and(|e| e.contains("add up past the decimal range")));
+
+    // A delivery naming one line twice, each quantity 5e28: refused, not a panic.
+    let order_id = "0123456789abcdef0123456789abcdef";
+    let seeded = post_json(
+        &orders,
+        json!({"order_id": order_id, "items": [{"id": "a", "quantity": "__q__", "unit_price": 1}]})
+            .to_string()
+            .replace("\"__q__\"", HALF_PAST_THE_RANGE),
+    )
+    .await;
+    assert_eq!(seeded.status, 201, "{}", seeded.text);
+    let platform = platform_token(&sandbox).await;
+    let delivery = answer(
+        reqwest::Client::new()
+            .post(format!("{url}/api/_action/order/{order_id}/gateway/deliver"))
+            .bearer_auth(&platform)
+            .header("content-type", "application/json")
+            .body(
+                json!({"items": [{"id": "a", "quantity": "__q__"}, {"id": "a", "quantity": "__q__"}]})
+                    .to_string()
+                    .replace("\"__q__\"", HALF_PAST_THE_RANGE),
+            )
+            .send()
+            .await
+            .expect("an answer, not a dropped connection"),
+    )
+    .await;
+    assert_eq!(delivery.body["success"], false, "{}", delivery.text);
+    assert!(
+        delivery.text.contains("past the decimal range"),
+        "{}",
+        delivery.text
+    );
+    let info = format!("{url}/api/_action/order/{order_id}/gateway/info");
+    let read = reqwest::Client::new()
+        .get(&info)
+        .bearer_auth(&platform)
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(read.status(), 200);
+
+    // The same file after a restart: nothing refused was kept, and what
+    // was kept reads back whole.
+    drop(sandbox);
+    let sandbox = start_on_state(&path).await;
+    every_read_of(&sandbox, "12-00000000000000004").await;
+    // The restarted sandbox listens on another port: the same path there.
+    let page_path = landing_page
+        .strip_prefix(&url)
+        .expect("a page of the sandbox");
+    let page = reqwest::get(format!("{}{page_path}", sandbox.url()))
+        .await
+        .expect("the page answers");
+    assert_eq!(page.status(), 200, "the hosted page after the restart");
+    for id in [
+        "12-00000000000000001",
+        "12-00000000000000002",
+        "12-00000000000000003",
+    ] {
+        let refused = sandbox
+            .control()
+            .get(&format!("transactions/{id}"))
+            .await
+            .unwrap();
+        assert!(refused["error"].is_string(), "{id} was stored: {refused}");
+    }
+    let platform = platform_token(&sandbox).await;
+    let read = reqwest::Client::new()
+        .get(format!(
+            "{}/api/_action/order/{order_id}/gateway/info",
+            sandbox.url()
+        ))
+        .bearer_auth(&platform)
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(read.status(), 200);
+    let _ = std::fs::remove_dir_all(path.parent().expect("a directory"));
+}
+
+#[tokio::test]
+async fn the_control_api_takes_json_writes_from_its_own_host_and_keeps_an_operators_secret() {
+    let sandbox =
+        Sandbox::start_with(psi_sandbox::Settings::default().webhook_secret("operator-secret"))
+            .await
+            .expect("the sandbox starts");
+    let url = sandbox.url().to_owned();
+    let port = sandbox.address().port();
+    let control = sandbox.control();
+    let before = control.now().await.expect("the sandbox time");
+
+    // Writes a web page could send without asking (no-cors fetch: text/plain,
+    // a form, or no body at all) are refused, and change nothing.
+    let http = reqwest::Client::new();
+    let advance = format!("{url}/__sandbox/clock/advance");
+    for content_type in [
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+        None,
+    ] {
+        let mut request = http.post(&advance).body(r#"{"seconds": 864000}"#);
+        if let Some(content_type) = content_type {
+            request = request.header("content-type", content_type);
+        }
+        let refused = answer(request.send().await.expect("an answer")).await;
+        let error = refused.refused(415, &format!("a control write as {content_type:?}"))["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(error.contains("application/json"), "{error}");
+    }
+    let fault = answer(
+        http.post(format!("{url}/__sandbox/faults"))
+            .header("content-type", "text/plain;charset=UTF-8")
+            .body(r#"{"operation": "createSession", "status": 503, "count": 1}"#)
+            .send()
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    fault.refused(415, "a fault armed as text/plain");
+    let disarm = answer(
+        http.delete(format!("{url}/__sandbox/faults"))
+            .send()
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    disarm.refused(415, "a DELETE without application/json");
+    let after = control.now().await.expect("the sandbox time");
+    assert!(
+        (after - before).num_hours() < 1,
+        "the clock moved: {before} -> {after}"
+    );
+    let page_token = token(&sandbox, &url).await;
+    let created = http
+        .post(format!("{url}/pps/api/v1/session"))
+        .bearer_auth(&page_token)
+        .json(&session_request())
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(created.status(), 201, "no fault was armed");
+    // The same write as application/json is served.
+    let served = http
+        .post(&advance)
+        .header("content-type", "application/json; charset=utf-8")
+        .body(r#"{"seconds": 1}"#)
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(served.status(), 200);
+
+    // Only a Host naming this sandbox is answered (a rebound name is not).
+    for host in [
+        format!("evil.example:{port}"),
+        "localhost.evil.example".to_owned(),
+    ] {
+        for path in ["/__sandbox", "/__sandbox/sessions", "/__sandbox/webhooks"] {
+            let refused = raw_to(&sandbox, &host, &format!("GET {path} HTTP/1.1"), &[]).await;
+            assert_eq!(refused.status, 403, "{host} {path}: {}", refused.text);
+            assert!(refused.body["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("Host")));
+        }
+    }
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        "LOCALHOST".to_owned(),
+        format!("[::1]:{port}"),
+    ] {
+        let served = raw_to(&sandbox, &host, "GET /__sandbox HTTP/1.1", &[]).await;
+        assert_eq!(served.status, 200, "{host}: {}", served.text);
+    }
+    // The APIs are not the control API: any Host reaches them.
+    let api = raw_to(
+        &sandbox,
+        "evil.example",
+        "GET /order/paylater/v1/12-34567890123456789/status HTTP/1.1",
+        &[],
+    )
+    .await;
+    assert_eq!(api.status, 401, "{}", api.text);
+
+    // An operator's secret is answered by no endpoint.
+    for path in ["", "sessions", "webhooks", "webhook-subscriptions"] {
+        let answered = control.get(path).await.expect("an answer");
+        assert!(
+            !answered.to_string().contains("operator-secret"),
+            "/__sandbox/{path} answers the operator's secret"
+        );
+    }
+    let about = control.get("").await.expect("an answer");
+    assert_eq!(about["webhook_secret"], Value::Null, "{about}");
+    // The demo secret is no secret: it is answered.
+    let demo = Sandbox::start().await.expect("the sandbox starts");
+    let about = demo.control().get("").await.expect("an answer");
+    assert_eq!(about["webhook_secret"], psi_sandbox::DEMO_WEBHOOK_SECRET);
+}
+
+#[tokio::test]
+async fn an_idempotency_replay_compares_amounts_by_their_exact_value() {
+    let sandbox = Sandbox::start().await.expect("the sandbox starts");
+    let url = sandbox.url().to_owned();
+    let page_token = token(&sandbox, &url).await;
+    let mut order = session_request();
+    order["order_data"]["shop_baskets"] = json!([basket_of("a")]);
+    let create = |amount: &str| {
+        reqwest::Client::new()
+            .post(format!("{url}/pps/api/v1/session"))
+            .bearer_auth(&page_token)
+            .header("content-type", "application/json")
+            .header("idempotency-key", "order-100045-1")
+            .body(with_numbers(&order, &[("amount", amount)]))
+            .send()
+    };
+    let first = answer(create("12345678901234567.89").await.expect("an answer")).await;
+    assert_eq!(first.status, 201, "{}", first.text);
+    // The same value spelled otherwise is the same call: the same session.
+    let again = answer(create("12345678901234567.890").await.expect("an answer")).await;
+    assert_eq!(again.status, 201, "{}", again.text);
+    assert_eq!(again.body["session_id"], first.body["session_id"]);
+    // One cent less (the same binary float) is another call with the key.
+    let other = answer(create("12345678901234567.88").await.expect("an answer")).await;
+    assert_eq!(other.status, 409, "{}", other.text);
+    assert_eq!(
+        other.body["decline"]["reasons"],
+        json!(["IDEMPOTENCY_KEY_REUSED"])
+    );
+    assert_eq!(sandbox.control().sessions().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn with_a_webhook_allow_list_no_session_or_subscription_names_another_host() {
+    let sandbox =
+        Sandbox::start_with(psi_sandbox::Settings::default().webhook_allow("Shop.Example.com"))
+            .await
+            .expect("the sandbox starts");
+    let url = sandbox.url().to_owned();
+    let page_token = token(&sandbox, &url).await;
+    let create = |webhook: &str| {
+        reqwest::Client::new()
+            .post(format!("{url}/pps/api/v1/session"))
+            .bearer_auth(&page_token)
+            .json(&psi_sandbox::demo::session_request(webhook))
+            .send()
+    };
+    let refused = answer(
+        create("http://169.254.169.254/latest")
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    assert_eq!(
+        refused.decline(422, "a webhook to another host"),
+        ["INVALID_FIELD"]
+    );
+    assert_eq!(
+        refused.body["decline"]["invalid_fields"][0]["json_path"],
+        "$.url_data.webhook_url"
+    );
+    let allowed = create("https://shop.example.com/webhook")
+        .await
+        .expect("an answer");
+    assert_eq!(allowed.status(), 201);
+    let subscribe = |receiver: &str| {
+        reqwest::Client::new()
+            .post(format!("{url}/__sandbox/webhook-subscriptions"))
+            .json(&json!({"url": receiver}))
+            .send()
+    };
+    let refused = answer(
+        subscribe("http://127.0.0.1:6379/")
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    assert!(
+        refused.refused(400, "a subscription to another host")["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("--webhook-allow"))
+    );
+    let subscribed = subscribe("https://shop.example.com/invoices")
+        .await
+        .expect("an answer");
+    assert_eq!(subscribed.status(), 201);
+}
+
+/// A sandbox with `limits` changed by `change`.
+async fn limited(change: impl FnOnce(&mut psi_sandbox::Limits)) -> Sandbox {
+    let mut limits = psi_sandbox::Limits::default();
+    change(&mut limits);
+    Sandbox::start_with(psi_sandbox::Settings::default().limits(limits))
+        .await
+        .expect("the sandbox starts")
+}
+
+async fn new_session(
+    sandbox: &Sandbox,
+    page_token: &str,
+    key: Option<&str>,
+    body: String,
+) -> Answer {
+    let mut request = reqwest::Client::new()
+        .post(format!("{}/pps/api/v1/session", sandbox.url()))
+        .bearer_auth(page_token)
+        .header("content-type", "application/json")
+        .body(body);
+    if let Some(key) = key {
+        request = request.header("idempotency-key", key);
+    }
+    answer(request.send().await.expect("an answer")).await
+}
+
+#[tokio::test]
+async fn beyond_the_session_cap_the_oldest_finished_session_is_forgotten() {
+    let sandbox = limited(|limits| limits.max_sessions = 3).await;
+    let url = sandbox.url().to_owned();
+    let page_token = token(&sandbox, &url).await;
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let created = new_session(&sandbox, &page_token, None, session_request().to_string()).await;
+        assert_eq!(created.status, 201, "{}", created.text);
+        ids.push(created.body["session_id"].as_str().unwrap().to_owned());
+    }
+    let control = sandbox.control();
+    control
+        .complete_session(&ids[1], "OPEN_INVOICE")
+        .await
+        .expect("completed");
+    let record = |id: String| {
+        let page_token = page_token.clone();
+        let url = url.clone();
+        async move {
+            reqwest::Client::new()
+                .get(format!("{url}/pps/api/v1/session-record/{id}"))
+                .bearer_auth(page_token)
+                .send()
+                .await
+                .expect("an answer")
+                .status()
+                .as_u16()
+        }
+    };
+    // A fourth: the finished one goes, though it is not the oldest.
+    let fourth = new_session(&sandbox, &page_token, None, session_request().to_string()).await;
+    assert_eq!(fourth.status, 201);
+    assert_eq!(
+        record(ids[1].clone()).await,
+        404,
+        "the finished session is forgotten"
+    );
+    assert_eq!(
+        record(ids[0].clone()).await,
+        200,
+        "the oldest open one is kept"
+    );
+    // A fifth, none finished: the oldest goes.
+    let fifth = new_session(&sandbox, &page_token, None, session_request().to_string()).await;
+    assert_eq!(fifth.status, 201);
+    assert_eq!(record(ids[0].clone()).await, 404);
+    assert_eq!(record(ids[2].clone()).await, 200);
+    assert_eq!(control.sessions().await.unwrap().len(), 3);
+
+    // No more keys than sessions are kept: the oldest key goes first.
+    let mut other = session_request();
+    other["order_data"]["partner_transaction_id"] = json!("order-other");
+    for key in ["k-1", "k-2", "k-3", "k-4"] {
+        let created = new_session(
+            &sandbox,
+            &page_token,
+            Some(key),
+            session_request().to_string(),
+        )
+        .await;
+        assert_eq!(created.status, 201, "{}", created.text);
+    }
+    let kept = new_session(&sandbox, &page_token, Some("k-4"), other.to_string()).await;
+    assert_eq!(kept.status, 409, "the newest key is kept: {}", kept.text);
+    let forgotten = new_session(&sandbox, &page_token, Some("k-1"), other.to_string()).await;
+    assert_eq!(
+        forgotten.status, 201,
+        "the oldest key is forgotten: {}",
+        forgotten.text
+    );
+}
+
+#[tokio::test]
+async fn an_idempotency_key_is_forgotten_after_24_hours_of_sandbox_time() {
+    let sandbox = Sandbox::start().await.expect("the sandbox starts");
+    let url = sandbox.url().to_owned();
+    let page_token = token(&sandbox, &url).await;
+    let mut other = session_request();
+    other["order_data"]["partner_transaction_id"] = json!("order-other");
+    let first = new_session(
+        &sandbox,
+        &page_token,
+        Some("k-1"),
+        session_request().to_string(),
+    )
+    .await;
+    assert_eq!(first.status, 201);
+    let reused = new_session(&sandbox, &page_token, Some("k-1"), other.to_string()).await;
+    assert_eq!(reused.status, 409, "{}", reused.text);
+    sandbox
+        .control()
+        .advance_clock(24 * 3600)
+        .await
+        .expect("the clock moves");
+    // The token expired with the clock; a fresh one.
+    let page_token = token(&sandbox, &url).await;
+    let after = new_session(&sandbox, &page_token, Some("k-1"), other.to_string()).await;
+    assert_eq!(after.status, 201, "the key expired: {}", after.text);
+    assert_ne!(after.body["session_id"], first.body["session_id"]);
+}
+
+#[tokio::test]
+async fn subscriptions_are_de_duplicated_and_capped_and_faults_capped() {
+    let sandbox = limited(|limits| {
+        limits.max_webhook_subscriptions = 2;
+        limits.max_faults = 2;
+    })
+    .await;
+    let url = sandbox.url().to_owned();
+    let control = sandbox.control();
+    for _ in 0..50 {
+        control
+            .subscribe_invoice_webhooks("http://127.0.0.1:9/invoices")
+            .await
+            .expect("subscribed");
+    }
+    let subscriptions = control.webhook_subscriptions().await.unwrap();
+    assert_eq!(
+        subscriptions.as_array().map(Vec::len),
+        Some(1),
+        "{subscriptions}"
+    );
+    control
+        .subscribe_invoice_webhooks("http://127.0.0.1:9/second")
+        .await
+        .expect("subscribed");
+    let third = post_json(
+        &format!("{url}/__sandbox/webhook-subscriptions"),
+        json!({"url": "http://127.0.0.1:9/third"}).to_string(),
+    )
+    .await;
+    assert!(third.refused(400, "a third subscription")["error"]
+        .as_str()
+        .is_some_and(|e| e.contains("--max-webhook-subscriptions")));
+    let fault = json!({"operation": "createSession", "status": 503, "count": 1}).to_string();
+    for _ in 0..2 {
+        let armed = post_json(&format!("{url}/__sandbox/faults"), fault.clone()).await;
+        assert_eq!(armed.status, 204, "{}", armed.text);
+    }
+    let refused = post_json(&format!("{url}/__sandbox/faults"), fault).await;
+    assert!(refused.refused(400, "a third fault")["error"]
+        .as_str()
+        .is_some_and(|e| e.contains("--max-faults")));
+}
+
+#[tokio::test]
+async fn connections_beyond_the_limit_wait_and_a_silent_one_is_closed() {
+    let half_a_head = b"GET /__sandbox HTTP/1.1\r\nhost: localhost\r\n";
+    // One connection at most: a second waits until the first closes.
+    let sandbox = limited(|limits| limits.max_connections = 1).await;
+    let mut first = tokio::net::TcpStream::connect(sandbox.address())
+        .await
+        .expect("the sandbox accepts");
+    first.write_all(half_a_head).await.expect("sent");
+    let address = sandbox.address();
+    let mut second = tokio::spawn(async move {
+        let mut stream = tokio::net::TcpStream::connect(address)
+            .await
+            .expect("the listen queue takes it");
+        stream
+            .write_all(b"GET /__sandbox HTTP/1.1\r\nhost: localhost\r\nconnection: close\r\n\r\n")
+            .await
+            .expect("sent");
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer).await;
+        String::from_utf8_lossy(&answer).into_owned()
+    });
+    assert!(
+        tokio::time::timeout(Duration::from_secs(1), &mut second)
+            .await
+            .is_err(),
+        "the second connection was served while the first was open"
+    );
+    drop(first);
+    let answer = tokio::time::timeout(Duration::from_secs(30), second)
+        .await
+        .expect("served once the first closed")
+        .expect("the reader ends");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+
+    // A connection that sends half a head and then nothing is closed.
+    let sandbox = limited(|limits| limits.header_read_timeout = Duration::from_secs(1)).await;
+    let mut silent = tokio::net::TcpStream::connect(sandbox.address())
+        .await
+        .expect("the sandbox accepts");
+    silent.write_all(half_a_head).await.expect("sent");
+    let mut rest = Vec::new();
+    tokio::time::timeout(Duration::from_secs(30), silent.read_to_end(&mut rest))
+        .await
+        .expect("the silent connection is closed")
+        .expect("read to its end");
+}
+
+/// Answers every request 200 on a fresh local port; answers the URL.
+async fn accepting_receiver() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let address = listener.local_addr().expect("its address");
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut buffer = [0u8; 4096];
+                while let Ok(read) = stream.read(&mut buffer).await {
+                    if read == 0 {
+                        return;
+                    }
+                    request.extend_from_slice(&buffer[..read]);
+                    let text = String::from_utf8_lossy(&request).to_ascii_lowercase();
+                    let Some(end) = text.find("\r\n\r\n") else {
+                        continue;
+                    };
+                    let length = text
+                        .lines()
+                        .find_map(|line| line.strip_prefix("content-length:"))
+                        .and_then(|value| value.trim().parse::<usize>().ok())
+                        .unwrap_or(0);
+                    if request.len() >= end + 4 + length {
+                        break;
+                    }
+                }
+                let _ = stream
+                    .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                    .await;
+            });
+        }
+    });
+    format!("http://{address}/hook")
+}
+
+#[tokio::test]
+async fn the_delivery_log_keeps_its_cap_by_dropping_the_oldest_delivered() {
+    let sandbox = limited(|limits| limits.max_deliveries = 4).await;
+    let url = sandbox.url().to_owned();
+    let receiver = accepting_receiver().await;
+    let page_token = token(&sandbox, &url).await;
+    let control = sandbox.control();
+    let mut last = String::new();
+    for _ in 0..9 {
+        let body = serde_json::to_string(&psi_sandbox::demo::session_request(&receiver))
+            .expect("a request");
+        let created = new_session(&sandbox, &page_token, None, body).await;
+        assert_eq!(created.status, 201, "{}", created.text);
+        last = created.body["session_id"].as_str().unwrap().to_owned();
+        control
+            .complete_session(&last, "OPEN_INVOICE")
+            .await
+            .expect("completed");
+        // Each notification is delivered before the next is queued.
+        let mut delivered = false;
+        for _ in 0..400 {
+            let log = control.webhooks().await.expect("the log");
+            let entries = log.as_array().cloned().unwrap_or_default();
+            assert!(entries.len() <= 4, "{} kept", entries.len());
+            delivered = entries
+                .iter()
+                .any(|d| d["session_id"] == last.as_str() && d["delivered"] == true);
+            if delivered {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert!(delivered, "the notification of {last} was delivered");
+    }
+    let log = control.webhooks().await.expect("the log");
+    let entries = log.as_array().cloned().unwrap_or_default();
+    assert!((2..=4).contains(&entries.len()), "{} kept", entries.len());
+    assert_eq!(
+        entries.last().map(|d| d["session_id"].clone()),
+        Some(json!(last))
     );
 }

@@ -5,6 +5,7 @@
 //! so the three formats always tell the same story: seller, buyer address,
 //! items, special items, VAT lines, gross total, due date and transaction id.
 
+use crate::amounts;
 use crate::Transaction;
 use chrono::NaiveDate;
 use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
@@ -157,7 +158,7 @@ impl Invoice {
             buyer_email,
             lines,
             vats,
-            gross_total: baskets.iter().filter_map(|b| b.gross_amount).sum(),
+            gross_total: amounts::sum(baskets.iter().filter_map(|b| b.gross_amount)),
         }
     }
 
@@ -194,9 +195,9 @@ fn item_line(item: &BasketItem) -> Line {
         quantity,
         unit_price_gross: unit,
         unit_discount_gross: discount,
-        total_gross: item
-            .gross_total_price
-            .unwrap_or((unit + discount.unwrap_or_default()) * quantity),
+        total_gross: item.gross_total_price.unwrap_or_else(|| {
+            amounts::mul(amounts::add(unit, discount.unwrap_or_default()), quantity)
+        }),
         net_total: item.net_total_price,
         tax_rate: item.tax_rate,
         special: false,
@@ -214,7 +215,9 @@ fn special_line(item: &SpecialItem) -> Line {
         quantity,
         unit_price_gross: unit,
         unit_discount_gross: None,
-        total_gross: item.gross_total_price.unwrap_or(unit * quantity),
+        total_gross: item
+            .gross_total_price
+            .unwrap_or_else(|| amounts::mul(unit, quantity)),
         net_total: item.net_total_price,
         tax_rate: item.tax_rate,
         special: true,
@@ -234,8 +237,8 @@ fn vats_by_rate(declared: Vec<(Decimal, Decimal, Decimal)>) -> Vec<VatLine> {
     let mut by_rate: BTreeMap<Decimal, (Decimal, Decimal)> = BTreeMap::new();
     for (rate, net, tax) in declared {
         let sums = by_rate.entry(rate.normalize()).or_default();
-        sums.0 += net;
-        sums.1 += tax;
+        sums.0 = amounts::add(sums.0, net);
+        sums.1 = amounts::add(sums.1, tax);
     }
     by_rate
         .into_iter()
@@ -248,15 +251,22 @@ fn vats_by_rate(declared: Vec<(Decimal, Decimal, Decimal)>) -> Vec<VatLine> {
 }
 
 /// Without declared VAT lines the invoice still states the VAT: from each
-/// line's net total, or its gross total divided by (1 + rate).
+/// line's net total, or its gross total divided by (1 + rate). A line
+/// whose net cannot be derived (a rate of -100 % divides by zero) states
+/// no VAT; the session and control API checks refuse such rates anyway.
 fn vats_of_lines(lines: &[Line]) -> Vec<VatLine> {
     let derived = lines.iter().filter_map(|line| {
         let rate = line.tax_rate?;
-        let divisor = Decimal::ONE + rate / Decimal::ONE_HUNDRED;
-        let net = line
-            .net_total
-            .unwrap_or_else(|| rounded(line.total_gross / divisor));
-        Some((rate, net, line.total_gross - net))
+        let net = match line.net_total {
+            Some(net) => net,
+            None => {
+                let divisor = rate
+                    .checked_div(Decimal::ONE_HUNDRED)?
+                    .checked_add(Decimal::ONE)?;
+                rounded(line.total_gross.checked_div(divisor)?)
+            }
+        };
+        Some((rate, net, amounts::sub(line.total_gross, net)))
     });
     vats_by_rate(derived.collect())
 }
@@ -413,18 +423,21 @@ pub fn text_lines(invoice: &Invoice) -> Vec<String> {
 }
 
 /// The invoice as an RFC 5322 message (CRLF line ends, UTF-8 text body).
+///
+/// No header carries a stored text raw: names and the subject are plain
+/// words or RFC 2047 encoded words, and an address is written only when it
+/// is a plain `local@domain` ([`header_address`]), so no CR or LF from a
+/// request can start a header of its own.
 pub fn eml(invoice: &Invoice) -> Vec<u8> {
-    let to = match &invoice.buyer_email {
+    let to = match invoice.buyer_email.as_deref().and_then(header_address) {
         Some(email) => format!("{} <{email}>", display_name(&invoice.buyer_name)),
         // A group with no members: the header stays well-formed without an address.
         None => "undisclosed-recipients:;".to_owned(),
     };
+    let sandbox_seller = Seller::sandbox().email;
+    let from = header_address(&invoice.seller.email).unwrap_or(&sandbox_seller);
     let headers = [
-        format!(
-            "From: {} <{}>",
-            display_name(&invoice.seller.name),
-            invoice.seller.email
-        ),
+        format!("From: {} <{from}>", display_name(&invoice.seller.name)),
         format!("To: {to}"),
         format!("Subject: {}", header_text(&invoice.subject())),
         format!("Date: {}", invoice.issued_at.to_rfc2822()),
@@ -451,6 +464,16 @@ fn display_name(name: &str) -> String {
     } else {
         encoded_word(name)
     }
+}
+
+/// `address` when it is a plain `local@domain` of visible ASCII without
+/// the characters that end or group addresses; `None` otherwise.
+fn header_address(address: &str) -> Option<&str> {
+    let visible = address
+        .bytes()
+        .all(|b| b.is_ascii_graphic() && !b"<>,;:\"()[]\\".contains(&b));
+    let (local, domain) = address.split_once('@')?;
+    (visible && !local.is_empty() && !domain.is_empty() && !domain.contains('@')).then_some(address)
 }
 
 fn header_text(text: &str) -> String {
@@ -781,6 +804,48 @@ mod tests {
         assert!(
             !body.replace("\r\n", "").contains('\n'),
             "bare LF in the body"
+        );
+    }
+
+    #[test]
+    fn no_stored_text_writes_a_header_of_its_own() {
+        let mut invoice = invoice();
+        invoice.buyer_email = Some("erika@example.com\r\nBcc: all@example.com".to_owned());
+        invoice.buyer_name = "Erika\r\nX-Injected: 1".to_owned();
+        invoice.seller.email = "shop@example.com\nReply-To: evil@example.com".to_owned();
+        invoice.seller.name = "Shop\rX-Other: 2".to_owned();
+        let eml = String::from_utf8(eml(&invoice)).expect("UTF-8");
+        let (head, _) = eml.split_once("\r\n\r\n").expect("a blank line");
+        let headers: Vec<&str> = head.split("\r\n").collect();
+        assert_eq!(headers.len(), 8, "{headers:?}");
+        for header in &headers {
+            assert!(!header.contains(['\r', '\n']), "{header:?}");
+            let name = header.split(':').next().unwrap_or_default();
+            assert!(
+                [
+                    "From",
+                    "To",
+                    "Subject",
+                    "Date",
+                    "Message-ID",
+                    "MIME-Version",
+                    "Content-Type",
+                    "Content-Transfer-Encoding"
+                ]
+                .contains(&name),
+                "{header:?}"
+            );
+        }
+        assert!(
+            headers.contains(&"To: undisclosed-recipients:;"),
+            "{headers:?}"
+        );
+        assert!(
+            headers
+                .iter()
+                .any(|h| h.starts_with("From: =?utf-8?Q?Shop=0DX-Other")
+                    && h.ends_with(" <invoices@sandbox.example>")),
+            "{headers:?}"
         );
     }
 

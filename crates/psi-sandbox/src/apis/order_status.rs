@@ -177,11 +177,12 @@ fn general_order_information(transaction: &Transaction) -> GeneralOrderInformati
 
 /// The baskets' gross amounts, added up over the shops.
 pub(crate) fn gross_total(transaction: &Transaction) -> Decimal {
-    transaction
-        .baskets()
-        .iter()
-        .filter_map(|basket| basket.gross_amount)
-        .sum()
+    crate::amounts::sum(
+        transaction
+            .baskets()
+            .iter()
+            .filter_map(|basket| basket.gross_amount),
+    )
 }
 
 fn order_basket(transaction: &Transaction) -> OrderBasket {

@@ -324,7 +324,13 @@ fn offers_for(amount: Decimal) -> Vec<Offer> {
 /// the 43.80 example order: 14 days 1.61, 30 days 2.31, 150 days 7.57.
 fn price(order_amount: Decimal, delta_days: u32) -> Decimal {
     let per_day = Decimal::new(1, 3); // 0.001
-    let fee = Decimal::ONE + order_amount * per_day * Decimal::from(delta_days);
+    let fee = crate::amounts::add(
+        Decimal::ONE,
+        crate::amounts::mul(
+            crate::amounts::mul(order_amount, per_day),
+            Decimal::from(delta_days),
+        ),
+    );
     fee.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero)
 }
 

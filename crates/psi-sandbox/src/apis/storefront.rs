@@ -47,6 +47,7 @@
 //! the `shipping` line, other special items as lines. The shipping line has
 //! id `shipping`, ordered 1, and is tracked like any other line.
 
+use crate::amounts;
 use crate::audiences::Service;
 use crate::auth;
 use crate::faults::inject;
@@ -129,11 +130,17 @@ impl Line {
     }
 
     fn open_for_delivery_or_cancel(&self) -> Decimal {
-        self.ordered - self.delivered - self.canceled
+        amounts::sub(amounts::sub(self.ordered, self.delivered), self.canceled)
     }
 
     fn open_for_return(&self) -> Decimal {
-        self.delivered - self.returned
+        amounts::sub(self.delivered, self.returned)
+    }
+
+    /// The line's total price, or `None` past the decimal range (refused
+    /// when a seed or an added item would store such a line).
+    fn checked_total(&self) -> Option<Decimal> {
+        self.unit_price.checked_mul(self.ordered)
     }
 
     fn to_load_item(&self) -> LoadItem {
@@ -143,7 +150,7 @@ impl Line {
             name: Some(self.name.clone()),
             ordered: Some(self.ordered),
             unit_price: Some(self.unit_price),
-            total_price: Some(self.unit_price * self.ordered),
+            total_price: Some(amounts::mul(self.unit_price, self.ordered)),
             position: Some(LoadItemPosition {
                 id: Some(self.position_id.clone()),
                 canceled: Some(self.canceled),
@@ -168,10 +175,23 @@ impl Order {
 
     /// What has been captured and not refunded: the most a credit may take back.
     fn captured_balance(&self) -> Decimal {
-        self.lines
-            .iter()
-            .map(|line| line.open_for_return() * line.unit_price)
-            .sum()
+        amounts::sum(
+            self.lines
+                .iter()
+                .map(|line| amounts::mul(line.open_for_return(), line.unit_price)),
+        )
+    }
+
+    /// The order's lines added up at their full price, or `None` past the
+    /// decimal range: what a stored order must stay within, so that its
+    /// balance and totals are exact.
+    fn checked_total(&self) -> Option<Decimal> {
+        amounts::checked_sum(
+            self.lines
+                .iter()
+                .map(Line::checked_total)
+                .collect::<Option<Vec<_>>>()?,
+        )
     }
 
     fn has_shipped_unreturned_item(&self) -> bool {
@@ -204,9 +224,9 @@ impl Operation {
 
     fn book(self, line: &mut Line, quantity: Decimal) {
         match self {
-            Operation::Deliver => line.delivered += quantity,
-            Operation::Cancel => line.canceled += quantity,
-            Operation::Return => line.returned += quantity,
+            Operation::Deliver => line.delivered = amounts::add(line.delivered, quantity),
+            Operation::Cancel => line.canceled = amounts::add(line.canceled, quantity),
+            Operation::Return => line.returned = amounts::add(line.returned, quantity),
         }
     }
 
@@ -317,7 +337,11 @@ fn summed_quantities(items: &[OrderItemQuantity]) -> Result<BTreeMap<String, Dec
             .quantity
             .filter(|q| *q > Decimal::ZERO)
             .ok_or(format!("the quantity of {id} must be positive"))?;
-        *requested.entry(id).or_insert(Decimal::ZERO) += quantity;
+        let total = requested.entry(id).or_insert(Decimal::ZERO);
+        *total = total.checked_add(quantity).ok_or(format!(
+            "the quantities of {} add up past the decimal range",
+            item.id
+        ))?;
     }
     Ok(requested)
 }
@@ -356,6 +380,12 @@ fn add_item(order: &mut Order, request: AddItemRequest) -> Outcome {
     line.delivered = Decimal::ONE;
     line.added = true;
     order.lines.push(line);
+    if order.checked_total().is_none() {
+        order.lines.pop();
+        return Outcome::Invalid(
+            "grossAmount takes the order's total past the decimal range.".to_owned(),
+        );
+    }
     Outcome::Done("Item added.")
 }
 
@@ -759,6 +789,11 @@ fn seed(state: &AppState, body: &Bytes) -> Result<serde_json::Value, SeedError> 
         transaction_id: seed.transaction_id,
         lines,
     };
+    if order.checked_total().is_none() {
+        return Err(bad_seed(
+            "items: the lines' quantity x unit_price add up past the decimal range",
+        ));
+    }
     let answer = serde_json::json!({
         "order_id": order.id,
         "transaction_id": order.transaction_id,
@@ -770,9 +805,14 @@ fn seed(state: &AppState, body: &Bytes) -> Result<serde_json::Value, SeedError> 
 
 fn lines_of_seed(seed: &Seed) -> Result<Vec<Line>, SeedError> {
     let mut lines = Vec::new();
-    for item in &seed.items {
+    for (index, item) in seed.items.iter().enumerate() {
         if item.quantity <= Decimal::ZERO {
             return Err(bad_seed("items[].quantity must be positive"));
+        }
+        if item.unit_price.checked_mul(item.quantity).is_none() {
+            return Err(bad_seed(format!(
+                "items[{index}]: quantity x unit_price is past the decimal range"
+            )));
         }
         let id = item.id.clone().unwrap_or_else(new_id);
         let name = item.name.clone().unwrap_or_else(|| "Item".to_owned());
@@ -820,8 +860,10 @@ fn lines_of_basket(basket: &psi_payment_page::types::ShopBasket) -> Vec<Line> {
         .items
         .iter()
         .map(|item| {
-            let unit_price = item.gross_unit_price.unwrap_or_default()
-                + item.gross_unit_discount.unwrap_or_default();
+            let unit_price = amounts::add(
+                item.gross_unit_price.unwrap_or_default(),
+                item.gross_unit_discount.unwrap_or_default(),
+            );
             basket_line(item.name.as_deref(), item.quantity, unit_price)
         })
         .collect();
@@ -838,10 +880,11 @@ fn lines_of_basket(basket: &psi_payment_page::types::ShopBasket) -> Vec<Line> {
         ));
     }
     if !shipping.is_empty() {
-        let gross = shipping
-            .iter()
-            .map(|s| s.gross_total_price.unwrap_or_default())
-            .sum();
+        let gross = amounts::sum(
+            shipping
+                .iter()
+                .map(|s| s.gross_total_price.unwrap_or_default()),
+        );
         lines.push(shipping_line(gross));
     }
     lines

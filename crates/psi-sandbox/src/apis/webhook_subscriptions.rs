@@ -6,7 +6,7 @@
 //!
 //! | method | path | does |
 //! |---|---|---|
-//! | POST | /__sandbox/webhook-subscriptions | `{"url": "http(s)://..."}` registers a receiver of invoice notifications; 201 `{"url"}` |
+//! | POST | /__sandbox/webhook-subscriptions | `{"url": "http(s)://..."}` registers a receiver of invoice notifications; 201 `{"url"}`, 200 when it is registered already, 400 beyond `--max-webhook-subscriptions` |
 //! | GET | /__sandbox/webhook-subscriptions | the registered receivers, `[{"url"}]`, oldest first |
 //! | DELETE | /__sandbox/webhook-subscriptions | removes every subscription; 204 |
 //!
@@ -75,11 +75,23 @@ async fn subscribe(Extract(state): Extract<AppState>, body: Bytes) -> Response {
     if !valid {
         return control_error("url must be an absolute http or https URL".to_owned());
     }
-    state
-        .data()
-        .webhook_subscriptions
-        .subscriptions
-        .push(subscription.clone());
+    if let Some(refusal) = state.webhook_refusal(&subscription.url) {
+        return control_error(format!("url: {refusal}"));
+    }
+    let max = state.limits.max_webhook_subscriptions;
+    let mut data = state.data();
+    let subscriptions = &mut data.webhook_subscriptions.subscriptions;
+    // The same receiver twice would get every notification twice.
+    if subscriptions.iter().any(|s| s.url == subscription.url) {
+        return (StatusCode::OK, Json(subscription)).into_response();
+    }
+    if subscriptions.len() >= max {
+        return control_error(format!(
+            "at most {max} subscriptions are kept (--max-webhook-subscriptions); DELETE removes them all"
+        ));
+    }
+    subscriptions.push(subscription.clone());
+    drop(data);
     (StatusCode::CREATED, Json(subscription)).into_response()
 }
 

@@ -337,7 +337,9 @@ impl Order<'_> {
             .iter()
             .filter_map(|basket| basket.gross_amount)
             .filter_map(|text| rust_decimal::Decimal::from_str_exact(text).ok())
-            .sum()
+            .fold(rust_decimal::Decimal::ZERO, |total, amount| {
+                total.saturating_add(amount)
+            })
     }
 
     /// The order's currency code, `EUR` when it names none (a test holds

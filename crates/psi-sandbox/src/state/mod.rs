@@ -50,6 +50,15 @@ pub struct Shared {
     pub token_lifetime: Duration,
     /// Signs session and invoice webhooks (`--webhook-secret`).
     pub webhook_secret: String,
+    /// The caps on what requests can make the sandbox keep.
+    pub limits: crate::Limits,
+    /// The hosts webhooks may go to; empty: any (`--webhook-allow`).
+    webhook_allow: Vec<String>,
+    /// The token control calls must carry (`--control-token`).
+    pub control_token: Option<String>,
+    /// The public URL's host name: a control call's `Host` names it or a
+    /// loopback name ([`crate::control_door`]).
+    pub control_host: String,
     pub faults: Mutex<Vec<Fault>>,
     data: Mutex<Data>,
     /// The state file, when there is one.
@@ -84,17 +93,23 @@ impl Shared {
             .map(|&service| crate::audiences::audience_of(&url, service))
             .collect();
         Ok(Self {
-            url,
             audiences,
             clock,
             keys,
             token_lifetime: settings.token_lifetime,
             webhook_secret: settings.webhook_secret.clone(),
+            control_token: settings.control_token.clone(),
+            webhook_allow: settings.webhook_allow.clone(),
+            limits: settings.limits,
+            control_host: crate::control_door::host_name(
+                url.strip_prefix("http://").unwrap_or(&url),
+            ),
             faults: Mutex::new(Vec::new()),
             data: Mutex::new(data),
             store,
-            http: crate::tls::http_client(),
+            http: crate::tls::http_client().map_err(|reason| crate::StartError::Tls { reason })?,
             examples,
+            url,
         })
     }
 
@@ -102,6 +117,25 @@ impl Shared {
     /// call, so not formatted anew each time).
     pub fn audience(&self, service: crate::audiences::Service) -> &str {
         &self.audiences[service as usize]
+    }
+
+    /// `None` when a notification may be sent to `url`; why not otherwise
+    /// (its host is not on the `--webhook-allow` list).
+    pub fn webhook_refusal(&self, url: &str) -> Option<String> {
+        if self.webhook_allow.is_empty() {
+            return None;
+        }
+        let host = reqwest::Url::parse(url).ok().and_then(|url| {
+            url.host_str()
+                .map(|host| host.trim_end_matches('.').to_ascii_lowercase())
+        });
+        match host {
+            Some(host) if self.webhook_allow.contains(&host) => None,
+            _ => Some(format!(
+                "its host is not one webhooks may be sent to (--webhook-allow: {})",
+                self.webhook_allow.join(", ")
+            )),
+        }
     }
 
     /// The data, locked. Handlers hold it briefly and never across an

@@ -104,6 +104,7 @@ pub fn open(path: &Path) -> Result<Opened, StartError> {
         reason,
     };
     check_location(path).map_err(refuse)?;
+    private_file(path).map_err(refuse)?;
     let connection = connect(path).map_err(refuse)?;
     let fresh = prepare_schema(&connection).map_err(refuse)?;
     let signing_key = signing_key(&connection, fresh).map_err(refuse)?;
@@ -143,6 +144,45 @@ fn check_location(path: &Path) -> Result<(), String> {
         )),
         _ => Ok(()),
     }
+}
+
+/// The state file holds the token-signing key and buyers' data: a missing
+/// one is created readable and writable by its owner only (0600), and
+/// SQLite gives its `-wal` and `-shm` files the database file's mode. An
+/// existing file that others may read or write is used as it is, with a
+/// warning (its mode is the operator's choice).
+#[cfg(unix)]
+fn private_file(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+    let created = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path);
+    match created {
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+            let mode = std::fs::metadata(path)
+                .map_err(|e| format!("cannot read its mode: {e}"))?
+                .permissions()
+                .mode();
+            if mode & 0o077 != 0 {
+                tracing::warn!(
+                    path = %path.display(),
+                    mode = format_args!("{:04o}", mode & 0o7777),
+                    "the state file holds the token-signing key and buyers' data, \
+                     and users other than its owner may read or write it (chmod 600 keeps it private)"
+                );
+            }
+            Ok(())
+        }
+        Err(error) => Err(format!("cannot create it: {error}")),
+    }
+}
+
+#[cfg(not(unix))]
+fn private_file(_path: &Path) -> Result<(), String> {
+    Ok(())
 }
 
 /// The connection, in WAL mode, holding the file's lock.
@@ -487,6 +527,36 @@ mod tests {
             Err(other) => panic!("not a state error: {other}"),
             Ok(_) => panic!("{} was accepted", path.display()),
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_state_file_and_its_wal_are_private_to_their_owner() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |path: &Path| {
+            std::fs::metadata(path)
+                .map(|m| m.permissions().mode() & 0o777)
+                .ok()
+        };
+        let path = temporary("private");
+        let opened = open(&path).expect("a new file opens");
+        opened.store.save_clock_offset(7).expect("saved");
+        assert_eq!(mode(&path), Some(0o600));
+        let mut companions = 0;
+        for suffix in ["-wal", "-shm"] {
+            let companion = PathBuf::from(format!("{}{suffix}", path.display()));
+            if let Some(mode) = mode(&companion) {
+                assert_eq!(mode, 0o600, "{}", companion.display());
+                companions += 1;
+            }
+        }
+        assert!(companions > 0, "a WAL file exists while the file is open");
+        drop(opened);
+        // A file others may read is still used (with a warning).
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        let again = open(&path).expect("a wider file still opens");
+        assert_eq!(again.clock_offset_seconds, 7);
+        assert_eq!(mode(&path), Some(0o644), "the operator's mode is kept");
     }
 
     #[test]

@@ -226,6 +226,20 @@ impl<V> Log<V> {
         position
     }
 
+    /// Removes the first `count` rows; the others move to positions 0, 1,
+    /// ... and are all written again on the next save.
+    pub fn drop_front(&mut self, count: usize) {
+        let count = count.min(self.rows.len());
+        if count == 0 {
+            return;
+        }
+        self.rows.drain(..count);
+        if let Some(changed) = &mut self.changed {
+            *changed = (0..self.rows.len()).collect();
+            self.cleared = true;
+        }
+    }
+
     /// Removes every row.
     pub fn clear(&mut self) {
         self.rows.clear();
@@ -287,6 +301,20 @@ mod tests {
             .collect();
         changes.sort();
         changes
+    }
+
+    #[test]
+    fn dropping_a_logs_front_rewrites_the_rest_from_position_0() {
+        let mut log = Log::tracked(vec!['a', 'b', 'c']);
+        log.push('d');
+        let _ = log.take_changes();
+        log.drop_front(2);
+        assert_eq!(log.to_vec(), ['c', 'd']);
+        let changes = log.take_changes();
+        assert!(changes.cleared);
+        assert_eq!(changes.rows, [(0, &'c'), (1, &'d')]);
+        log.drop_front(5);
+        assert!(log.is_empty());
     }
 
     #[test]

@@ -333,3 +333,27 @@ fn a_long_stored_order_is_read_back_whole() {
         assert_eq!(summary.partner_transaction_id, order.partner_transaction_id);
     }
 }
+
+#[test]
+fn a_panic_holding_the_data_lock_leaves_it_usable() {
+    let path = state_file("poison");
+    let state = start(&path);
+    let panicking = state.clone();
+    let outcome = std::thread::spawn(move || {
+        let _data = panicking.data();
+        panic!("a handler's bug while holding the lock");
+    })
+    .join();
+    assert!(outcome.is_err(), "the thread panicked");
+    // The next holder gets the data, and its changes still reach the file.
+    {
+        let template = crate::demo::session_request(UNREACHABLE);
+        let now = state.clock.now_local();
+        let mut data = state.data();
+        data.transactions
+            .insert(super::demo_transaction(0, &template, now));
+    }
+    drop(state);
+    let again = start(&path);
+    assert_eq!(again.data().transactions.len(), 1);
+}

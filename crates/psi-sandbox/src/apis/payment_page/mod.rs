@@ -24,12 +24,14 @@
 //! (checked whenever it is touched, by the sandbox clock).
 
 mod buyer;
+mod canonical;
 mod operations;
 mod page;
 mod validation;
 mod webhooks;
 
-pub use webhooks::WebhookDelivery;
+pub use validation::check_order_data;
+pub use webhooks::{resume as resume_notifications, WebhookDelivery};
 
 use crate::state::{tables, Batch, Loader, Log, Persisted, Table};
 use crate::AppState;
@@ -38,6 +40,7 @@ use axum::Router;
 use chrono::{DateTime, Duration, FixedOffset};
 use psi_payment_page::types::{Decline, SessionRecord, SessionRequest, SessionStatus};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeSet, VecDeque};
 
 /// No buyer action within this time expires a session (docs/service-notes.md).
 const SESSION_LIFETIME: Duration = Duration::minutes(30);
@@ -55,9 +58,23 @@ pub struct State {
     pub sessions: Table<String, Box<Session>>,
     /// Session and invoice notifications in the order they were queued.
     pub webhooks: Log<WebhookDelivery>,
+    /// How many notifications were dropped from the log's front since the
+    /// start: a delivery's number (its position when queued plus this at
+    /// that time) finds it after a drop ([`webhooks`]).
+    webhooks_dropped: usize,
     /// By (token subject, Idempotency-Key): a key belongs to one merchant.
     idempotency_keys: Table<(String, String), RememberedCall>,
+    /// Session ids, oldest first: whom [`State::insert_session`] forgets
+    /// beyond the cap. Not stored: rebuilt from the sessions' creation.
+    order: VecDeque<String>,
+    /// The remembered keys by when they were remembered, so that expired
+    /// ones are pruned from the front without a scan of every key.
+    key_expiry: BTreeSet<(DateTime<FixedOffset>, (String, String))>,
 }
+
+/// How many of the oldest sessions are searched for a finished one to
+/// forget before the oldest is forgotten whatever its state.
+const EVICTION_WINDOW: usize = 64;
 
 impl Persisted for State {
     fn has_changes(&self) -> bool {
@@ -73,10 +90,26 @@ impl Persisted for State {
     }
 
     fn load(loader: &Loader) -> Result<Self, String> {
+        let sessions: Table<String, Box<Session>> = loader.table(tables::SESSIONS)?;
+        let idempotency_keys: Table<(String, String), RememberedCall> =
+            loader.table(tables::IDEMPOTENCY_KEYS)?;
+        let mut by_creation: Vec<(DateTime<FixedOffset>, &String)> = sessions
+            .iter()
+            .map(|(id, session)| (session.created, id))
+            .collect();
+        by_creation.sort();
+        let order = by_creation.into_iter().map(|(_, id)| id.clone()).collect();
+        let key_expiry = idempotency_keys
+            .iter()
+            .map(|(key, call)| (call.remembered_at, key.clone()))
+            .collect();
         Ok(Self {
-            sessions: loader.table(tables::SESSIONS)?,
+            sessions,
             webhooks: loader.log(tables::WEBHOOK_DELIVERIES)?,
-            idempotency_keys: loader.table(tables::IDEMPOTENCY_KEYS)?,
+            idempotency_keys,
+            order,
+            key_expiry,
+            webhooks_dropped: 0,
         })
     }
 }
@@ -84,9 +117,14 @@ impl Persisted for State {
 /// A session creation made with an Idempotency-Key.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct RememberedCall {
-    /// The request body as JSON: a repeat is the same call when the values
-    /// are equal, whatever the whitespace or key order.
-    body: serde_json::Value,
+    /// The digest of the request body's canonical text ([`canonical`]): a
+    /// repeat is the same call when it has the same digest.
+    #[serde(default)]
+    digest: String,
+    /// The body itself, as state files of earlier sandboxes kept it: read
+    /// only to take its digest, never written.
+    #[serde(default, skip_serializing)]
+    body: Option<serde_json::Value>,
     session_id: String,
     remembered_at: DateTime<FixedOffset>,
 }
@@ -172,6 +210,71 @@ impl Session {
 }
 
 impl State {
+    /// Stores `session`, first forgetting sessions while `max_sessions`
+    /// are kept: the oldest finished (or due) one among the
+    /// [`EVICTION_WINDOW`] oldest, else the oldest. A forgotten session
+    /// answers 404 as an unknown one.
+    fn insert_session(
+        &mut self,
+        session: Session,
+        max_sessions: usize,
+        now: DateTime<FixedOffset>,
+    ) {
+        while self.sessions.len() >= max_sessions.max(1) {
+            if !self.forget_one(now) {
+                break;
+            }
+        }
+        self.order.push_back(session.id.clone());
+        self.sessions.insert(session.id.clone(), Box::new(session));
+    }
+
+    fn forget_one(&mut self, now: DateTime<FixedOffset>) -> bool {
+        let finished = self.order.iter().take(EVICTION_WINDOW).position(|id| {
+            self.sessions
+                .get(id)
+                .is_some_and(|session| !session.is_open() || session.is_due(now))
+        });
+        match self.order.remove(finished.unwrap_or(0)) {
+            Some(id) => {
+                self.sessions.remove(&id);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Forgets the keys remembered `lifetime` or more before `now`
+    /// (sandbox time), oldest first, touching no other key.
+    fn forget_expired_keys(&mut self, now: DateTime<FixedOffset>, lifetime: Duration) {
+        let cutoff = now - lifetime;
+        while self
+            .key_expiry
+            .first()
+            .is_some_and(|(remembered_at, _)| *remembered_at <= cutoff)
+        {
+            if let Some((_, expired)) = self.key_expiry.pop_first() {
+                self.idempotency_keys.remove(&expired);
+            }
+        }
+    }
+
+    /// Remembers `call` under `key`, first forgetting the oldest keys while
+    /// `max` are kept (a key only replays a session, and no more sessions
+    /// than that are kept).
+    fn remember(&mut self, key: (String, String), call: RememberedCall, max: usize) {
+        while self.idempotency_keys.len() >= max.max(1) {
+            match self.key_expiry.pop_first() {
+                Some((_, oldest)) => {
+                    self.idempotency_keys.remove(&oldest);
+                }
+                None => break,
+            }
+        }
+        self.key_expiry.insert((call.remembered_at, key.clone()));
+        self.idempotency_keys.insert(key, call);
+    }
+
     /// Expires the due sessions among those `among` selects. Only those
     /// are touched, so reading sessions writes nothing to a state file
     /// unless one of them expired.

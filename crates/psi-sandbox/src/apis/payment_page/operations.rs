@@ -24,7 +24,9 @@ const IDEMPOTENCY_KEY_LIFETIME: Duration = Duration::hours(24);
 struct Creation {
     /// (token subject, key) when an Idempotency-Key was sent.
     key: Option<(String, String)>,
-    body: serde_json::Value,
+    /// The body's canonical digest ([`super::canonical`]), taken only
+    /// when a key was sent.
+    digest: String,
     request: SessionRequest,
 }
 
@@ -54,11 +56,35 @@ pub(super) async fn create_session(
         Ok(request) => request,
         Err(invalid) => return invalid,
     };
-    // parse_body accepted the bytes, so they are JSON.
-    let body = serde_json::from_slice(&body).unwrap_or_default();
-    let creation = Creation { key, body, request };
+    let webhook_url = request
+        .url_data
+        .as_ref()
+        .and_then(|urls| urls.webhook_url.as_deref());
+    if let Some(refusal) = webhook_url.and_then(|url| state.webhook_refusal(url)) {
+        let field = ("$.url_data.webhook_url".to_owned(), refusal);
+        return crate::errors::decline_with(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Some("PAYMENT_ATTRIBUTE"),
+            &["INVALID_FIELD"],
+            vec![field],
+        );
+    }
+    // parse_body accepted the bytes, so they are JSON (and UTF-8).
+    let digest = match &key {
+        Some(_) => std::str::from_utf8(&body)
+            .ok()
+            .and_then(super::canonical::digest)
+            .unwrap_or_default(),
+        None => String::new(),
+    };
+    let creation = Creation {
+        key,
+        digest,
+        request,
+    };
     let now = state.clock.now_local();
-    let created = create_or_replay(&mut state.data().payment_page, creation, now);
+    let max_sessions = state.limits.max_sessions;
+    let created = create_or_replay(&mut state.data().payment_page, creation, now, max_sessions);
     match created {
         Ok(session_id) => {
             let response = SessionResponse {
@@ -120,16 +146,21 @@ fn create_or_replay(
     pages: &mut Pages,
     creation: Creation,
     now: DateTime<FixedOffset>,
+    max_sessions: usize,
 ) -> Result<String, Refusal> {
-    pages
-        .idempotency_keys
-        .retain(|_, call| now - call.remembered_at < IDEMPOTENCY_KEY_LIFETIME);
+    pages.forget_expired_keys(now, IDEMPOTENCY_KEY_LIFETIME);
     if let Some(call) = creation
         .key
         .as_ref()
         .and_then(|key| pages.idempotency_keys.get(key))
     {
-        return if call.body == creation.body {
+        let remembered = match (&call.digest, &call.body) {
+            (digest, Some(legacy)) if digest.is_empty() => {
+                super::canonical::digest(&legacy.to_string()).unwrap_or_default()
+            }
+            (digest, _) => digest.clone(),
+        };
+        return if remembered == creation.digest {
             Ok(call.session_id.clone())
         } else {
             Err(Refusal::KeyReused)
@@ -139,14 +170,15 @@ fn create_or_replay(
     let session_id = uuid::Uuid::new_v4().to_string();
     if let Some(key) = creation.key {
         let call = RememberedCall {
-            body: creation.body,
+            digest: creation.digest,
+            body: None,
             session_id: session_id.clone(),
             remembered_at: now,
         };
-        pages.idempotency_keys.insert(key, call);
+        pages.remember(key, call, max_sessions);
     }
     let session = Session::new(session_id.clone(), creation.request, now);
-    pages.sessions.insert(session_id.clone(), Box::new(session));
+    pages.insert_session(session, max_sessions, now);
     Ok(session_id)
 }
 

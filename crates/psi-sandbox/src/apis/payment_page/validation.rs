@@ -80,6 +80,22 @@ pub(super) fn check(
     }
 }
 
+/// The order checks of a session, for an order stored another way (the
+/// control API's transactions, so also `--seed`): every invalid field as
+/// its JSON path and the rule it breaks.
+pub fn check_order_data(order: &OrderData, today: NaiveDate) -> Result<(), Vec<(String, String)>> {
+    let mut found = Vec::new();
+    check_order(order, today, &mut found);
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(found
+            .into_iter()
+            .map(|invalid| (invalid.path, invalid.message))
+            .collect())
+    }
+}
+
 /// One decline for all findings. A decline has one category: the payment
 /// attributes weigh more than the buyer's data, which the buyer could fix.
 fn declined(found: Vec<Invalid>) -> Response {
@@ -125,11 +141,123 @@ fn check_order(order: &OrderData, today: NaiveDate, found: &mut Vec<Invalid>) {
         ));
     }
     for (index, basket) in order.shop_baskets.iter().enumerate() {
-        check_basket(
-            &format!("$.order_data.shop_baskets[{index}]"),
-            basket,
-            found,
+        let path = format!("$.order_data.shop_baskets[{index}]");
+        check_basket(&path, basket, found);
+        check_rates_and_prices(&path, basket, found);
+    }
+    check_order_sums(order, found);
+}
+
+/// The sums the sandbox makes across the whole order (the amount due, the
+/// invoice's VAT table) fit the decimal range, so that every later read of
+/// the stored order is exact.
+fn check_order_sums(order: &OrderData, found: &mut Vec<Invalid>) {
+    let baskets = &order.shop_baskets;
+    let sums: [(&str, Vec<Decimal>); 3] = [
+        (
+            "the baskets' gross amounts",
+            baskets.iter().filter_map(|b| b.gross_amount).collect(),
+        ),
+        (
+            "the VAT lines' net amounts",
+            baskets
+                .iter()
+                .flat_map(|b| b.vats.iter().filter_map(|vat| vat.net_amount))
+                .collect(),
+        ),
+        (
+            "the VAT lines' tax amounts",
+            baskets
+                .iter()
+                .flat_map(|b| b.vats.iter().filter_map(|vat| vat.tax_amount))
+                .collect(),
+        ),
+    ];
+    for (what, amounts) in sums {
+        if crate::amounts::checked_sum(amounts).is_none() {
+            found.push(Invalid::wrong(
+                "$.order_data.shop_baskets",
+                format!("{what} add up past the decimal range"),
+                PAYMENT_ATTRIBUTE,
+            ));
+        }
+    }
+}
+
+/// Tax rates are percentages from 0 to 100, and each line's unit price
+/// with its discount, times its quantity, fits the decimal range.
+fn check_rates_and_prices(path: &str, basket: &ShopBasket, found: &mut Vec<Invalid>) {
+    let rates = basket
+        .items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| (format!("{path}.items[{index}].tax_rate"), item.tax_rate))
+        .chain(
+            basket
+                .special_items
+                .iter()
+                .enumerate()
+                .map(|(index, item)| {
+                    (
+                        format!("{path}.special_items[{index}].tax_rate"),
+                        item.tax_rate,
+                    )
+                }),
+        )
+        .chain(
+            basket
+                .vats
+                .iter()
+                .enumerate()
+                .map(|(index, vat)| (format!("{path}.vats[{index}].tax_rate"), vat.tax_rate)),
         );
+    for (rate_path, rate) in rates {
+        if rate.is_some_and(|rate| rate < Decimal::ZERO || rate > Decimal::ONE_HUNDRED) {
+            found.push(Invalid::wrong(
+                rate_path,
+                "must be a percentage from 0 to 100",
+                PAYMENT_ATTRIBUTE,
+            ));
+        }
+    }
+    let lines = basket
+        .items
+        .iter()
+        .enumerate()
+        .map(|(index, item)| {
+            (
+                format!("{path}.items[{index}]"),
+                item.gross_unit_price,
+                item.gross_unit_discount,
+                item.quantity,
+            )
+        })
+        .chain(
+            basket
+                .special_items
+                .iter()
+                .enumerate()
+                .map(|(index, item)| {
+                    (
+                        format!("{path}.special_items[{index}]"),
+                        item.gross_unit_price,
+                        None,
+                        item.quantity,
+                    )
+                }),
+        );
+    for (line_path, unit, discount, quantity) in lines {
+        let total = unit
+            .unwrap_or_default()
+            .checked_add(discount.unwrap_or_default())
+            .and_then(|unit| unit.checked_mul(quantity.unwrap_or(Decimal::ONE)));
+        if total.is_none() {
+            found.push(Invalid::wrong(
+                format!("{line_path}.quantity"),
+                "times the gross unit price (with its discount) is past the decimal range",
+                PAYMENT_ATTRIBUTE,
+            ));
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! Notifications, as the service sends them: signed in `X-Signature` with
 //! the demo webhook secret ([`crate::signature`]), retried with backoff
-//! until a 2xx answer, every attempt recorded for `GET /__sandbox/webhooks`.
+//! until a 2xx answer, every attempt recorded for `GET /__sandbox/webhooks`
+//! (a log of at most `--max-deliveries`, see [`queue`]).
 //!
 //! - The session notification: the session record (the JSON of
 //!   `GET /pps/api/v1/session-record/{id}`) POSTed to the session's
@@ -126,33 +127,112 @@ pub(super) fn notify_invoice(state: &AppState, session_id: &str, transaction_id:
 }
 
 fn send_in_background(state: &AppState, delivery: WebhookDelivery) {
-    let index = queue(&mut state.data().payment_page, delivery);
-    tokio::spawn(deliver(state.clone(), index));
+    let number = queue(
+        &mut state.data().payment_page,
+        delivery,
+        state.limits.max_deliveries,
+    );
+    tokio::spawn(deliver(state.clone(), number));
 }
 
-fn queue(pages: &mut Pages, delivery: WebhookDelivery) -> usize {
-    pages.webhooks.push(delivery)
+/// Appends `delivery` to the log and answers its number. A log holding
+/// `max` notifications first drops its oldest finished ones (delivered,
+/// given up or not sent), down to half of `max`; one still being sent is
+/// never dropped, nor anything after it.
+fn queue(pages: &mut Pages, delivery: WebhookDelivery, max: usize) -> usize {
+    let log = &pages.webhooks;
+    if log.len() >= max.max(1) {
+        let wanted = log.len() - max / 2;
+        let finished = log
+            .iter()
+            .take(wanted)
+            .take_while(|delivery| is_finished(delivery))
+            .count();
+        pages.webhooks.drop_front(finished);
+        pages.webhooks_dropped += finished;
+    }
+    pages.webhooks.push(delivery) + pages.webhooks_dropped
 }
 
-/// Sends until a 2xx answer or the attempts are used up.
-async fn deliver(state: AppState, index: usize) {
-    let (url, body) = {
+/// Delivered, out of attempts, or never to be sent (`--webhook-allow`).
+fn is_finished(delivery: &WebhookDelivery) -> bool {
+    let refused = delivery
+        .attempts
+        .last()
+        .and_then(|attempt| attempt.error.as_deref())
+        .is_some_and(|error| error.starts_with(NOT_SENT));
+    delivery.delivered || delivery.attempts.len() >= MAX_ATTEMPTS || refused
+}
+
+/// The log position of the delivery numbered `number`, if it is kept.
+fn position(pages: &Pages, number: usize) -> Option<usize> {
+    number
+        .checked_sub(pages.webhooks_dropped)
+        .filter(|position| *position < pages.webhooks.len())
+}
+
+/// The prefix of a logged attempt that was never sent (`--webhook-allow`).
+const NOT_SENT: &str = "not sent: ";
+
+/// Resumes the notifications a stopped sandbox left pending (in the
+/// `--state` file: not delivered, attempts left, not refused by the
+/// allow-list): each goes on with its next attempt after the backoff that
+/// attempt has. Called once as the sandbox starts.
+pub fn resume(state: &AppState) {
+    let pending: Vec<usize> = state
+        .data()
+        .payment_page
+        .webhooks
+        .iter()
+        .enumerate()
+        .filter(|(_, delivery)| !is_finished(delivery))
+        .map(|(position, _)| position)
+        .collect();
+    // No notification was dropped yet: a position is its number.
+    for number in pending {
+        tokio::spawn(deliver(state.clone(), number));
+    }
+}
+
+/// Sends until a 2xx answer or the attempts are used up, from the attempt
+/// the delivery has reached (the first for a new one).
+async fn deliver(state: AppState, number: usize) {
+    let (url, body, made) = {
         let data = state.data();
-        let delivery = &data.payment_page.webhooks[index];
-        (delivery.url.clone(), delivery.body.clone())
+        let Some(position) = position(&data.payment_page, number) else {
+            return;
+        };
+        let delivery = &data.payment_page.webhooks[position];
+        (
+            delivery.url.clone(),
+            delivery.body.clone(),
+            delivery.attempts.len(),
+        )
     };
-    let mut backoff = FIRST_BACKOFF;
-    for attempt in 1..=MAX_ATTEMPTS {
+    if let Some(refusal) = state.webhook_refusal(&url) {
+        // Stored before the allow-list was set: logged, never sent.
+        let attempt = Attempt {
+            at: state.clock.now_local(),
+            signature: String::new(),
+            status: None,
+            error: Some(format!("{NOT_SENT}{refusal}")),
+        };
+        record(&state, number, attempt, false);
+        return;
+    }
+    for attempt in made + 1..=MAX_ATTEMPTS {
+        if attempt > 1 {
+            // 100 ms before the second attempt, doubling after each.
+            tokio::time::sleep(FIRST_BACKOFF * (1u32 << (attempt - 2))).await;
+        }
         let result = send_once(&state, &url, &body).await;
         let delivered = result
             .status
             .is_some_and(|status| (200..300).contains(&status));
-        record(&state, index, result, delivered);
-        if delivered || attempt == MAX_ATTEMPTS {
+        record(&state, number, result, delivered);
+        if delivered {
             return;
         }
-        tokio::time::sleep(backoff).await;
-        backoff *= 2;
     }
 }
 
@@ -182,11 +262,15 @@ async fn send_once(state: &AppState, url: &str, body: &str) -> Attempt {
     }
 }
 
-fn record(state: &AppState, index: usize, attempt: Attempt, delivered: bool) {
+fn record(state: &AppState, number: usize, attempt: Attempt, delivered: bool) {
     let mut data = state.data();
-    let delivery = &mut data.payment_page.webhooks[index];
-    delivery.attempts.push(attempt);
-    delivery.delivered |= delivered;
+    let pages = &mut data.payment_page;
+    // A delivery being sent is never dropped, so it is found.
+    if let Some(position) = position(pages, number) {
+        let delivery = &mut pages.webhooks[position];
+        delivery.attempts.push(attempt);
+        delivery.delivered |= delivered;
+    }
 }
 
 /// `GET /__sandbox/webhooks`: every notification so far, oldest first.

@@ -47,6 +47,30 @@ pub struct Args {
     )]
     pub webhook_secret: String,
 
+    /// The token control calls (/__sandbox) must carry as `Authorization:
+    /// Bearer <token>`; required when --host is not a loopback address
+    /// (prefer the environment variable: a flag shows in the process list).
+    #[arg(
+        long,
+        value_name = "TOKEN",
+        env = "PSI_SANDBOX_CONTROL_TOKEN",
+        hide_env_values = true,
+        value_parser = non_empty_token,
+    )]
+    pub control_token: Option<String>,
+
+    /// Send webhook notifications only to this host (repeat the flag, or
+    /// separate hosts with commas). The sandbox calls a session's
+    /// webhook_url from where it runs, so without a list anyone who can
+    /// create a session can make it call any address it reaches.
+    #[arg(
+        long,
+        value_name = "HOST",
+        env = "PSI_SANDBOX_WEBHOOK_ALLOW",
+        value_delimiter = ','
+    )]
+    pub webhook_allow: Vec<String>,
+
     /// How long an access token lives: seconds (1800) or a duration (30m,
     /// 1h, 90s).
     #[arg(long, value_name = "DURATION", default_value = "30m", value_parser = token_lifetime, env = "PSI_SANDBOX_TOKEN_LIFETIME")]
@@ -57,6 +81,33 @@ pub struct Args {
     /// in the --state file are kept.
     #[arg(long, value_name = "FILE", env = "PSI_SANDBOX_SEED")]
     pub seed: Option<PathBuf>,
+
+    /// Sessions kept; beyond it the oldest finished one is forgotten (and
+    /// answers 404 as unknown).
+    #[arg(long, value_name = "N", default_value_t = psi_sandbox::Limits::default().max_sessions, value_parser = at_least_one, env = "PSI_SANDBOX_MAX_SESSIONS")]
+    pub max_sessions: usize,
+
+    /// Faults armed at once through the control API.
+    #[arg(long, value_name = "N", default_value_t = psi_sandbox::Limits::default().max_faults, value_parser = at_least_one, env = "PSI_SANDBOX_MAX_FAULTS")]
+    pub max_faults: usize,
+
+    /// Invoice webhook subscriptions kept.
+    #[arg(long, value_name = "N", default_value_t = psi_sandbox::Limits::default().max_webhook_subscriptions, value_parser = at_least_one, env = "PSI_SANDBOX_MAX_WEBHOOK_SUBSCRIPTIONS")]
+    pub max_webhook_subscriptions: usize,
+
+    /// Notifications kept in the delivery log (GET /__sandbox/webhooks);
+    /// at the cap the oldest finished ones are dropped, down to half.
+    #[arg(long, value_name = "N", default_value_t = psi_sandbox::Limits::default().max_deliveries, value_parser = at_least_one, env = "PSI_SANDBOX_MAX_DELIVERIES")]
+    pub max_deliveries: usize,
+
+    /// Connections served at once; more wait until one closes.
+    #[arg(long, value_name = "N", default_value_t = psi_sandbox::Limits::default().max_connections, value_parser = at_least_one, env = "PSI_SANDBOX_MAX_CONNECTIONS")]
+    pub max_connections: usize,
+
+    /// How long a connection may take to send a request's head (and stay
+    /// idle between requests): seconds or a duration (30s, 1m).
+    #[arg(long, value_name = "DURATION", default_value = "30s", value_parser = timeout, env = "PSI_SANDBOX_HEADER_READ_TIMEOUT")]
+    pub header_read_timeout: Duration,
 
     /// How the one line per request is printed (on stderr).
     #[arg(long, value_enum, default_value_t = LogFormat::Text, env = "PSI_SANDBOX_LOG_FORMAT")]
@@ -89,9 +140,37 @@ fn token_lifetime(text: &str) -> Result<Duration, String> {
     Ok(lifetime)
 }
 
+/// Seconds, or a humantime duration; at least one second.
+fn timeout(text: &str) -> Result<Duration, String> {
+    let timeout = match text.parse::<u64>() {
+        Ok(seconds) => Duration::from_secs(seconds),
+        Err(_) => humantime::parse_duration(text)
+            .map_err(|e| format!("{e}: give seconds (30) or a duration (30s, 1m)"))?,
+    };
+    if timeout < Duration::from_secs(1) {
+        return Err("must be at least one second".to_owned());
+    }
+    Ok(timeout)
+}
+
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(count) => Ok(count),
+        Err(error) => Err(format!("{error}: give a whole number")),
+    }
+}
+
 fn non_empty_secret(text: &str) -> Result<String, String> {
     if text.trim().is_empty() {
         return Err("must not be empty (webhooks signed with nothing prove nothing)".to_owned());
+    }
+    Ok(text.to_owned())
+}
+
+fn non_empty_token(text: &str) -> Result<String, String> {
+    if text.trim().is_empty() {
+        return Err("must not be empty (an empty token guards nothing)".to_owned());
     }
     Ok(text.to_owned())
 }

@@ -45,11 +45,29 @@ async fn run(args: args::Args) -> Result<(), String> {
     if let Some(path) = args.state {
         settings = settings.state(path);
     }
+    let mut limits = psi_sandbox::Limits::default();
+    limits.max_sessions = args.max_sessions;
+    limits.max_faults = args.max_faults;
+    limits.max_webhook_subscriptions = args.max_webhook_subscriptions;
+    limits.max_deliveries = args.max_deliveries;
+    limits.max_connections = args.max_connections;
+    limits.header_read_timeout = args.header_read_timeout;
+    settings = settings.limits(limits);
+    for host in args.webhook_allow {
+        settings = settings.webhook_allow(host);
+    }
+    let control_token = args.control_token;
+    if let Some(token) = &control_token {
+        settings = settings.control_token(token.clone());
+    }
     let sandbox = Sandbox::start_with(settings)
         .await
         .map_err(|e| e.to_string())?;
     if let Some(seed) = seed {
-        let report = seed.apply(sandbox.url()).await.map_err(|e| e.to_string())?;
+        let report = seed
+            .apply_with_token(sandbox.url(), control_token.as_deref())
+            .await
+            .map_err(|e| e.to_string())?;
         tracing::info!(stored = report.stored, kept = report.kept, "seeded");
     }
     print_banner(&sandbox);

@@ -19,11 +19,11 @@ pub(super) fn currency(order: Option<&OrderData>) -> String {
 pub(super) fn amount_due(order: Option<&OrderData>) -> Decimal {
     order
         .map(|order| {
-            order
+            let amounts = order
                 .shop_baskets
                 .iter()
-                .filter_map(|basket| basket.gross_amount)
-                .sum()
+                .filter_map(|basket| basket.gross_amount);
+            crate::amounts::sum(amounts)
         })
         .unwrap_or_default()
 }
@@ -219,7 +219,7 @@ fn net_total(basket: &ShopBasket) -> Option<Decimal> {
         .filter_map(|vat| vat.net_amount)
         .collect();
     if !from_vats.is_empty() {
-        return Some(from_vats.into_iter().sum());
+        return Some(crate::amounts::sum(from_vats));
     }
     let lines: Vec<Decimal> = basket
         .items
@@ -232,5 +232,5 @@ fn net_total(basket: &ShopBasket) -> Option<Decimal> {
                 .filter_map(|item| item.net_total_price),
         )
         .collect();
-    (!lines.is_empty()).then(|| lines.into_iter().sum())
+    (!lines.is_empty()).then(|| crate::amounts::sum(lines))
 }

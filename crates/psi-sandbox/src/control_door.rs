@@ -1,0 +1,149 @@
+//! What a control call must show before it is served, since the control API
+//! can end sessions, move the clock, arm faults and read buyers' data:
+//!
+//! | check | refusal |
+//! |---|---|
+//! | the `Host` names this sandbox: the public URL's host or a loopback name (`localhost`, `*.localhost`, `127.x.x.x`, `[::1]`) | 403 |
+//! | with a control token (`--control-token`, required on a non-loopback `--host`): `Authorization: Bearer <token>` | 401 |
+//! | a write (`POST`, `PUT`, `PATCH`, `DELETE`) says `Content-Type: application/json` | 415 |
+//!
+//! The `Host` check keeps a web page whose name is rebound to 127.0.0.1
+//! (DNS rebinding) from reading the answers; the content type keeps a page
+//! the developer opens from writing with a no-cors `fetch`, which can send
+//! only `text/plain`, form or multipart bodies without the browser asking
+//! first (and the sandbox never answers such a question with CORS headers).
+//! Every refusal is `{"error"}`, the control API's shape.
+
+use crate::state::Shared;
+use axum::extract::Request;
+use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use sha2::{Digest, Sha256};
+
+/// `None` when `request` is not a control call or may be served; the
+/// refusal otherwise.
+pub fn refusal(state: &Shared, request: &Request) -> Option<Response> {
+    let path = request.uri().path();
+    let control = path
+        .strip_prefix(crate::control::PREFIX)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
+    if !control {
+        return None;
+    }
+    let refuse = |status: StatusCode, message: String| {
+        Some((status, Json(serde_json::json!({ "error": message }))).into_response())
+    };
+    let headers = request.headers();
+    if !host_is_this_sandbox(headers, &state.control_host) {
+        return refuse(
+            StatusCode::FORBIDDEN,
+            format!(
+                "Host: the control API answers only its own name ({}) or a loopback name such as localhost",
+                state.control_host
+            ),
+        );
+    }
+    if let Some(token) = &state.control_token {
+        if !bearer_is(headers, token) {
+            return refuse(
+                StatusCode::UNAUTHORIZED,
+                "Authorization: the control API needs `Bearer <control token>` (--control-token)"
+                    .to_owned(),
+            );
+        }
+    }
+    let writes = matches!(
+        *request.method(),
+        Method::POST | Method::PUT | Method::PATCH | Method::DELETE
+    );
+    if writes && !is_json(headers) {
+        return refuse(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Content-Type: a control API write must be application/json".to_owned(),
+        );
+    }
+    None
+}
+
+/// The host part of a `Host` value (`name`, `name:port`, `[::1]:port`),
+/// lowercased, without a trailing dot.
+pub fn host_name(value: &str) -> String {
+    let value = value.trim();
+    let host = if value.starts_with('[') {
+        value.find(']').map_or(value, |end| &value[..=end])
+    } else {
+        match value.rsplit_once(':') {
+            Some((host, port)) if port.bytes().all(|b| b.is_ascii_digit()) => host,
+            _ => value,
+        }
+    };
+    host.trim_end_matches('.').to_ascii_lowercase()
+}
+
+fn host_is_this_sandbox(headers: &HeaderMap, own: &str) -> bool {
+    let Some(value) = headers.get(header::HOST).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let host = host_name(value);
+    host == own || is_loopback_name(&host)
+}
+
+fn is_loopback_name(host: &str) -> bool {
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "[::1]"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Compared as digests, so the time taken says nothing about the token.
+fn bearer_is(headers: &HeaderMap, token: &str) -> bool {
+    let Some(given) = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+    else {
+        return false;
+    };
+    Sha256::digest(given.trim().as_bytes()) == Sha256::digest(token.as_bytes())
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_names_without_port_and_loopback_names() {
+        assert_eq!(host_name("Sandbox.Internal:8787"), "sandbox.internal");
+        assert_eq!(host_name("localhost."), "localhost");
+        assert_eq!(host_name("[::1]:8787"), "[::1]");
+        assert_eq!(host_name("127.0.0.1"), "127.0.0.1");
+        for loopback in [
+            "localhost",
+            "app.localhost",
+            "127.0.0.1",
+            "127.1.2.3",
+            "[::1]",
+        ] {
+            assert!(is_loopback_name(loopback), "{loopback}");
+        }
+        for foreign in [
+            "evil.example",
+            "localhost.evil.example",
+            "10.0.0.1",
+            "[::2]",
+        ] {
+            assert!(!is_loopback_name(foreign), "{foreign}");
+        }
+    }
+}
