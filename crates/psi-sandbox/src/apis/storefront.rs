@@ -337,11 +337,9 @@ fn summed_quantities(items: &[OrderItemQuantity]) -> Result<BTreeMap<String, Dec
             .quantity
             .filter(|q| *q > Decimal::ZERO)
             .ok_or(format!("the quantity of {id} must be positive"))?;
+        let past_range = format!("the quantities of {id} add up past the decimal range");
         let total = requested.entry(id).or_insert(Decimal::ZERO);
-        *total = total.checked_add(quantity).ok_or(format!(
-            "the quantities of {} add up past the decimal range",
-            item.id
-        ))?;
+        *total = total.checked_add(quantity).ok_or(past_range)?;
     }
     Ok(requested)
 }
