@@ -836,3 +836,99 @@ async fn an_order_seeded_from_a_transaction_takes_its_first_basket() {
         (Some("shipping"), Some(dec("10")))
     );
 }
+
+/// Every item operation of both path sets, through psi, after the sandbox
+/// was told to answer its next call `200 {"success": false}` after
+/// processing it: psi reports the refusal, never a success.
+#[tokio::test]
+async fn a_success_false_answer_is_a_decline_on_every_item_operation() {
+    let (sandbox, _client, storefront) = seeded().await;
+    let refusal =
+        serde_json::json!({"success": false, "message": "refused by the payment service"});
+    let operations = [
+        "deliverOrderItems",
+        "cancelOrderItems",
+        "returnOrderItems",
+        "addOrderItem",
+        "deliverOrderItemsV7",
+        "cancelOrderItemsV7",
+        "refundOrderItemsV7",
+        "addOrderItemV7",
+    ];
+    for operation in operations {
+        sandbox
+            .control()
+            .answer_after_processing(operation, 200, Some(refusal.clone()), 1)
+            .await
+            .unwrap();
+        let error = match operation {
+            "deliverOrderItems" => storefront
+                .deliver_order_items()
+                .order_id(ORDER)
+                .body(v6(&[(TABLE, "1")]))
+                .send()
+                .await
+                .err(),
+            "cancelOrderItems" => storefront
+                .cancel_order_items()
+                .order_id(ORDER)
+                .body(v6(&[(LAMP, "1")]))
+                .send()
+                .await
+                .err(),
+            "returnOrderItems" => storefront
+                .return_order_items()
+                .order_id(ORDER)
+                .body(v6(&[(TABLE, "1")]))
+                .send()
+                .await
+                .err(),
+            "addOrderItem" => storefront
+                .add_order_item()
+                .order_id(ORDER)
+                .body(add("-1"))
+                .send()
+                .await
+                .err(),
+            "deliverOrderItemsV7" => storefront
+                .deliver_order_items_v7()
+                .order_id(ORDER)
+                .body(v7(&[(TABLE, "1")]))
+                .send()
+                .await
+                .err(),
+            "cancelOrderItemsV7" => storefront
+                .cancel_order_items_v7()
+                .order_id(ORDER)
+                .body(v7(&[(TABLE, "1")]))
+                .send()
+                .await
+                .err(),
+            "refundOrderItemsV7" => storefront
+                .refund_order_items_v7()
+                .order_id(ORDER)
+                .body(v7(&[(TABLE, "1")]))
+                .send()
+                .await
+                .err(),
+            _ => storefront
+                .add_order_item_v7()
+                .order_id(ORDER)
+                .body(add("-1"))
+                .send()
+                .await
+                .err(),
+        };
+        let Some(psi::storefront::Error::Declined(declined)) = error else {
+            panic!("{operation}: a success:false answer read as {error:?}");
+        };
+        assert_eq!(declined.call.operation_id, operation);
+        assert_eq!(declined.status, 200, "{operation}");
+        assert_eq!(declined.body.success, Some(false), "{operation}");
+        assert_eq!(
+            declined.body.message.as_deref(),
+            Some("refused by the payment service"),
+            "{operation}"
+        );
+    }
+}
