@@ -141,6 +141,109 @@ pub async fn send<E: DeserializeOwned>(
     build: Build<'_>,
     body: Option<&(dyn Any + Sync)>,
 ) -> Result<Success, Error<E>> {
+    // The call itself is not generic: compiled once, in this crate, rather
+    // than once per error body in every generated crate. Only typing the
+    // error body is.
+    match send_untyped(context, http, operation, build, body).await {
+        Ok(success) => Ok(success),
+        Err(Failure::Untyped(error)) => Err(widen(error)),
+        Err(Failure::Answered(answered)) => Err(answered.typed()),
+    }
+}
+
+/// An error that holds no error body (every kind but a decline).
+type Untyped = Error<std::convert::Infallible>;
+
+/// How a call failed before its error body is typed.
+enum Failure {
+    /// Refused before sending, or no answer.
+    Untyped(Untyped),
+    /// An answer that is not a 2xx, its body read.
+    Answered(Box<Answered>),
+}
+
+impl From<Untyped> for Failure {
+    fn from(error: Untyped) -> Self {
+        Self::Untyped(error)
+    }
+}
+
+/// An answer that is not a 2xx, before its body is typed.
+struct Answered {
+    call: CallId,
+    status: StatusCode,
+    attempts: u32,
+    headers: reqwest::header::HeaderMap,
+    bytes: bytes::Bytes,
+    declared: bool,
+}
+
+impl Answered {
+    /// A declined call with the body typed as `E`, or an unexpected status.
+    fn typed<E: DeserializeOwned>(self) -> Error<E> {
+        let Self {
+            call,
+            status,
+            attempts,
+            headers,
+            bytes,
+            declared,
+        } = self;
+        // Every error schema is an object of optional fields: an error
+        // answered without a body reads as `{}`.
+        let text: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
+            b"{}"
+        } else {
+            &bytes
+        };
+        // A 4xx the document does not declare is read as the API's error
+        // body too: the provider's documentation names 422 declines for
+        // calls whose documents do not list it.
+        if declared || status.is_client_error() {
+            if let Ok(body) = leniency::lenient(|| serde_json::from_slice::<E>(text)) {
+                return Error::Declined(Box::new(Declined {
+                    call,
+                    status: status.as_u16(),
+                    attempts,
+                    headers,
+                    body,
+                    excerpt: excerpt(&bytes),
+                }));
+            }
+        }
+        Error::UnexpectedStatus(Box::new(UnexpectedStatus {
+            call,
+            status: status.as_u16(),
+            attempts,
+            headers,
+            excerpt: excerpt(&bytes),
+        }))
+    }
+}
+
+/// `error` as the error of a call whose body type is `E` (it holds none).
+fn widen<E>(error: Untyped) -> Error<E> {
+    match error {
+        Error::InvalidRequest(message) => Error::InvalidRequest(message),
+        Error::Config(refused) => Error::Config(refused),
+        Error::Preflight(refused) => Error::Preflight(refused),
+        Error::Token(refused) => Error::Token(refused),
+        Error::Declined(declined) => match declined.body {},
+        Error::UnexpectedStatus(unexpected) => Error::UnexpectedStatus(unexpected),
+        Error::Transport(failed) => Error::Transport(failed),
+        Error::Timeout(failed) => Error::Timeout(failed),
+        Error::Decode(decode) => Error::Decode(decode),
+    }
+}
+
+/// [`send`] up to the typing of an error body, with its span.
+async fn send_untyped(
+    context: &Context,
+    http: &reqwest::Client,
+    operation: &'static Operation,
+    build: Build<'_>,
+    body: Option<&(dyn Any + Sync)>,
+) -> Result<Success, Failure> {
     let call = CallId {
         api: context.api(),
         operation_id: operation.id,
@@ -159,7 +262,7 @@ pub async fn send<E: DeserializeOwned>(
     result
 }
 
-async fn run<E: DeserializeOwned>(
+async fn run(
     context: &Context,
     http: &reqwest::Client,
     operation: &'static Operation,
@@ -167,7 +270,7 @@ async fn run<E: DeserializeOwned>(
     body: Option<&(dyn Any + Sync)>,
     call: CallId,
     span: &tracing::Span,
-) -> Result<Success, Error<E>> {
+) -> Result<Success, Failure> {
     let mut bearer = check_before_sending(context, call, body).await?;
     let settings = context.settings();
     // One key for every attempt of the call.
@@ -180,7 +283,7 @@ async fn run<E: DeserializeOwned>(
     loop {
         let mut request = match build() {
             Ok(request) => request,
-            Err(error) => return Err(Error::InvalidRequest(error.0)),
+            Err(error) => return Err(Error::InvalidRequest(error.0).into()),
         };
         prepare(context, operation, &mut request, key, bearer.as_ref());
         let repeatable = is_repeatable(
@@ -259,11 +362,11 @@ async fn run<E: DeserializeOwned>(
 /// What may refuse a call before it is sent, in order: a missing setting,
 /// the pre-flight checks (on the typed `body`, never its bytes), the bearer
 /// token. The call's Authorization header when it has one.
-async fn check_before_sending<E>(
+async fn check_before_sending(
     context: &Context,
     call: CallId,
     body: Option<&(dyn Any + Sync)>,
-) -> Result<Option<HeaderValue>, Error<E>> {
+) -> Result<Option<HeaderValue>, Untyped> {
     let settings = context.settings();
     let refused = |kind: &'static str, error: &dyn std::fmt::Display| {
         tracing::warn!(
@@ -374,14 +477,15 @@ fn prepare(
     *request.timeout_mut() = Some(settings.retry.request_timeout());
 }
 
-/// The call's last result as its typed outcome.
-async fn answer<E: DeserializeOwned>(
+/// The call's last result: a [`Success`], or its failure before the error
+/// body is typed.
+async fn answer(
     result: reqwest::Result<Response>,
     operation: &Operation,
     call: CallId,
     attempts: u32,
     span: &tracing::Span,
-) -> Result<Success, Error<E>> {
+) -> Result<Success, Failure> {
     let failed = |source: reqwest::Error| {
         tracing::warn!(
             api = call.api,
@@ -391,7 +495,7 @@ async fn answer<E: DeserializeOwned>(
             connect = source.is_connect(),
             "call failed"
         );
-        no_answer(call, attempts, source)
+        Failure::Untyped(no_answer(call, attempts, source))
     };
     let response = result.map_err(failed)?;
     let status = response.status();
@@ -408,35 +512,13 @@ async fn answer<E: DeserializeOwned>(
     }
     let headers = response.headers().clone();
     let bytes = response.bytes().await.map_err(failed)?;
-    let declared = operation.declared_errors.contains(&status.as_u16());
-    // Every error schema is an object of optional fields: an error answered
-    // without a body reads as `{}`.
-    let text: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
-        b"{}"
-    } else {
-        &bytes
-    };
-    // A 4xx the document does not declare is read as the API's error body
-    // too: the provider's documentation names 422 declines for calls whose
-    // documents do not list it.
-    if declared || status.is_client_error() {
-        if let Ok(body) = leniency::lenient(|| serde_json::from_slice::<E>(text)) {
-            return Err(Error::Declined(Box::new(Declined {
-                call,
-                status: status.as_u16(),
-                attempts,
-                headers,
-                body,
-                excerpt: excerpt(&bytes),
-            })));
-        }
-    }
-    Err(Error::UnexpectedStatus(Box::new(UnexpectedStatus {
+    Err(Failure::Answered(Box::new(Answered {
         call,
-        status: status.as_u16(),
+        status,
         attempts,
         headers,
-        excerpt: excerpt(&bytes),
+        bytes,
+        declared: operation.declared_errors.contains(&status.as_u16()),
     })))
 }
 
@@ -452,7 +534,7 @@ fn refusal<E: DeserializeOwned>(text: &[u8], member: &str) -> Option<E> {
 
 /// [`Error::Timeout`] when `source` timed out (sending, or reading the
 /// body), else [`Error::Transport`].
-fn no_answer<E>(call: CallId, attempts: u32, source: reqwest::Error) -> Error<E> {
+fn no_answer(call: CallId, attempts: u32, source: reqwest::Error) -> Untyped {
     let timed_out = source.is_timeout() || {
         // A body that stops halfway is a decode error whose cause timed out.
         let mut cause = std::error::Error::source(&source);
@@ -481,37 +563,31 @@ fn no_answer<E>(call: CallId, attempts: u32, source: reqwest::Error) -> Error<E>
     }
 }
 
-/// A 2xx answer, read by the generated code as its operation's success type.
-#[derive(Debug)]
-pub struct Success {
-    response: Response,
+/// A 2xx answer whose body has been read.
+struct ReadSuccess {
     call: CallId,
     attempts: u32,
+    status: StatusCode,
+    headers: reqwest::header::HeaderMap,
+    bytes: bytes::Bytes,
     optional_body: bool,
     refused_when_false: Option<&'static str>,
 }
 
-impl Success {
-    /// The body as JSON `T`, with the status and headers. An empty body of
-    /// an operation whose body is optional reads as `null`; a body that
-    /// says the service refused the call ([`Operation::refused_when_false`])
-    /// is [`Error::Declined`].
-    pub async fn json<T: DeserializeOwned, E: DeserializeOwned>(
+impl ReadSuccess {
+    /// The body as `T`, or the refusal it says it is, or why it is neither.
+    fn decode<T: DeserializeOwned, E: DeserializeOwned>(
         self,
     ) -> Result<ResponseValue<T>, Error<E>> {
         let Self {
-            mut response,
             call,
             attempts,
+            status,
+            headers,
+            bytes,
             optional_body,
             refused_when_false,
         } = self;
-        let status = response.status();
-        let headers = std::mem::take(response.headers_mut());
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|source| no_answer(call, 1, source))?;
         let text: &[u8] = if optional_body && bytes.iter().all(u8::is_ascii_whitespace) {
             b"null"
         } else {
@@ -544,6 +620,54 @@ impl Success {
                 message: error.to_string(),
             }))),
         }
+    }
+}
+
+/// A 2xx answer, read by the generated code as its operation's success type.
+#[derive(Debug)]
+pub struct Success {
+    response: Response,
+    call: CallId,
+    attempts: u32,
+    optional_body: bool,
+    refused_when_false: Option<&'static str>,
+}
+
+impl Success {
+    /// The body as JSON `T`, with the status and headers. An empty body of
+    /// an operation whose body is optional reads as `null`; a body that
+    /// says the service refused the call ([`Operation::refused_when_false`])
+    /// is [`Error::Declined`].
+    pub async fn json<T: DeserializeOwned, E: DeserializeOwned>(
+        self,
+    ) -> Result<ResponseValue<T>, Error<E>> {
+        self.read().await.map_err(widen)?.decode()
+    }
+
+    /// The body, read (not generic: compiled once).
+    async fn read(self) -> Result<ReadSuccess, Untyped> {
+        let Self {
+            mut response,
+            call,
+            attempts,
+            optional_body,
+            refused_when_false,
+        } = self;
+        let status = response.status();
+        let headers = std::mem::take(response.headers_mut());
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|source| no_answer(call, attempts, source))?;
+        Ok(ReadSuccess {
+            call,
+            attempts,
+            status,
+            headers,
+            bytes,
+            optional_body,
+            refused_when_false,
+        })
     }
 
     /// An answer without a body (the document declares none).
