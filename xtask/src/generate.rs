@@ -169,7 +169,7 @@ fn base_settings() -> GenerationSettings {
         .with_derive("schemars::JsonSchema")
         .with_derive("PartialEq")
         // Every client carries the runtime context (audience, token cache,
-        // retry policy); its hooks are wired in each crate's lib.rs.
+        // retry policy), which every `send()` hands to `psi_runtime::call::send`.
         .with_inner_type(quote::quote!(::psi_runtime::Context))
         // Money, quantities and rates: exact decimals with their own serde form,
         // no global serde_json feature (see openapi/README.md rule 7).

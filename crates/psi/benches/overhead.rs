@@ -358,7 +358,7 @@ struct LikePsi {
     headers: bool,
     /// `url`: the URL formatted for every call and the path parameter owned.
     url: bool,
-    /// `decode`: the answer decoded by psi's `decode_response`.
+    /// `decode`: the answer read whole, then decoded from its bytes, as psi does.
     decode: bool,
 }
 

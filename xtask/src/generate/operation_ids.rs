@@ -2,7 +2,7 @@
 //! read from the code progenitor generated rather than from a copy of its
 //! naming rule.
 //!
-//! Each builder's `send()` carries both halves: the name hooks receive
+//! Each builder's `send()` as progenitor writes it carries both halves: the name it reports
 //! (`OperationInfo { operation_id: "create_session" }`) and the request it
 //! sends, in its doc comment ("Sends a `POST` request to `/sessions`"). The
 //! document maps that (method, path) to its operationId.
@@ -71,7 +71,7 @@ fn operations(document: &Value) -> Vec<(&str, &str, &Value)> {
 
 /// What one builder's `send()` says about itself.
 struct Send {
-    /// The name progenitor reports to hooks.
+    /// The name progenitor's `send()` reports in its `OperationInfo`.
     method_name: Option<String>,
     /// (`POST`, `/sessions`), from the doc comment.
     request: Option<(String, String)>,
