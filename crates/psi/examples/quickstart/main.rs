@@ -344,7 +344,8 @@ impl Day {
     }
 
     async fn order_status(&self, transaction_id: &str) -> Result {
-        use psi::order_status::types::{CorrespondenceFormat, IncludeOption};
+        use psi::order_status::types::IncludeOption;
+        use psi::webhook::InvoiceFormat;
         let order = self
             .client
             .order_status()
@@ -360,22 +361,14 @@ impl Day {
                 basket.current_order_amount_gross.unwrap_or_default(),
             );
         }
-        let Some(correspondence_id) = self
-            .receiver
-            .next_invoice_correspondence(Duration::from_secs(10))
-            .await
-        else {
+        let Some(invoice) = self.receiver.next_invoice(Duration::from_secs(10)).await else {
             show("invoice", "no invoice notification arrived; skipped");
             return Ok(());
         };
+        // The file from the address the notification gives for it.
         let pdf = self
             .client
-            .order_status()
-            .get_invoice_correspondence()
-            .transaction_id(transaction_id)
-            .correspondence_id(&correspondence_id)
-            .format(CorrespondenceFormat::Pdf)
-            .send()
+            .download_invoice(&invoice, InvoiceFormat::Pdf)
             .await?
             .into_inner();
         let bytes = collect(pdf).await?;

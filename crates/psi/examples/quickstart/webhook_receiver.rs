@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::Router;
 use psi::payment_page::types::SessionRecord;
-use psi::webhook::{WebhookVerifier, SIGNATURE_HEADER};
+use psi::webhook::{InvoiceNotification, WebhookVerifier, SIGNATURE_HEADER};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, Mutex};
@@ -15,13 +15,13 @@ use tokio::sync::{mpsc, Mutex};
 struct Inbox {
     verifier: WebhookVerifier,
     sessions: mpsc::UnboundedSender<SessionRecord>,
-    invoices: mpsc::UnboundedSender<String>,
+    invoices: mpsc::UnboundedSender<InvoiceNotification>,
 }
 
 pub struct Receiver {
     url: String,
     sessions: Mutex<mpsc::UnboundedReceiver<SessionRecord>>,
-    invoices: Mutex<mpsc::UnboundedReceiver<String>>,
+    invoices: Mutex<mpsc::UnboundedReceiver<InvoiceNotification>>,
 }
 
 impl Receiver {
@@ -61,8 +61,8 @@ impl Receiver {
         }
     }
 
-    /// The correspondence id of the next verified invoice notification.
-    pub async fn next_invoice_correspondence(&self, wait: Duration) -> Option<String> {
+    /// The next verified invoice notification.
+    pub async fn next_invoice(&self, wait: Duration) -> Option<InvoiceNotification> {
         tokio::time::timeout(wait, self.invoices.lock().await.recv())
             .await
             .ok()?
@@ -79,8 +79,10 @@ async fn receive(State(inbox): State<Arc<Inbox>>, headers: HeaderMap, body: Byte
         return StatusCode::UNAUTHORIZED;
     }
     let json: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-    if let Some(correspondence_id) = json.get("correspondence_id").and_then(|v| v.as_str()) {
-        let _ = inbox.invoices.send(correspondence_id.to_owned());
+    if json.get("correspondence_id").is_some() {
+        if let Ok(invoice) = inbox.verifier.parse_invoice_notification(signature, &body) {
+            let _ = inbox.invoices.send(invoice);
+        }
     } else if let Ok(record) = inbox.verifier.parse_session_notification(signature, &body) {
         let _ = inbox.sessions.send(record);
     }
