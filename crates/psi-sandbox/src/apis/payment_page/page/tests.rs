@@ -61,7 +61,14 @@ fn the_page_is_self_contained_and_every_field_is_labelled() {
     let html = page(&demo(), Lang::En);
     assert!(!html.contains("<script"), "no script");
     assert!(!html.contains("src="), "no external asset");
-    assert!(!html.contains("<link"), "no stylesheet link");
+    // The one link is the inline icon: no stylesheet or asset is fetched.
+    for link in html.split("<link").skip(1) {
+        assert!(
+            link.starts_with(" rel=\"icon\" href=\"data:"),
+            "only an inline icon: <link{}",
+            link.split('>').next().unwrap_or_default()
+        );
+    }
     // Every input and select has an id with a matching <label for>.
     for tag in ["<input ", "<select "] {
         for piece in html.split(tag).skip(1) {
