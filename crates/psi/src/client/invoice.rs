@@ -17,12 +17,13 @@ use psi_order_status::{ByteStream, ResponseValue};
 use psi_runtime::call::Operation;
 use psi_runtime::Error;
 
-/// The download as the order status document declares it.
+/// The download as the order status document declares it: the facts the
+/// generated `get_invoice_correspondence()` sends with (a test compares them).
 static DOWNLOAD: Operation = Operation {
     id: "getInvoiceCorrespondence",
     idempotent: false,
     request_media_type: None,
-    optional_body: false,
+    optional_body: true,
     comma_separated_query: &[],
     declared_errors: &[400, 401, 404, 414, 431, 500],
     refused_when_false: None,
@@ -81,7 +82,30 @@ fn is_under(url: &reqwest::Url, base: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::is_under;
+    use super::{is_under, DOWNLOAD};
+
+    #[test]
+    fn the_download_has_the_generated_operations_facts() {
+        let generated = include_str!("../../../psi-order-status/src/generated.rs");
+        let start = generated
+            .find("id: \"getInvoiceCorrespondence\",")
+            .expect("the generated download names its operationId");
+        let facts: String = generated[start..]
+            .split("};")
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .collect();
+        let ours = format!(
+            "id:\"{}\",idempotent:{},request_media_type:::std::option::Option::None,\
+             optional_body:{},comma_separated_query:&[],declared_errors:&{:?},\
+             refused_when_false:::std::option::Option::None,",
+            DOWNLOAD.id, DOWNLOAD.idempotent, DOWNLOAD.optional_body, DOWNLOAD.declared_errors
+        )
+        .replace(' ', "");
+        assert_eq!(facts, ours);
+        assert!(DOWNLOAD.request_media_type.is_none() && DOWNLOAD.refused_when_false.is_none());
+    }
 
     #[test]
     fn only_addresses_under_the_base_url_are_called() {
