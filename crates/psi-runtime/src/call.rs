@@ -535,22 +535,16 @@ fn refusal<E: DeserializeOwned>(text: &[u8], member: &str) -> Option<E> {
 /// [`Error::Timeout`] when `source` timed out (sending, or reading the
 /// body), else [`Error::Transport`].
 fn no_answer(call: CallId, attempts: u32, source: reqwest::Error) -> Untyped {
-    let timed_out = source.is_timeout() || {
-        // A body that stops halfway is a decode error whose cause timed out.
-        let mut cause = std::error::Error::source(&source);
-        let mut found = false;
-        while let Some(inner) = cause {
-            if inner
-                .downcast_ref::<reqwest::Error>()
-                .is_some_and(reqwest::Error::is_timeout)
-            {
-                found = true;
-                break;
-            }
-            cause = inner.source();
-        }
-        found
-    };
+    // A body that stops halfway is a decode error whose cause timed out.
+    let timed_out = std::iter::successors(
+        Some(&source as &(dyn std::error::Error + 'static)),
+        |error| error.source(),
+    )
+    .any(|error| {
+        error
+            .downcast_ref::<reqwest::Error>()
+            .is_some_and(reqwest::Error::is_timeout)
+    });
     let failed = Box::new(Failed {
         call,
         attempts,

@@ -147,21 +147,16 @@ pub struct Declined {
     answer: Answer,
 }
 
-/// Which call an answer belongs to.
+/// Which call an answer belongs to, and how many times it was sent.
 #[derive(Debug)]
 struct Origin {
-    api: Option<String>,
-    operation_id: Option<String>,
-    attempts: Option<u32>,
+    call: CallId,
+    attempts: u32,
 }
 
 impl Origin {
     fn of(call: CallId, attempts: u32) -> Self {
-        Self {
-            api: Some(call.api.to_owned()),
-            operation_id: Some(call.operation_id.to_owned()),
-            attempts: Some(attempts),
-        }
+        Self { call, attempts }
     }
 }
 
@@ -184,11 +179,11 @@ pub enum Answer {
 impl Declined {
     /// The API that answered, as psi names it (`pay-later`).
     pub fn api(&self) -> &str {
-        self.origin.api.as_deref().unwrap_or("unknown")
+        self.origin.call.api
     }
     /// The operationId of the call.
     pub fn operation_id(&self) -> &str {
-        self.origin.operation_id.as_deref().unwrap_or("unknown")
+        self.origin.call.operation_id
     }
     /// The HTTP status.
     pub fn status(&self) -> u16 {
@@ -197,7 +192,7 @@ impl Declined {
     /// How many times the call was sent (retries and the resend with a fresh
     /// token included), when known.
     pub fn attempts(&self) -> Option<u32> {
-        self.origin.attempts
+        Some(self.origin.attempts)
     }
     /// The typed body.
     pub fn answer(&self) -> &Answer {
@@ -261,11 +256,11 @@ pub struct UnexpectedStatus {
 impl UnexpectedStatus {
     /// The API that answered, when known.
     pub fn api(&self) -> Option<&str> {
-        self.origin.api.as_deref()
+        Some(self.origin.call.api)
     }
     /// The operationId of the call, when known.
     pub fn operation_id(&self) -> Option<&str> {
-        self.origin.operation_id.as_deref()
+        Some(self.origin.call.operation_id)
     }
     /// The HTTP status.
     pub fn status(&self) -> u16 {
@@ -273,7 +268,7 @@ impl UnexpectedStatus {
     }
     /// How many times the call was sent, when known.
     pub fn attempts(&self) -> Option<u32> {
-        self.origin.attempts
+        Some(self.origin.attempts)
     }
     /// The beginning of the body (at most 512 bytes).
     pub fn body_excerpt(&self) -> &str {
