@@ -3,8 +3,8 @@
 //! The notification carries one address per format (`pdf_url`, `eml_url`);
 //! the file is fetched from that address as given, not from a path psi
 //! rebuilds from the ids. The bearer token goes only to an address under
-//! the order status API's base URL: a notification naming another host gets
-//! no token. The token's audience is [`ClientBuilder::invoice_audience`]
+//! the order status API's base URL: an address elsewhere is refused before
+//! anything is sent. The token's audience is [`ClientBuilder::invoice_audience`]
 //! (by default the order status audience: the specification names none for
 //! the download, which belongs to the order status API of payment API 1.8).
 //!
