@@ -263,10 +263,17 @@ impl Client {
     // (BENCHMARKS.md, "Code compiled only where it is called").
     #[inline]
     pub fn from_env() -> Result<Client, ConfigError> {
-        let lookup = |name: &str| std::env::var(name).ok();
+        Self::builder_from_lookup(|name| std::env::var(name).ok())?.build()
+    }
+
+    /// The builder [`Client::from_env`] makes, over any lookup (tests pass a map).
+    #[inline]
+    fn builder_from_lookup(
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<ClientBuilder, ConfigError> {
         let mut builder = Client::builder()
-            .environment(Environment::from_lookup(lookup)?)
-            .credentials(Credentials::from_lookup("PSI_", lookup)?);
+            .environment(Environment::from_lookup(&lookup)?)
+            .credentials(Credentials::from_lookup("PSI_", &lookup)?);
         if matches!(
             lookup("PSI_ALLOW_INSECURE_HTTP").as_deref().map(str::trim),
             Some("1" | "true")
@@ -280,9 +287,9 @@ impl Client {
             || lookup("PSI_PLATFORM_CLIENT_SECRET").is_some()
         {
             builder =
-                builder.platform_credentials(Credentials::from_lookup("PSI_PLATFORM_", lookup)?);
+                builder.platform_credentials(Credentials::from_lookup("PSI_PLATFORM_", &lookup)?);
         }
-        builder.build()
+        Ok(builder)
     }
 
     /// The addresses the client calls.
@@ -322,3 +329,46 @@ impl Client {
 mod accessors;
 #[cfg(feature = "order-status")]
 mod invoice;
+
+#[cfg(test)]
+mod tests {
+    use super::Client;
+
+    fn lookup(extra: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |name| {
+            [
+                ("PSI_BASE_URL", "http://pay.example.com"),
+                ("PSI_API_URL", "https://api.example.com"),
+                ("PSI_AUTH_URL", "https://auth.example.com"),
+                ("PSI_CLIENT_ID", "merchant-1"),
+                ("PSI_CLIENT_SECRET", "secret"),
+            ]
+            .iter()
+            .chain(extra)
+            .find(|(key, _)| *key == name)
+            .map(|(_, value)| (*value).to_owned())
+        }
+    }
+
+    #[test]
+    fn the_environment_opts_into_plain_http_and_sets_the_invoice_audience() {
+        let refused = Client::builder_from_lookup(lookup(&[]))
+            .unwrap()
+            .build()
+            .unwrap_err();
+        assert_eq!(refused.setting(), "base_url");
+        Client::builder_from_lookup(lookup(&[("PSI_ALLOW_INSECURE_HTTP", "1")]))
+            .unwrap()
+            .build()
+            .unwrap();
+        let builder = Client::builder_from_lookup(lookup(&[(
+            "PSI_INVOICE_AUDIENCE",
+            " https://api.example.com/invoices ",
+        )]))
+        .unwrap();
+        assert_eq!(
+            builder.invoice_audience.as_deref(),
+            Some("https://api.example.com/invoices")
+        );
+    }
+}
