@@ -9,6 +9,7 @@
 
 use crate::audiences::{self, Service, PLATFORM_AUDIENCE};
 use crate::errors::parse_body;
+use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::AppState;
 use axum::extract::State;
@@ -127,8 +128,11 @@ impl Keys {
 
 pub fn routes() -> Router<AppState> {
     Router::new()
-        .route("/oauth/token", post(service_token))
-        .route("/api/oauth/token", post(platform_token))
+        .route("/oauth/token", declare("getToken", post(service_token)))
+        .route(
+            "/api/oauth/token",
+            declare("getPlatformToken", post(platform_token)),
+        )
 }
 
 /// An error of the token server, in the token API's error body shape
@@ -212,9 +216,6 @@ async fn service_token(
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    if let Some(fault) = crate::faults::inject(&state, "getToken").await {
-        return fault;
-    }
     if let Err(expected) = media_type::check(&headers, &body, Expected::Json) {
         let status = StatusCode::UNSUPPORTED_MEDIA_TYPE;
         return token_error(status, "invalid_request", &expected.message());
@@ -245,9 +246,6 @@ async fn platform_token(
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
-    if let Some(fault) = crate::faults::inject(&state, "getPlatformToken").await {
-        return fault;
-    }
     if let Err(expected) = media_type::check(&headers, &body, Expected::Json) {
         return platform_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &expected.message());
     }

@@ -124,18 +124,15 @@ async fn arm_fault(State(state): State<AppState>, body: Bytes) -> Response {
     if let Some(problem) = fault.problem() {
         return control_error(StatusCode::BAD_REQUEST, problem);
     }
-    let max = state.limits.max_faults;
-    let mut faults = state.faults.lock().unwrap_or_else(|p| p.into_inner());
-    if faults.len() >= max {
-        return control_error(
+    match state.faults.arm(fault, state.limits.max_faults) {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(max) => control_error(
             StatusCode::BAD_REQUEST,
             format!(
                 "at most {max} faults are armed at once (--max-faults); DELETE /__sandbox/faults disarms them"
             ),
-        );
+        ),
     }
-    faults.push(fault);
-    StatusCode::NO_CONTENT.into_response()
 }
 
 /// `GET /__sandbox/transactions/{id}`: what the sandbox stored when the
@@ -245,10 +242,6 @@ async fn store_transaction(State(state): State<AppState>, body: Bytes) -> Respon
 }
 
 async fn disarm_faults(State(state): State<AppState>) -> impl IntoResponse {
-    state
-        .faults
-        .lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .clear();
+    state.faults.clear();
     StatusCode::NO_CONTENT
 }

@@ -21,9 +21,22 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use sha2::{Digest, Sha256};
 
+/// Before routing ([`crate::http::app`]): a control call that fails a
+/// check is refused; every other request goes on.
+pub async fn guard(
+    axum::extract::State(state): axum::extract::State<crate::AppState>,
+    request: Request,
+    next: axum::middleware::Next,
+) -> Response {
+    match refusal(&state, &request) {
+        Some(refused) => refused,
+        None => next.run(request).await,
+    }
+}
+
 /// `None` when `request` is not a control call or may be served; the
 /// refusal otherwise.
-pub fn refusal(state: &Shared, request: &Request) -> Option<Response> {
+fn refusal(state: &Shared, request: &Request) -> Option<Response> {
     let path = request.uri().path();
     let control = path
         .strip_prefix(crate::control::PREFIX)

@@ -13,18 +13,13 @@
 //!   at all when absent) and `content_type` (default `application/json`
 //!   when there is a body).
 //!
-//! Every handler calls [`inject`] first; [`after_processing`], a layer
-//! around the whole router, replaces the answer of a call for which
-//! [`inject`] found an after-processing fault (handed over in a task-local
-//! slot, as the handler runs inside the layer's task).
+//! Each route declares its operationId ([`crate::http::operation`]); the
+//! middleware there takes one hit of a fault armed for it and applies it.
 
-use crate::AppState;
-use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use std::future::Future;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
 
 /// A fault armed through `POST /__sandbox/faults`.
 #[derive(Debug, Clone, Deserialize, serde::Serialize)]
@@ -81,86 +76,74 @@ impl Fault {
     }
 }
 
-/// Called first by every handler: names the call's operation for the
-/// request log and applies an armed fault of `operation`.
-/// `Some(response)` replaces the handler's answer at once; an
-/// after-processing fault is left for [`after_processing`] and answers
-/// `None`.
-///
-/// An armed fault is applied in a boxed future of its own: its delay's
-/// timer and the fault itself would otherwise be part of every handler's
-/// future, which is moved as the request's future is built.
-pub async fn inject(state: &AppState, operation: &'static str) -> Option<Response> {
-    crate::call_notes::name_operation(operation);
-    let fault = take(state, operation)?;
-    Box::pin(applied(fault)).await
-}
+/// The armed faults, shared by the control API (which arms them) and
+/// every route (which spends them).
+#[derive(Clone, Default)]
+pub struct Faults(Arc<Mutex<Vec<Fault>>>);
 
-/// What an armed `fault` does to the call (see [`inject`]).
-async fn applied(fault: Fault) -> Option<Response> {
-    if fault.delay_ms > 0 {
-        tokio::time::sleep(Duration::from_millis(fault.delay_ms)).await;
+impl Faults {
+    /// Arms `fault`, unless `max` are armed already.
+    pub fn arm(&self, fault: Fault, max: usize) -> Result<(), usize> {
+        let mut faults = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if faults.len() >= max {
+            return Err(max);
+        }
+        faults.push(fault);
+        Ok(())
     }
-    if fault.after_processing {
-        // Outside the layer (a handler called directly) there is no slot
-        // and the fault is spent without effect.
-        crate::call_notes::replace_answer(fault);
-        return None;
-    }
-    let status = StatusCode::from_u16(fault.status?).ok()?;
-    let mut response = (status, axum::Json(serde_json::json!({}))).into_response();
-    if status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE {
-        response
-            .headers_mut()
-            .insert("retry-after", HeaderValue::from_static("0"));
-    }
-    Some(response)
-}
 
-/// Takes one hit of the first armed fault of `operation`.
-fn take(state: &AppState, operation: &str) -> Option<Fault> {
-    let mut faults = state.faults.lock().unwrap_or_else(|p| p.into_inner());
-    let position = faults
-        .iter()
-        .position(|f| f.operation == operation && f.count > 0)?;
-    faults[position].count -= 1;
-    let fault = faults[position].clone();
-    if faults[position].count == 0 {
-        faults.remove(position);
+    /// Disarms every fault.
+    pub fn clear(&self) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
-    Some(fault)
-}
 
-/// Around the router ([`crate::per_request`]): `serve` answers `request`
-/// and, when its handler met an after-processing fault, the fault's
-/// status, body and Content-Type are answered instead.
-pub async fn after_processing<F, Fut>(request: Request, serve: F) -> Response
-where
-    F: FnOnce(Request) -> Fut,
-    Fut: Future<Output = Response>,
-{
-    let response = serve(request).await;
-    match crate::call_notes::take_replacement() {
-        Some(fault) => replacement(&fault),
-        None => response,
+    /// Takes one hit of the first armed fault of `operation`.
+    pub fn take(&self, operation: &str) -> Option<Fault> {
+        let mut faults = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let position = faults
+            .iter()
+            .position(|f| f.operation == operation && f.count > 0)?;
+        faults[position].count -= 1;
+        let fault = faults[position].clone();
+        if faults[position].count == 0 {
+            faults.remove(position);
+        }
+        Some(fault)
     }
 }
 
-fn replacement(fault: &Fault) -> Response {
-    let status = fault
-        .status
-        .and_then(|status| StatusCode::from_u16(status).ok())
-        .unwrap_or(StatusCode::OK);
-    let Some(body) = &fault.body else {
-        return status.into_response();
-    };
-    let content_type = fault.content_type.as_deref().unwrap_or("application/json");
-    let content_type = HeaderValue::from_str(content_type)
-        .unwrap_or_else(|_| HeaderValue::from_static("application/json"));
-    (
-        status,
-        [(header::CONTENT_TYPE, content_type)],
-        body.to_string(),
-    )
-        .into_response()
+impl Fault {
+    /// The answer of a fault before processing, if it has a status (without
+    /// one the call proceeds after the delay).
+    pub fn before_processing(&self) -> Option<Response> {
+        let status = StatusCode::from_u16(self.status?).ok()?;
+        let mut response = (status, axum::Json(serde_json::json!({}))).into_response();
+        if status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE {
+            response
+                .headers_mut()
+                .insert("retry-after", HeaderValue::from_static("0"));
+        }
+        Some(response)
+    }
+
+    /// The answer replacing the handler's after processing: the fault's
+    /// status, body and Content-Type.
+    pub fn replacement(&self) -> Response {
+        let status = self
+            .status
+            .and_then(|status| StatusCode::from_u16(status).ok())
+            .unwrap_or(StatusCode::OK);
+        let Some(body) = &self.body else {
+            return status.into_response();
+        };
+        let content_type = self.content_type.as_deref().unwrap_or("application/json");
+        let content_type = HeaderValue::from_str(content_type)
+            .unwrap_or_else(|_| HeaderValue::from_static("application/json"));
+        (
+            status,
+            [(header::CONTENT_TYPE, content_type)],
+            body.to_string(),
+        )
+            .into_response()
+    }
 }

@@ -18,10 +18,10 @@
 //! resource can have a refused id, so it answers 404 (not found: the status
 //! every such operation declares, and for the shop configuration the one the
 //! specification gives for an unknown partner profile) in the error body of
-//! the API ([`crate::api_errors`]), naming the path parameter; a segment that
+//! the API ([`crate::http::api_errors`]), naming the path parameter; a segment that
 //! is not UTF-8 once decoded is refused the same way.
 
-use crate::api_errors::{Owner, Problem};
+use crate::http::api_errors::{Owner, Problem};
 use axum::extract::{FromRequestParts, RawPathParams, Request};
 use axum::http::StatusCode;
 use axum::response::Response;

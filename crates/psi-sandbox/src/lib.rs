@@ -33,11 +33,9 @@
 #![allow(clippy::result_large_err)]
 
 mod amounts;
-mod api_errors;
 mod apis;
 pub mod audiences;
 mod auth;
-mod call_notes;
 mod clock;
 pub mod control;
 mod control_client;
@@ -48,18 +46,14 @@ pub mod demo;
 mod documents;
 mod errors;
 mod faults;
-mod hot_routes;
 mod html;
+mod http;
 mod ids;
 mod jwt_hs256;
-mod limits;
 pub mod media_type;
 #[doc(hidden)]
 pub mod numbers;
-mod per_request;
-mod request_log;
 pub mod seed;
-mod serve;
 pub mod signature;
 mod state;
 mod tls;
@@ -71,7 +65,7 @@ pub use audiences::Addresses;
 pub use control_client::{Control, ControlError, StoredTransaction};
 /// The `tracing` target of the one INFO event per request (method, path,
 /// operationId, status, duration), for a subscriber that treats them apart.
-pub use request_log::TARGET as REQUEST_LOG_TARGET;
+pub use http::request_log::TARGET as REQUEST_LOG_TARGET;
 use state::{AppState, Shared, Transaction};
 
 use std::net::SocketAddr;
@@ -90,52 +84,6 @@ pub const DEMO_PLATFORM_CLIENT_SECRET: &str = "sandbox-platform-secret";
 pub const DEMO_WEBHOOK_SECRET: &str = "sandbox-webhook-secret";
 /// The port `cargo run -p psi-sandbox` listens on.
 pub const DEFAULT_PORT: u16 = 8787;
-
-/// The whole sandbox as hyper serves it: the [`routes`] (the hottest
-/// served directly, [`hot_routes`]), and around them,
-/// in one middleware ([`per_request`]), the after-processing faults, the
-/// size limits and plain-number rewrite before routing ([`limits`]) and
-/// outermost one log line per request ([`request_log`]).
-fn served(state: AppState) -> per_request::PerRequest {
-    per_request::PerRequest::new(state.clone(), routes(state))
-}
-
-/// The same as one axum router, driven in-process by tests.
-#[cfg(test)]
-fn router(state: AppState) -> axum::Router {
-    routes(state).layer(axum::middleware::from_fn(per_request::layer))
-}
-
-/// The routes, the path-id rule after routing ([`ids`]) and JSON answers
-/// for unknown paths and methods.
-fn routes(state: AppState) -> axum::Router {
-    axum::Router::new()
-        .merge(auth::routes())
-        .merge(control::routes())
-        .merge(apis::routes())
-        .merge(apis::from_examples::routes(&state.examples))
-        .route_layer(ids::Check)
-        .fallback(unknown_path)
-        .method_not_allowed_fallback(method_not_allowed)
-        .with_state(state)
-}
-
-async fn unknown_path(uri: axum::http::Uri) -> axum::response::Response {
-    api_errors::Owner::of_path(uri.path()).refuse(
-        axum::http::StatusCode::NOT_FOUND,
-        api_errors::Problem::new("UNKNOWN_PATH", "no operation is served at this path"),
-    )
-}
-
-async fn method_not_allowed(uri: axum::http::Uri) -> axum::response::Response {
-    api_errors::Owner::of_path(uri.path()).refuse(
-        axum::http::StatusCode::METHOD_NOT_ALLOWED,
-        api_errors::Problem::new(
-            "METHOD_NOT_ALLOWED",
-            "the path is served, but not with this method",
-        ),
-    )
-}
 
 /// A running sandbox; stops when dropped.
 pub struct Sandbox {
@@ -461,8 +409,8 @@ impl Sandbox {
         let state: AppState = std::sync::Arc::new(Shared::new(url, &settings)?);
         apis::payment_page::resume_notifications(&state);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let app = served(state.clone());
-        tokio::spawn(serve::serve(listener, app, settings.limits, async {
+        let app = http::app(state.clone());
+        tokio::spawn(http::serve::serve(listener, app, settings.limits, async {
             let _ = stopped.await;
         }));
         Ok(Sandbox {

@@ -21,7 +21,7 @@
 use crate::audiences::Service;
 use crate::auth::require_or_decline;
 use crate::errors::{decline, decline_with, unsupported_media_type};
-use crate::faults::inject;
+use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::state::{tables, Batch, Loader, Persisted, Table};
 use crate::AppState;
@@ -29,7 +29,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, State as Shared};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get};
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use psi_bank_accounts::types::{
     BankAccount, BankAccountList, BankAccountReadResponse, BankAccountStoreRequest,
@@ -99,10 +99,23 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route(
             BUYER_ACCOUNTS,
-            get(get_bank_account).post(store_bank_account),
+            declare("getBankAccount", get(get_bank_account)),
         )
-        .route(BUYER_ACCOUNT, delete(delete_bank_account))
-        .route(ACCOUNT_BY_REFERENCE, get(get_bank_account_by_reference))
+        .route(
+            BUYER_ACCOUNTS,
+            declare("storeBankAccount", post(store_bank_account)),
+        )
+        .route(
+            BUYER_ACCOUNT,
+            declare("deleteBankAccount", delete(delete_bank_account)),
+        )
+        .route(
+            ACCOUNT_BY_REFERENCE,
+            declare(
+                "getBankAccountByReference",
+                get(get_bank_account_by_reference),
+            ),
+        )
 }
 
 // ---------------------------------------------------------------- handlers
@@ -113,9 +126,6 @@ async fn store_bank_account(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if let Some(fault) = inject(&state, "storeBankAccount").await {
-        return fault;
-    }
     let buyer = Buyer::from(buyer);
     if let Err(refusal) = admit(&state, &headers, &buyer) {
         return refusal;
@@ -152,9 +162,6 @@ async fn get_bank_account(
     Path(buyer): Path<(String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    if let Some(fault) = inject(&state, "getBankAccount").await {
-        return fault;
-    }
     let buyer = Buyer::from(buyer);
     if let Err(refusal) = admit(&state, &headers, &buyer) {
         return refusal;
@@ -177,9 +184,6 @@ async fn get_bank_account_by_reference(
     Path((partner_profile_id, shop_buyer_id, reference)): Path<(String, String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    if let Some(fault) = inject(&state, "getBankAccountByReference").await {
-        return fault;
-    }
     let buyer = Buyer {
         partner_profile_id,
         shop_buyer_id,
@@ -206,9 +210,6 @@ async fn delete_bank_account(
     Path((partner_profile_id, shop_buyer_id, reference)): Path<(String, String, String)>,
     headers: HeaderMap,
 ) -> Response {
-    if let Some(fault) = inject(&state, "deleteBankAccount").await {
-        return fault;
-    }
     let buyer = Buyer {
         partner_profile_id,
         shop_buyer_id,

@@ -24,7 +24,7 @@
 use crate::audiences::Service;
 use crate::auth::require_or_decline;
 use crate::errors::{decline, parse_body, unsupported_media_type};
-use crate::faults::inject;
+use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::state::{tables, Batch, Data, Loader, Persisted, Table, Transaction};
 use crate::AppState;
@@ -106,13 +106,16 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route(
             "/order/paylater/v1/{transaction_id}/status",
-            get(get_status),
+            declare("getPayLaterStatus", get(get_status)),
         )
         .route(
             "/order/paylater/v1/{transaction_id}/offers",
-            get(get_offers),
+            declare("getPayLaterOffers", get(get_offers)),
         )
-        .route("/order/paylater/v1/{transaction_id}", post(book_offer))
+        .route(
+            "/order/paylater/v1/{transaction_id}",
+            declare("bookPayLaterOffer", post(book_offer)),
+        )
         .route(
             "/__sandbox/pay-later/{transaction_id}/withdraw",
             post(withdraw),
@@ -126,9 +129,6 @@ async fn get_status(
     Path(transaction_id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    if let Some(fault) = inject(&state, "getPayLaterStatus").await {
-        return fault;
-    }
     if let Err(refusal) = require_or_decline(&state, &headers, Service::PayLater) {
         return refusal;
     }
@@ -150,9 +150,6 @@ async fn get_offers(
     Path(transaction_id): Path<String>,
     headers: HeaderMap,
 ) -> Response {
-    if let Some(fault) = inject(&state, "getPayLaterOffers").await {
-        return fault;
-    }
     if let Err(refusal) = require_or_decline(&state, &headers, Service::PayLater) {
         return refusal;
     }
@@ -192,9 +189,6 @@ async fn book_offer(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if let Some(fault) = inject(&state, "bookPayLaterOffer").await {
-        return fault;
-    }
     if let Err(refusal) = require_or_decline(&state, &headers, Service::PayLater) {
         return refusal;
     }

@@ -19,7 +19,7 @@
 
 use crate::audiences::{Service, SHOP_CONFIG_PREFIX};
 use crate::auth;
-use crate::faults::inject;
+use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::state::{tables, Batch, Loader, Persisted, Table};
 use crate::AppState;
@@ -82,7 +82,7 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route(
             &format!("{SHOP_CONFIG_PREFIX}/v2/partners/{{partner_profile_id}}/shops/{{shop_id}}"),
-            put(update_shop_configuration),
+            declare("updateShopConfiguration", put(update_shop_configuration)),
         )
         .route(
             "/__sandbox/shop-config/{partner_profile_id}/{shop_id}",
@@ -96,9 +96,6 @@ async fn update_shop_configuration(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if let Some(response) = inject(&state, "updateShopConfiguration").await {
-        return response;
-    }
     // The declared error body of this API is {message}, not a decline.
     if let Err(refusal) = auth::require(&state, &headers, Service::ShopConfig) {
         return error(

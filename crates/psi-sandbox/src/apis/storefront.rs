@@ -50,7 +50,7 @@
 use crate::amounts;
 use crate::audiences::Service;
 use crate::auth;
-use crate::faults::inject;
+use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::state::{tables, Batch, Loader, Persisted, Table};
 use crate::AppState;
@@ -245,17 +245,6 @@ impl Operation {
             Operation::Return => "Return reported.",
         }
     }
-
-    fn operation_id(self, version: Version) -> &'static str {
-        match (self, version) {
-            (Operation::Deliver, Version::V6) => "deliverOrderItems",
-            (Operation::Cancel, Version::V6) => "cancelOrderItems",
-            (Operation::Return, Version::V6) => "returnOrderItems",
-            (Operation::Deliver, Version::V7) => "deliverOrderItemsV7",
-            (Operation::Cancel, Version::V7) => "cancelOrderItemsV7",
-            (Operation::Return, Version::V7) => "refundOrderItemsV7",
-        }
-    }
 }
 
 /// The two path sets differ only in how they answer.
@@ -391,40 +380,43 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .route(
             "/api/gateway/order-management/load/{order_id}",
-            get(load_v6),
+            declare("loadOrderItems", get(load_v6)),
         )
         .route(
             "/api/gateway/order-management/deliver/{order_id}",
-            post(deliver_v6),
+            declare("deliverOrderItems", post(deliver_v6)),
         )
         .route(
             "/api/gateway/order-management/cancel/{order_id}",
-            post(cancel_v6),
+            declare("cancelOrderItems", post(cancel_v6)),
         )
         .route(
             "/api/gateway/order-management/return/{order_id}",
-            post(return_v6),
+            declare("returnOrderItems", post(return_v6)),
         )
         .route(
             "/api/gateway/order-management/addItem/{order_id}",
-            post(add_item_v6),
+            declare("addOrderItem", post(add_item_v6)),
         )
-        .route("/api/_action/order/{order_id}/gateway/info", get(info_v7))
+        .route(
+            "/api/_action/order/{order_id}/gateway/info",
+            declare("getOrderInfo", get(info_v7)),
+        )
         .route(
             "/api/_action/order/{order_id}/gateway/deliver",
-            post(deliver_v7),
+            declare("deliverOrderItemsV7", post(deliver_v7)),
         )
         .route(
             "/api/_action/order/{order_id}/gateway/cancel",
-            post(cancel_v7),
+            declare("cancelOrderItemsV7", post(cancel_v7)),
         )
         .route(
             "/api/_action/order/{order_id}/gateway/refund",
-            post(refund_v7),
+            declare("refundOrderItemsV7", post(refund_v7)),
         )
         .route(
             "/api/_action/order/{order_id}/gateway/addItem",
-            post(add_item_v7),
+            declare("addOrderItemV7", post(add_item_v7)),
         )
         .route("/__sandbox/storefront/orders", post(seed_order))
 }
@@ -521,16 +513,10 @@ fn answer(result: Result<Response, Failure>) -> Response {
 }
 
 async fn load_v6(state: Extract<AppState>, headers: HeaderMap, raw: Path<String>) -> Response {
-    if let Some(response) = inject(&state, "loadOrderItems").await {
-        return response;
-    }
     answer(load(&state, &headers, &raw, Version::V6))
 }
 
 async fn info_v7(state: Extract<AppState>, headers: HeaderMap, raw: Path<String>) -> Response {
-    if let Some(response) = inject(&state, "getOrderInfo").await {
-        return response;
-    }
     answer(load(&state, &headers, &raw, Version::V7))
 }
 
@@ -644,9 +630,6 @@ async fn items_v6(
     body: &Bytes,
     operation: Operation,
 ) -> Response {
-    if let Some(response) = inject(state, operation.operation_id(Version::V6)).await {
-        return response;
-    }
     answer(
         admit::<OrderItemsRequest>(state, headers, raw, body).and_then(|(id, request)| {
             with_order(state, &id, Version::V6, |order| {
@@ -664,9 +647,6 @@ async fn items_v7(
     body: &Bytes,
     operation: Operation,
 ) -> Response {
-    if let Some(response) = inject(state, operation.operation_id(Version::V7)).await {
-        return response;
-    }
     answer(
         admit::<OrderItemsRequestV7>(state, headers, raw, body).and_then(|(id, request)| {
             if request.items.is_empty() {
@@ -690,9 +670,6 @@ async fn add_item_v6(
     raw: Path<String>,
     body: Bytes,
 ) -> Response {
-    if let Some(response) = inject(&state, "addOrderItem").await {
-        return response;
-    }
     answer(add_item_in(&state, &headers, &raw, &body, Version::V6))
 }
 
@@ -702,9 +679,6 @@ async fn add_item_v7(
     raw: Path<String>,
     body: Bytes,
 ) -> Response {
-    if let Some(response) = inject(&state, "addOrderItemV7").await {
-        return response;
-    }
     answer(add_item_in(&state, &headers, &raw, &body, Version::V7))
 }
 

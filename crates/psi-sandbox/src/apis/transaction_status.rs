@@ -16,53 +16,37 @@ use super::order_status::{
     payment_status_label, shop_name_of, transaction_not_found, MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
 };
 use crate::audiences::Service;
-use crate::faults::inject;
+use crate::http::operation::declare;
 use crate::{auth, AppState};
-use axum::body::Body;
-use axum::extract::{RawPathParams, Request, State as AxumState};
-use axum::http::{header, HeaderMap, HeaderValue};
-use axum::response::Response;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap};
+use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
 pub fn routes() -> Router<AppState> {
     Router::new().route(
         "/transaction/status/v2/transactions/{transaction_id}",
-        get(get_transaction_status),
+        declare("getTransactionStatus", get(get_transaction_status)),
     )
 }
-
-/// The route's handler: the id read borrowed (`ids::Check` refused one
-/// that is not UTF-8 before), and the request taken whole for its headers
-/// (a `HeaderMap` extractor copies them).
-async fn get_transaction_status(
-    AxumState(state): AxumState<AppState>,
-    params: RawPathParams,
-    request: Request,
-) -> Response {
-    let transaction_id = params.iter().next().map_or("", |(_, id)| id);
-    look_up(&state, transaction_id, request.headers()).await
-}
-
-/// The path of a lookup up to its id, for [`crate::hot_routes`].
-pub const LOOKUP_PATH_PREFIX: &str = "/transaction/status/v2/transactions/";
 
 /// A lookup (`getTransactionStatus`) of `transaction_id`, the path id
 /// percent-decoded and passed by the id rule ([`crate::ids`]).
 ///
-/// The sandbox's most frequent call, so it does only what the answer
-/// needs: the record's few fields and its stored order's bytes (by
-/// reference count) are taken under the lock; after it, the order's
-/// compact part is decoded (nothing inflated, no JSON parsed) and the
-/// answer written from its texts directly ([`answer`]).
-pub async fn look_up(state: &AppState, transaction_id: &str, headers: &HeaderMap) -> Response {
-    if let Some(response) = inject(state, "getTransactionStatus").await {
+/// Only what the answer needs is taken under the lock: the record's few
+/// fields and its stored order's bytes (by reference count). After it,
+/// the order's compact part is decoded (nothing inflated, no JSON parsed)
+/// and the answer serialised from its texts ([`answer`]).
+async fn get_transaction_status(
+    State(state): State<AppState>,
+    Path(transaction_id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    if let Err(response) = auth::require_or_decline(&state, &headers, Service::TransactionStatus) {
         return response;
     }
-    if let Err(response) = auth::require_or_decline(state, headers, Service::TransactionStatus) {
-        return response;
-    }
-    let found = state.data().transactions.get(transaction_id).map(|t| {
+    let found = state.data().transactions.get(&transaction_id).map(|t| {
         let record = (t.id, t.created, t.due_date);
         let labels = (t.payment_option.clone(), t.transfer_type.clone());
         (record, labels, t.request.clone())
@@ -81,12 +65,7 @@ pub async fn look_up(state: &AppState, transaction_id: &str, headers: &HeaderMap
     let order = request.order();
     let shop_name = shop_name_of(&state.data(), answer::first_shop_id(&order).as_deref());
     let body = answer::write(&record, &order, &shop_name, today);
-    let mut response = Response::new(Body::from(body));
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 #[cfg(test)]

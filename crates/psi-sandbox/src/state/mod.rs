@@ -32,7 +32,7 @@ pub use transactions::*;
 use crate::apis;
 use crate::auth::Keys;
 use crate::clock::Clock;
-use crate::faults::Fault;
+use crate::faults::Faults;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -59,7 +59,7 @@ pub struct Shared {
     /// The public URL's host name: a control call's `Host` names it or a
     /// loopback name ([`crate::control_door`]).
     pub control_host: String,
-    pub faults: Mutex<Vec<Fault>>,
+    pub faults: Faults,
     data: Mutex<Data>,
     /// The state file, when there is one.
     store: Option<Arc<store::Store>>,
@@ -104,7 +104,7 @@ impl Shared {
             control_host: crate::control_door::host_name(
                 url.strip_prefix("http://").unwrap_or(&url),
             ),
-            faults: Mutex::new(Vec::new()),
+            faults: Faults::default(),
             data: Mutex::new(data),
             store,
             http: crate::tls::http_client().map_err(|reason| crate::StartError::Tls { reason })?,

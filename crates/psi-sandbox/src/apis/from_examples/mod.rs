@@ -114,16 +114,6 @@ impl Served {
         self.documents.iter().any(|d| d.audience == audience)
     }
 
-    /// Does any served operation's axum route start with `prefix`? (A
-    /// route of its own under a hand-emulated path takes the path from the
-    /// hand-written one in axum's router, see [`crate::hot_routes`].)
-    pub fn routes_under(&self, prefix: &str) -> bool {
-        self.documents
-            .iter()
-            .flat_map(|document| &document.operations)
-            .any(|operation| operation.template.axum_path().starts_with(prefix))
-    }
-
     /// What `GET /__sandbox` lists under `documents`.
     pub fn about(&self) -> serde_json::Value {
         self.documents
@@ -200,16 +190,31 @@ async fn serve(State(state): State<AppState>, targets: &[Target], request: Reque
         return method_not_allowed(at_path.iter().map(|(t, _)| &t.operation().method));
     };
     let operation = target.operation();
-    if let Some(fault) = crate::faults::inject(&state, operation.operation_id).await {
-        return fault;
-    }
+    let request = Request::from_parts(parts, body);
+    crate::http::operation::serve(&state.faults, operation.operation_id, request, |request| {
+        documented(&state, target, path_values.clone(), request)
+    })
+    .await
+}
+
+/// The answer to `request` for the operation of `target`, its path
+/// parameters read as `path_values`: the token, the request's checks, then
+/// the documented answer.
+async fn documented(
+    state: &AppState,
+    target: &Target,
+    path_values: Vec<(String, String)>,
+    request: Request,
+) -> Response {
+    let operation = target.operation();
+    let (parts, body) = request.into_parts();
     if operation.needs_token {
         let audience = &target.document.audience;
-        if let Err(refusal) = crate::auth::require_audience(&state, &parts.headers, audience) {
+        if let Err(refusal) = crate::auth::require_audience(state, &parts.headers, audience) {
             return request::decline(StatusCode::UNAUTHORIZED, refusal.reason(), Vec::new());
         }
     }
-    let body = match axum::body::to_bytes(body, crate::limits::MAX_BODY_BYTES).await {
+    let body = match axum::body::to_bytes(body, crate::http::limits::MAX_BODY_BYTES).await {
         Ok(body) => body,
         Err(_) => {
             let problem = ("$".to_owned(), "the body could not be read".to_owned());
@@ -217,7 +222,7 @@ async fn serve(State(state): State<AppState>, targets: &[Target], request: Reque
         }
     };
     let query = parts.uri.query().unwrap_or("");
-    if let Err(refusal) = request::check(operation, &parts.headers, path_values, query, &body) {
+    if let Err(refusal) = request::check(operation, &parts.headers, &path_values, query, &body) {
         return refusal;
     }
     answer::answer(operation, &parts.headers)

@@ -33,6 +33,7 @@ mod webhooks;
 pub use validation::check_order_data;
 pub use webhooks::{resume as resume_notifications, WebhookDelivery};
 
+use crate::http::operation::declare;
 use crate::state::{tables, Batch, Loader, Log, Persisted, Table};
 use crate::AppState;
 use axum::routing::{get, post};
@@ -303,14 +304,17 @@ fn landing_page(sandbox_url: &str, session_id: &str) -> String {
 
 pub fn routes() -> Router<AppState> {
     Router::new()
-        .route("/pps/api/v1/session", post(operations::create_session))
+        .route(
+            "/pps/api/v1/session",
+            declare("createSession", post(operations::create_session)),
+        )
         .route(
             "/pps/api/v1/session-record",
-            get(operations::list_session_records),
+            declare("listSessionRecords", get(operations::list_session_records)),
         )
         .route(
             "/pps/api/v1/session-record/{session_id}",
-            get(operations::get_session_record),
+            declare("getSessionRecord", get(operations::get_session_record)),
         )
         .route(
             "/pps/landing/{session_id}",

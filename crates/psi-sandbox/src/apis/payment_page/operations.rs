@@ -5,7 +5,7 @@ use super::{landing_page, validation, RememberedCall, Session, State as Pages};
 use crate::audiences::Service;
 use crate::errors::{decline, parse_body, unsupported_media_type};
 use crate::media_type::{self, Expected};
-use crate::{auth, faults, AppState};
+use crate::{auth, AppState};
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -35,9 +35,6 @@ pub(super) async fn create_session(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if let Some(fault) = faults::inject(&state, "createSession").await {
-        return fault;
-    }
     let claims = match auth::require_or_decline(&state, &headers, Service::PaymentPage) {
         Ok(claims) => claims,
         Err(refused) => return refused,
@@ -187,9 +184,6 @@ pub(super) async fn get_session_record(
     headers: HeaderMap,
     Path(session_id): Path<String>,
 ) -> Response {
-    if let Some(fault) = faults::inject(&state, "getSessionRecord").await {
-        return fault;
-    }
     if let Err(refused) = auth::require_or_decline(&state, &headers, Service::PaymentPage) {
         return refused;
     }
@@ -220,9 +214,6 @@ pub(super) async fn list_session_records(
     headers: HeaderMap,
     query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
-    if let Some(fault) = faults::inject(&state, "listSessionRecords").await {
-        return fault;
-    }
     if let Err(refused) = auth::require_or_decline(&state, &headers, Service::PaymentPage) {
         return refused;
     }

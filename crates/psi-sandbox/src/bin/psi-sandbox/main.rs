@@ -6,7 +6,6 @@
 
 mod args;
 mod logging;
-mod request_lines;
 
 use clap::Parser;
 use psi_sandbox::{Sandbox, Settings};

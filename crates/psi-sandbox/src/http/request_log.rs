@@ -5,39 +5,39 @@
 //! Never a token, a secret or a full IBAN: headers and bodies are not
 //! logged at all, and a path or query segment that is an IBAN is masked
 //! to its first four and last four characters. The operationId is the one
-//! the handler names when it calls [`crate::faults::inject`] (every
-//! operation's handler does, first); routes that are no document's
-//! operation (the control API, the hosted page) log `-`.
+//! the route declares ([`super::operation`]), carried on its answer;
+//! routes that are no document's operation (the control API, the hosted
+//! page) log `-`.
 
+use super::operation::OperationId;
 use axum::extract::Request;
+use axum::middleware::Next;
 use axum::response::Response;
 use std::fmt::Write as _;
-use std::future::Future;
 use std::time::Instant;
 
 /// The `tracing` target of the request lines.
 pub const TARGET: &str = "psi_sandbox::request";
 
-/// Outermost around every request ([`crate::per_request`]): times
-/// `serve` answering `request` and logs the call once answered.
+/// Outermost around every request ([`super::app`]): times the rest of
+/// the stack answering `request` and logs the call once answered.
 ///
-/// Allocation-free on the way: the URI is kept by reference count (its
-/// bytes are shared with the request), and the masked path is written
-/// straight into the subscriber's line by [`Masked`].
-pub async fn logged<F, Fut>(request: Request, serve: F) -> Response
-where
-    F: FnOnce(Request) -> Fut,
-    Fut: Future<Output = Response>,
-{
-    // Cheap when nothing listens (a test, a benchmark): skip even the clock.
+/// The URI is kept by reference count (its bytes are shared with the
+/// request), and the masked path is written straight into the
+/// subscriber's line by [`Masked`].
+pub async fn log(request: Request, next: Next) -> Response {
+    // Nothing listens (a test, a benchmark): skip even the clock.
     if !tracing::enabled!(target: TARGET, tracing::Level::INFO) {
-        return serve(request).await;
+        return next.run(request).await;
     }
     let started = Instant::now();
     let method = request.method().clone();
     let uri = request.uri().clone();
-    let response = serve(request).await;
-    let operation = crate::call_notes::operation();
+    let response = next.run(request).await;
+    let operation = response
+        .extensions()
+        .get::<OperationId>()
+        .map_or("-", |id| id.0);
     let path = uri.path_and_query().map_or("/", |path| path.as_str());
     tracing::info!(
         target: TARGET,

@@ -5,17 +5,17 @@
 //! a request head it cannot hold (431), a request target over 64 KiB (414)
 //! or a malformed head (400) itself, with an empty body. Here hyper's read
 //! buffer is raised above the sandbox's own limits, so an ordinary
-//! oversized request reaches [`crate::limits`] and is answered there; what
+//! oversized request reaches [`crate::http::limits`] and is answered there; what
 //! hyper still refuses (a target over its fixed 64 KiB, a head over
 //! [`HEAD_BUFFER_BYTES`], more than 100 headers) is rewritten on the way
 //! out by [`Rewriting`]: it recognises hyper's bodiless automatic answer
 //! and sends the same status with the JSON body of the API whose path the
 //! request line named.
 
-use crate::api_errors::{Owner, Problem};
-use crate::per_request::PerRequest;
+use crate::http::api_errors::{Owner, Problem};
 use axum::http::StatusCode;
 use hyper_util::rt::TokioIo;
+use hyper_util::service::TowerToHyperService;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -41,7 +41,7 @@ const REQUEST_START_BYTES: usize = 512;
 /// that time.
 pub async fn serve(
     listener: TcpListener,
-    app: PerRequest,
+    app: axum::Router,
     limits: crate::Limits,
     stop: impl Future<Output = ()>,
 ) {
@@ -73,7 +73,7 @@ pub async fn serve(
             }
         };
         let _ = stream.set_nodelay(true);
-        let service = app.clone();
+        let service = TowerToHyperService::new(app.clone());
         let connection = builder.serve_connection(TokioIo::new(Rewriting::new(stream)), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
@@ -228,7 +228,7 @@ fn replacement(status: StatusCode, path: String) -> Vec<u8> {
             "URI_TOO_LONG",
             format!(
                 "the request target is too long, at most {} bytes are served",
-                crate::limits::MAX_URI_BYTES
+                crate::http::limits::MAX_URI_BYTES
             ),
         ),
         StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE => Problem::new(
@@ -236,7 +236,7 @@ fn replacement(status: StatusCode, path: String) -> Vec<u8> {
             format!(
                 "the request head is too large (more than 100 headers or {HEAD_BUFFER_BYTES} bytes), \
                  at most {} bytes of headers are served",
-                crate::limits::MAX_HEADER_BYTES
+                crate::http::limits::MAX_HEADER_BYTES
             ),
         ),
         _ => Problem::new("MALFORMED_REQUEST", "the request line or a header is malformed"),

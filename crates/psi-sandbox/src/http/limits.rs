@@ -11,16 +11,16 @@
 //! | body unreadable (broken chunking, connection lost) | 400 |
 //!
 //! Each in the error body of the API that owns the path
-//! ([`crate::api_errors`]). Heads too large for hyper itself to parse are
-//! answered the same way by [`crate::serve`].
+//! ([`crate::http::api_errors`]). Heads too large for hyper itself to parse are
+//! answered the same way by [`crate::http::serve`].
 
-use crate::api_errors::{Owner, Problem};
+use crate::http::api_errors::{Owner, Problem};
 use axum::body::HttpBody as _;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
 use axum::response::Response;
-use std::future::Future;
 
 /// The longest request target (path and query) served.
 pub const MAX_URI_BYTES: usize = 8 * 1024;
@@ -29,18 +29,14 @@ pub const MAX_HEADER_BYTES: usize = 64 * 1024;
 /// The largest body served; also axum's default body limit.
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
-/// Before routing ([`crate::per_request`]): `serve` answers `request` if
-/// it is within the limits; otherwise the refusal is answered.
+/// Before routing ([`super::app`]): the rest of the stack answers
+/// `request` if it is within the limits; otherwise the refusal is answered.
 ///
 /// A request without a body (every GET a client sends) has nothing to
 /// read or rewrite: it goes on as it came, without a new body. Reading a
 /// body is boxed, so that its future is not part of every request's
 /// (the whole request's future is moved as it is built, layer by layer).
-pub async fn enforce<F, Fut>(request: Request, serve: F) -> Response
-where
-    F: FnOnce(Request) -> Fut,
-    Fut: Future<Output = Response>,
-{
+pub async fn enforce(request: Request, next: Next) -> Response {
     let refused = |request: &Request, (status, problem)| {
         Owner::of_path(request.uri().path()).refuse(status, problem)
     };
@@ -48,11 +44,11 @@ where
         return refused(&request, refusal);
     }
     if request.body().is_end_stream() {
-        return serve(request).await;
+        return next.run(request).await;
     }
     let owner = Owner::of_path(request.uri().path());
     match Box::pin(with_plain_body(request)).await {
-        Ok(request) => serve(request).await,
+        Ok(request) => next.run(request).await,
         Err((status, problem)) => owner.refuse(status, problem),
     }
 }

@@ -1,7 +1,7 @@
 //! The error body of the API that owns a path.
 //!
 //! The checks that run before any handler (size limits, path ids, exact
-//! numbers, unknown paths) and hyper's own refusals (see [`crate::serve`])
+//! numbers, unknown paths) and hyper's own refusals (see [`crate::http::serve`])
 //! answer in the error shape of the API the request was meant for, always
 //! as `application/json`:
 //!
