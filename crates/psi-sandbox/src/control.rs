@@ -28,7 +28,7 @@
 //! the door (`control_door.rs`) first: a `Host` naming this sandbox, the
 //! control token when there is one, and `application/json` on writes.
 
-use crate::audiences::Addresses;
+use crate::auth::audiences::Addresses;
 use crate::control_client::StoredTransaction;
 use crate::AppState;
 use axum::body::Bytes;
@@ -89,7 +89,7 @@ async fn advance_clock(State(state): State<AppState>, body: Bytes) -> Response {
             StatusCode::BAD_REQUEST,
             Json(serde_json::json!({
                 "error": refused.to_string(),
-                "limit": crate::clock::OutOfRange::limit(),
+                "limit": crate::state::clock::OutOfRange::limit(),
             })),
         )
             .into_response(),

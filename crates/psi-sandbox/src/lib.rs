@@ -34,9 +34,8 @@
 
 mod amounts;
 mod apis;
-pub mod audiences;
 mod auth;
-mod clock;
+pub use auth::{audiences, signature};
 pub mod control;
 mod control_client;
 mod control_door;
@@ -49,12 +48,10 @@ mod faults;
 mod html;
 mod http;
 mod ids;
-mod jwt_hs256;
 pub mod media_type;
 #[doc(hidden)]
 pub mod numbers;
 pub mod seed;
-pub mod signature;
 mod state;
 mod tls;
 mod typed;

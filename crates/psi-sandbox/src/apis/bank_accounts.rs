@@ -18,9 +18,8 @@
 // per request and returned straight away: boxing it would buy nothing.
 #![allow(clippy::result_large_err)]
 
-use crate::audiences::Service;
-use crate::auth::require_or_decline;
 use crate::errors::{decline, decline_with, unsupported_media_type};
+use crate::http::extract::{BankAccounts, Bearer};
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::state::{tables, Batch, Loader, Persisted, Table};
@@ -123,11 +122,12 @@ pub fn routes() -> Router<AppState> {
 async fn store_bank_account(
     Shared(state): Shared<AppState>,
     Path(buyer): Path<(String, String)>,
+    _: Bearer<BankAccounts>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
     let buyer = Buyer::from(buyer);
-    if let Err(refusal) = admit(&state, &headers, &buyer) {
+    if let Err(refusal) = admit(&buyer) {
         return refusal;
     }
     if let Err(expected) = media_type::check(&headers, &body, Expected::Json) {
@@ -160,10 +160,10 @@ async fn store_bank_account(
 async fn get_bank_account(
     Shared(state): Shared<AppState>,
     Path(buyer): Path<(String, String)>,
-    headers: HeaderMap,
+    _: Bearer<BankAccounts>,
 ) -> Response {
     let buyer = Buyer::from(buyer);
-    if let Err(refusal) = admit(&state, &headers, &buyer) {
+    if let Err(refusal) = admit(&buyer) {
         return refusal;
     }
     let account = state.data().bank_accounts.accounts.get(&buyer).cloned();
@@ -182,13 +182,13 @@ async fn get_bank_account(
 async fn get_bank_account_by_reference(
     Shared(state): Shared<AppState>,
     Path((partner_profile_id, shop_buyer_id, reference)): Path<(String, String, String)>,
-    headers: HeaderMap,
+    _: Bearer<BankAccounts>,
 ) -> Response {
     let buyer = Buyer {
         partner_profile_id,
         shop_buyer_id,
     };
-    if let Err(refusal) = admit(&state, &headers, &buyer) {
+    if let Err(refusal) = admit(&buyer) {
         return refusal;
     }
     let Ok(reference) = Uuid::parse_str(&reference) else {
@@ -208,13 +208,13 @@ async fn get_bank_account_by_reference(
 async fn delete_bank_account(
     Shared(state): Shared<AppState>,
     Path((partner_profile_id, shop_buyer_id, reference)): Path<(String, String, String)>,
-    headers: HeaderMap,
+    _: Bearer<BankAccounts>,
 ) -> Response {
     let buyer = Buyer {
         partner_profile_id,
         shop_buyer_id,
     };
-    if let Err(refusal) = admit(&state, &headers, &buyer) {
+    if let Err(refusal) = admit(&buyer) {
         return refusal;
     }
     let Ok(reference) = Uuid::parse_str(&reference) else {
@@ -238,9 +238,8 @@ async fn delete_bank_account(
 
 // ------------------------------------------------------------------ checks
 
-/// The bearer token, then the partner profile (see the module docs).
-fn admit(state: &AppState, headers: &HeaderMap, buyer: &Buyer) -> Result<(), Response> {
-    require_or_decline(state, headers, Service::BankAccounts)?;
+/// The partner profile, after the bearer token (see the module docs).
+fn admit(buyer: &Buyer) -> Result<(), Response> {
     if buyer.partner_profile_id.starts_with(FOREIGN_PARTNER_PREFIX) {
         return Err(decline(
             StatusCode::UNAUTHORIZED,

@@ -12,13 +12,13 @@
 //! (the sandbox runs no dunning, so the dunning level stays 0).
 
 use super::invoice::{self, Invoice, Seller};
-use crate::audiences::Service;
 use crate::errors::decline;
+use crate::http::extract::{Bearer, OrderStatus};
 use crate::http::operation::declare;
 use crate::state::Data;
-use crate::{auth, AppState, Transaction};
+use crate::{AppState, Transaction};
 use axum::extract::{Path, Query, State as AxumState};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
@@ -52,11 +52,8 @@ async fn get_order_status(
     AxumState(state): AxumState<AppState>,
     Path(transaction_id): Path<String>,
     Query(query): Query<Vec<(String, String)>>,
-    headers: HeaderMap,
+    _: Bearer<OrderStatus>,
 ) -> Response {
-    if let Err(response) = auth::require_or_decline(&state, &headers, Service::OrderStatus) {
-        return response;
-    }
     let sections = match requested_sections(&query) {
         Ok(sections) => sections,
         Err(rule) => {
@@ -313,12 +310,9 @@ pub(crate) fn dunning_status() -> Map<String, Value> {
 async fn get_invoice_correspondence(
     AxumState(state): AxumState<AppState>,
     Path((transaction_id, correspondence_id, format)): Path<(String, String, String)>,
-    headers: HeaderMap,
-) -> Response {
     // The specification names no audience for the retrieval: the order status token.
-    if let Err(response) = auth::require_or_decline(&state, &headers, Service::OrderStatus) {
-        return response;
-    }
+    _: Bearer<OrderStatus>,
+) -> Response {
     let Ok(format) = format.parse::<CorrespondenceFormat>() else {
         return decline(StatusCode::NOT_FOUND, &["FORMAT_NOT_FOUND"], Vec::new());
     };

@@ -21,9 +21,8 @@
 // per request and returned straight away: boxing it would buy nothing.
 #![allow(clippy::result_large_err)]
 
-use crate::audiences::Service;
-use crate::auth::require_or_decline;
 use crate::errors::{decline, parse_body, unsupported_media_type};
+use crate::http::extract::{Bearer, PayLater};
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::state::{tables, Batch, Data, Loader, Persisted, Table, Transaction};
@@ -127,11 +126,8 @@ pub fn routes() -> Router<AppState> {
 async fn get_status(
     Shared(state): Shared<AppState>,
     Path(transaction_id): Path<String>,
-    headers: HeaderMap,
+    _: Bearer<PayLater>,
 ) -> Response {
-    if let Err(refusal) = require_or_decline(&state, &headers, Service::PayLater) {
-        return refusal;
-    }
     let data = state.data();
     let Some(transaction) = data.transactions.get(&transaction_id) else {
         return transaction_not_found();
@@ -148,11 +144,8 @@ async fn get_status(
 async fn get_offers(
     Shared(state): Shared<AppState>,
     Path(transaction_id): Path<String>,
-    headers: HeaderMap,
+    _: Bearer<PayLater>,
 ) -> Response {
-    if let Err(refusal) = require_or_decline(&state, &headers, Service::PayLater) {
-        return refusal;
-    }
     // Under the lock, only what the answer reads: the due date, whether
     // the offers can be booked, and the stored order (shared by reference
     // count, not copied).
@@ -186,12 +179,10 @@ async fn get_offers(
 async fn book_offer(
     Shared(state): Shared<AppState>,
     Path(transaction_id): Path<String>,
+    _: Bearer<PayLater>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    if let Err(refusal) = require_or_decline(&state, &headers, Service::PayLater) {
-        return refusal;
-    }
     // The document states the charset: plain application/json is refused.
     if let Err(expected) = media_type::check(&headers, &body, Expected::JsonUtf8) {
         return unsupported_media_type(expected);

@@ -2,7 +2,7 @@
 //!
 //! The specification gives this API no address and no audience: the
 //! sandbox serves it under its own base `{url}/shop-config` and takes that
-//! base as its token audience (see [`crate::audiences`]).
+//! base as its token audience (see [`crate::auth::audiences`]).
 //!
 //! | method | path | does |
 //! |---|---|---|
@@ -17,8 +17,8 @@
 //! Sandbox convention: every partner profile exists except those whose id
 //! starts with `unknown-`, which answer 404.
 
-use crate::audiences::{Service, SHOP_CONFIG_PREFIX};
-use crate::auth;
+use crate::auth::audiences::SHOP_CONFIG_PREFIX;
+use crate::http::extract::{Bearer, ShopConfig};
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::state::{tables, Batch, Loader, Persisted, Table};
@@ -93,17 +93,10 @@ pub fn routes() -> Router<AppState> {
 async fn update_shop_configuration(
     AxumState(state): AxumState<AppState>,
     Path((partner_profile_id, shop_id)): Path<(String, String)>,
+    _: Bearer<ShopConfig>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    // The declared error body of this API is {message}, not a decline.
-    if let Err(refusal) = auth::require(&state, &headers, Service::ShopConfig) {
-        return error(
-            StatusCode::UNAUTHORIZED,
-            format!("Unauthorized: {}", refusal.reason()),
-            Errors::new(),
-        );
-    }
     if partner_profile_id.starts_with(UNKNOWN_PARTNER_PREFIX) {
         return error(
             StatusCode::NOT_FOUND,

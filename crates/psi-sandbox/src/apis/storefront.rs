@@ -48,8 +48,7 @@
 //! id `shipping`, ordered 1, and is tracked like any other line.
 
 use crate::amounts;
-use crate::audiences::Service;
-use crate::auth;
+use crate::http::extract::{Bearer, Storefront};
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::state::{tables, Batch, Loader, Persisted, Table};
@@ -451,13 +450,6 @@ fn module_result(status: StatusCode, success: bool, message: &str) -> Response {
     (status, Json(body)).into_response()
 }
 
-/// The platform token check, answered with the module's own error body.
-fn authorize(state: &AppState, headers: &HeaderMap) -> Result<(), Failure> {
-    auth::require(state, headers, Service::Storefront)
-        .map(|_| ())
-        .map_err(|refusal| Failure::new(StatusCode::UNAUTHORIZED, refusal.reason()))
-}
-
 /// The orderId path parameter through the generated type's pattern check.
 fn order_id(raw: &str, status: StatusCode) -> Result<OrderId, Failure> {
     raw.parse::<OrderId>()
@@ -512,21 +504,15 @@ fn answer(result: Result<Response, Failure>) -> Response {
     result.unwrap_or_else(IntoResponse::into_response)
 }
 
-async fn load_v6(state: Extract<AppState>, headers: HeaderMap, raw: Path<String>) -> Response {
-    answer(load(&state, &headers, &raw, Version::V6))
+async fn load_v6(state: Extract<AppState>, raw: Path<String>, _: Bearer<Storefront>) -> Response {
+    answer(load(&state, &raw, Version::V6))
 }
 
-async fn info_v7(state: Extract<AppState>, headers: HeaderMap, raw: Path<String>) -> Response {
-    answer(load(&state, &headers, &raw, Version::V7))
+async fn info_v7(state: Extract<AppState>, raw: Path<String>, _: Bearer<Storefront>) -> Response {
+    answer(load(&state, &raw, Version::V7))
 }
 
-fn load(
-    state: &AppState,
-    headers: &HeaderMap,
-    raw: &str,
-    version: Version,
-) -> Result<Response, Failure> {
-    authorize(state, headers)?;
+fn load(state: &AppState, raw: &str, version: Version) -> Result<Response, Failure> {
     // info declares no 400: an id no order can have is an unknown order.
     let bad_id_status = match version {
         Version::V6 => StatusCode::BAD_REQUEST,
@@ -559,6 +545,7 @@ async fn deliver_v6(
     state: Extract<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
+    _: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
     items_v6(&state, &headers, &raw, &body, Operation::Deliver).await
@@ -568,6 +555,7 @@ async fn cancel_v6(
     state: Extract<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
+    _: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
     items_v6(&state, &headers, &raw, &body, Operation::Cancel).await
@@ -577,6 +565,7 @@ async fn return_v6(
     state: Extract<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
+    _: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
     items_v6(&state, &headers, &raw, &body, Operation::Return).await
@@ -586,6 +575,7 @@ async fn deliver_v7(
     state: Extract<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
+    _: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
     items_v7(&state, &headers, &raw, &body, Operation::Deliver).await
@@ -595,6 +585,7 @@ async fn cancel_v7(
     state: Extract<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
+    _: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
     items_v7(&state, &headers, &raw, &body, Operation::Cancel).await
@@ -604,19 +595,18 @@ async fn refund_v7(
     state: Extract<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
+    _: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
     items_v7(&state, &headers, &raw, &body, Operation::Return).await
 }
 
-/// The checks every POST shares after the fault: token, orderId shape, body.
+/// The checks every POST shares after the token: orderId shape, body.
 fn admit<T: serde::de::DeserializeOwned + serde::Serialize>(
-    state: &AppState,
     headers: &HeaderMap,
     raw: &str,
     body: &Bytes,
 ) -> Result<(OrderId, T), Failure> {
-    authorize(state, headers)?;
     let id = order_id(raw, StatusCode::BAD_REQUEST)?;
     media_type::check(headers, body, Expected::Json)
         .map_err(|expected| Failure::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, expected.message()))?;
@@ -631,7 +621,7 @@ async fn items_v6(
     operation: Operation,
 ) -> Response {
     answer(
-        admit::<OrderItemsRequest>(state, headers, raw, body).and_then(|(id, request)| {
+        admit::<OrderItemsRequest>(headers, raw, body).and_then(|(id, request)| {
             with_order(state, &id, Version::V6, |order| {
                 apply(order, operation, &request.items)
             })
@@ -648,7 +638,7 @@ async fn items_v7(
     operation: Operation,
 ) -> Response {
     answer(
-        admit::<OrderItemsRequestV7>(state, headers, raw, body).and_then(|(id, request)| {
+        admit::<OrderItemsRequestV7>(headers, raw, body).and_then(|(id, request)| {
             if request.items.is_empty() {
                 return Err(Failure::new(StatusCode::BAD_REQUEST, "No items given."));
             }
@@ -668,6 +658,7 @@ async fn add_item_v6(
     state: Extract<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
+    _: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
     answer(add_item_in(&state, &headers, &raw, &body, Version::V6))
@@ -677,6 +668,7 @@ async fn add_item_v7(
     state: Extract<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
+    _: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
     answer(add_item_in(&state, &headers, &raw, &body, Version::V7))
@@ -689,7 +681,7 @@ fn add_item_in(
     body: &Bytes,
     version: Version,
 ) -> Result<Response, Failure> {
-    let (id, request) = admit::<AddItemRequest>(state, headers, raw, body)?;
+    let (id, request) = admit::<AddItemRequest>(headers, raw, body)?;
     with_order(state, &id, version, |order| add_item(order, request))
         .map(|outcome| outcome.answer(version))
 }

@@ -15,11 +15,11 @@ mod answer;
 use super::order_status::{
     payment_status_label, shop_name_of, transaction_not_found, MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
 };
-use crate::audiences::Service;
+use crate::http::extract::{Bearer, TransactionStatus};
 use crate::http::operation::declare;
-use crate::{auth, AppState};
+use crate::AppState;
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -41,11 +41,8 @@ pub fn routes() -> Router<AppState> {
 async fn get_transaction_status(
     State(state): State<AppState>,
     Path(transaction_id): Path<String>,
-    headers: HeaderMap,
+    _: Bearer<TransactionStatus>,
 ) -> Response {
-    if let Err(response) = auth::require_or_decline(&state, &headers, Service::TransactionStatus) {
-        return response;
-    }
     let found = state.data().transactions.get(&transaction_id).map(|t| {
         let record = (t.id, t.created, t.due_date);
         let labels = (t.payment_option.clone(), t.transfer_type.clone());

@@ -17,6 +17,7 @@
 //! per route its operation ([`operation`]).
 
 pub mod api_errors;
+pub mod extract;
 pub mod limits;
 pub mod operation;
 mod panic;

@@ -19,22 +19,23 @@
 //! The clock's offset is written by [`Clock::advance`] itself and the
 //! token-signing key once per file. Armed faults are not kept.
 
+pub mod clock;
 pub mod compact;
 mod inflate;
 pub mod store;
 mod table;
 mod transactions;
 
+pub use clock::Clock;
 pub use store::{tables, Batch, Loader};
 pub use table::{Log, Table};
 pub use transactions::*;
 
 use crate::apis;
-use crate::auth::Keys;
-use crate::clock::Clock;
+use crate::auth::{Keys, Tokens};
 use crate::faults::Faults;
+use axum::extract::FromRef;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 
 /// The handlers' shared state.
 pub type AppState = Arc<Shared>;
@@ -42,12 +43,9 @@ pub type AppState = Arc<Shared>;
 pub struct Shared {
     /// `http://127.0.0.1:<port>`: base, api, auth and platform address at once.
     pub url: String,
-    /// Each service's token audience, built from `url` once
-    /// ([`Shared::audience`]).
-    audiences: Vec<String>,
-    pub clock: Clock,
-    pub keys: Keys,
-    pub token_lifetime: Duration,
+    pub clock: Arc<Clock>,
+    /// Issues and checks access tokens.
+    pub tokens: Tokens,
     /// Signs session and invoice webhooks (`--webhook-secret`).
     pub webhook_secret: String,
     /// The caps on what requests can make the sandbox keep.
@@ -87,16 +85,12 @@ impl Shared {
             }
         };
         // Tokens are signed and checked through jsonwebtoken: give it its provider.
-        crate::jwt_hs256::install();
-        let audiences = crate::audiences::Service::ALL
-            .iter()
-            .map(|&service| crate::audiences::audience_of(&url, service))
-            .collect();
+        crate::auth::jwt_hs256::install();
+        let clock = Arc::new(clock);
+        let tokens = Tokens::new(&url, keys, clock.clone(), settings.token_lifetime);
         Ok(Self {
-            audiences,
             clock,
-            keys,
-            token_lifetime: settings.token_lifetime,
+            tokens,
             webhook_secret: settings.webhook_secret.clone(),
             control_token: settings.control_token.clone(),
             webhook_allow: settings.webhook_allow.clone(),
@@ -113,10 +107,9 @@ impl Shared {
         })
     }
 
-    /// The audience a token for `service` must carry (checked on every
-    /// call, so not formatted anew each time).
-    pub fn audience(&self, service: crate::audiences::Service) -> &str {
-        &self.audiences[service as usize]
+    /// The audience a token for `service` must carry.
+    pub fn audience(&self, service: crate::auth::audiences::Service) -> &str {
+        self.tokens.audience(service)
     }
 
     /// `None` when a notification may be sent to `url`; why not otherwise
@@ -145,6 +138,18 @@ impl Shared {
             data: self.data.lock().unwrap_or_else(|p| p.into_inner()),
             store: self.store.as_deref(),
         }
+    }
+}
+
+impl FromRef<AppState> for Tokens {
+    fn from_ref(state: &AppState) -> Tokens {
+        state.tokens.clone()
+    }
+}
+
+impl FromRef<AppState> for Faults {
+    fn from_ref(state: &AppState) -> Faults {
+        state.faults.clone()
     }
 }
 

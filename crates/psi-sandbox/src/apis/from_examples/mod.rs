@@ -9,7 +9,7 @@
 //!
 //! 1. an armed fault of its operationId applies first ([`crate::faults`]);
 //! 2. the bearer token is checked as every emulated API checks it
-//!    ([`crate::auth::require_audience`]), against the document's audience
+//!    ([`crate::auth::Tokens::check_audience`]), against the document's audience
 //!    with its `{placeholder}` replaced by the sandbox URL; a document whose
 //!    audience is a setting gets `<URL><base_path>`, which the token server
 //!    issues and `GET /__sandbox` lists (`documents`); an operation with
@@ -210,7 +210,7 @@ async fn documented(
     let (parts, body) = request.into_parts();
     if operation.needs_token {
         let audience = &target.document.audience;
-        if let Err(refusal) = crate::auth::require_audience(state, &parts.headers, audience) {
+        if let Err(refusal) = state.tokens.check_audience(&parts.headers, audience) {
             return request::decline(StatusCode::UNAUTHORIZED, refusal.reason(), Vec::new());
         }
     }

@@ -2,10 +2,10 @@
 //! and listSessionRecords.
 
 use super::{landing_page, validation, RememberedCall, Session, State as Pages};
-use crate::audiences::Service;
 use crate::errors::{decline, parse_body, unsupported_media_type};
+use crate::http::extract::{Bearer, PaymentPage};
 use crate::media_type::{self, Expected};
-use crate::{auth, AppState};
+use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -32,13 +32,10 @@ struct Creation {
 
 pub(super) async fn create_session(
     State(state): State<AppState>,
+    Bearer { claims, .. }: Bearer<PaymentPage>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let claims = match auth::require_or_decline(&state, &headers, Service::PaymentPage) {
-        Ok(claims) => claims,
-        Err(refused) => return refused,
-    };
     let key = match idempotency_key(&headers) {
         Ok(key) => key.map(|key| (claims.sub.clone(), key)),
         Err(message) => {
@@ -181,12 +178,9 @@ fn create_or_replay(
 
 pub(super) async fn get_session_record(
     State(state): State<AppState>,
-    headers: HeaderMap,
     Path(session_id): Path<String>,
+    _: Bearer<PaymentPage>,
 ) -> Response {
-    if let Err(refused) = auth::require_or_decline(&state, &headers, Service::PaymentPage) {
-        return refused;
-    }
     let now = state.clock.now_local();
     let record = read_record(&mut state.data().payment_page, &session_id, now);
     match record {
@@ -211,12 +205,9 @@ fn read_record(
 
 pub(super) async fn list_session_records(
     State(state): State<AppState>,
-    headers: HeaderMap,
     query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
+    _: Bearer<PaymentPage>,
 ) -> Response {
-    if let Err(refused) = auth::require_or_decline(&state, &headers, Service::PaymentPage) {
-        return refused;
-    }
     let day = query
         .ok()
         .and_then(|Query(query)| query.get("createdDate").cloned())

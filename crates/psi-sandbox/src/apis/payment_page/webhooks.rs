@@ -1,5 +1,5 @@
 //! Notifications, as the service sends them: signed in `X-Signature` with
-//! the demo webhook secret ([`crate::signature`]), retried with backoff
+//! the demo webhook secret ([`crate::auth::signature`]), retried with backoff
 //! until a 2xx answer, every attempt recorded for `GET /__sandbox/webhooks`
 //! (a log of at most `--max-deliveries`, see [`queue`]).
 //!
@@ -240,12 +240,12 @@ async fn deliver(state: AppState, number: usize) {
 async fn send_once(state: &AppState, url: &str, body: &str) -> Attempt {
     let at = state.clock.now_local();
     let secret = state.webhook_secret.as_bytes();
-    let signature = crate::signature::sign(secret, at.timestamp(), body.as_bytes());
+    let signature = crate::auth::signature::sign(secret, at.timestamp(), body.as_bytes());
     let sent = state
         .http
         .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .header(crate::signature::SIGNATURE_HEADER, &signature)
+        .header(crate::auth::signature::SIGNATURE_HEADER, &signature)
         .body(body.to_owned())
         .timeout(ATTEMPT_TIMEOUT)
         .send()

@@ -1,0 +1,148 @@
+//! The token server and the platform's token endpoint: they check the
+//! client's credentials and the audience asked for, and issue a token
+//! ([`super::Tokens::issue`]).
+
+use super::audiences::{self, PLATFORM_AUDIENCE};
+use crate::errors::parse_body;
+use crate::http::operation::declare;
+use crate::media_type::{self, Expected};
+use crate::AppState;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/oauth/token", declare("getToken", post(service_token)))
+        .route(
+            "/api/oauth/token",
+            declare("getPlatformToken", post(platform_token)),
+        )
+}
+
+/// An error of the token server, in the token API's error body shape
+/// (`{"error", "error_description"}`).
+fn token_error(status: StatusCode, error: &str, description: &str) -> Response {
+    (
+        status,
+        Json(serde_json::json!({"error": error, "error_description": description})),
+    )
+        .into_response()
+}
+
+fn unauthorized(reason: &str) -> Response {
+    token_error(StatusCode::UNAUTHORIZED, "invalid_client", reason)
+}
+
+/// An error of the platform's token endpoint, in its declared shape
+/// (`{"errors": [{status, title, detail}]}`).
+fn platform_error(status: StatusCode, detail: &str) -> Response {
+    let title = status.canonical_reason().unwrap_or("Error");
+    let body = serde_json::json!({"errors": [{"status": status.as_str(), "title": title, "detail": detail}]});
+    (status, Json(body)).into_response()
+}
+
+fn issue(state: &AppState, audience: &str, subject: &str, scope: Option<String>) -> Response {
+    match state.tokens.issue(audience, subject, scope) {
+        Ok(issued) => Json(serde_json::json!({"access_token": issued.token, "expires_in": issued.expires_in, "token_type": "Bearer"})).into_response(),
+        Err(error) => token_error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", &error.to_string()),
+    }
+}
+
+/// The fields of a token request, each checked for presence and type.
+struct TokenRequest {
+    client_id: String,
+    client_secret: String,
+    audience: String,
+}
+
+/// Reads the token request: every field is required (the document marks
+/// only two, the specification's table lists four), `grant_type` must be
+/// `client_credentials`. The error names the field.
+fn token_request(body: &[u8]) -> Result<TokenRequest, Response> {
+    let invalid =
+        |description: String| token_error(StatusCode::BAD_REQUEST, "invalid_request", &description);
+    let document: serde_json::Value = serde_json::from_slice(body)
+        .map_err(|error| invalid(format!("the body is not JSON: {error}")))?;
+    if !document.is_object() {
+        return Err(invalid("the body must be a JSON object".to_owned()));
+    }
+    let field = |name: &str| match document.get(name) {
+        None | Some(serde_json::Value::Null) => Err(invalid(format!("{name} is required"))),
+        Some(serde_json::Value::String(text)) => Ok(text.clone()),
+        Some(_) => Err(invalid(format!("{name} must be a string"))),
+    };
+    let request = TokenRequest {
+        client_id: field("client_id")?,
+        client_secret: field("client_secret")?,
+        audience: field("audience")?,
+    };
+    if field("grant_type")? != "client_credentials" {
+        return Err(token_error(
+            StatusCode::BAD_REQUEST,
+            "unsupported_grant_type",
+            "grant_type must be client_credentials",
+        ));
+    }
+    Ok(request)
+}
+
+async fn service_token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    if let Err(expected) = media_type::check(&headers, &body, Expected::Json) {
+        let status = StatusCode::UNSUPPORTED_MEDIA_TYPE;
+        return token_error(status, "invalid_request", &expected.message());
+    }
+    let request = match token_request(&body) {
+        Ok(request) => request,
+        Err(response) => return response,
+    };
+    if request.client_id != crate::DEMO_CLIENT_ID
+        || request.client_secret != crate::DEMO_CLIENT_SECRET
+    {
+        return unauthorized("unknown client or wrong secret");
+    }
+    if !audiences::token_server_audiences(&state.url).contains(&request.audience)
+        && !state.examples.has_audience(&request.audience)
+    {
+        let description = format!(
+            "audience {} is not an API of this sandbox",
+            request.audience
+        );
+        return token_error(StatusCode::BAD_REQUEST, "invalid_target", &description);
+    }
+    issue(&state, &request.audience, &request.client_id, None)
+}
+
+async fn platform_token(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    if let Err(expected) = media_type::check(&headers, &body, Expected::Json) {
+        return platform_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &expected.message());
+    }
+    let request: psi_storefront::types::PlatformTokenRequest = match parse_body(&body) {
+        Ok(request) => request,
+        Err(response) => return response,
+    };
+    let id_ok = request.client_id.as_deref() == Some(crate::DEMO_PLATFORM_CLIENT_ID);
+    let secret_ok = request
+        .client_secret
+        .as_ref()
+        .is_some_and(|s| s.expose() == crate::DEMO_PLATFORM_CLIENT_SECRET);
+    if !(id_ok && secret_ok) {
+        return unauthorized("unknown platform client or wrong secret");
+    }
+    issue(
+        &state,
+        PLATFORM_AUDIENCE,
+        crate::DEMO_PLATFORM_CLIENT_ID,
+        request.scope,
+    )
+}

@@ -1,0 +1,109 @@
+//! Extractors that refuse in the error shape of the API a route belongs
+//! to, so a handler starts with what it checked instead of a prologue.
+//!
+//! [`Bearer`] is a call's access token, valid for the API `A`: signed by
+//! this sandbox, unexpired by the sandbox clock, for `A`'s audience and
+//! (for the storefront platform) with scope `write`. A refused token is
+//! answered 401 in `A`'s own error body ([`Api::unauthorized`]).
+
+use crate::auth::audiences::Service;
+use crate::auth::{Claims, Tokens};
+use axum::extract::{FromRef, FromRequestParts};
+use axum::http::request::Parts;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use std::marker::PhantomData;
+use std::sync::Arc;
+
+/// An API whose calls need a token, and how it refuses one.
+pub trait Api: Send + Sync + 'static {
+    /// Whose audience the token must carry.
+    const SERVICE: Service;
+    /// The 401 answer, `reason` naming why (`EXPIRED_TOKEN`, ...).
+    fn unauthorized(reason: &'static str) -> Response;
+}
+
+/// The checked token of a call to `A` (see the module documentation).
+pub struct Bearer<A> {
+    pub claims: Arc<Claims>,
+    api: PhantomData<A>,
+}
+
+impl<A: Api, S> FromRequestParts<S> for Bearer<A>
+where
+    Tokens: FromRef<S>,
+    S: Send + Sync,
+{
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Response> {
+        match Tokens::from_ref(state).check(&parts.headers, A::SERVICE) {
+            Ok(claims) => Ok(Bearer {
+                claims,
+                api: PhantomData,
+            }),
+            Err(refusal) => Err(A::unauthorized(refusal.reason())),
+        }
+    }
+}
+
+/// A payment API's 401: the decline body without a category.
+fn declined(reason: &'static str) -> Response {
+    crate::errors::decline(StatusCode::UNAUTHORIZED, &[reason], Vec::new())
+}
+
+macro_rules! declining_api {
+    ($($(#[$doc:meta])* $name:ident => $service:ident;)*) => {$(
+        $(#[$doc])*
+        pub struct $name;
+
+        impl Api for $name {
+            const SERVICE: Service = Service::$service;
+            fn unauthorized(reason: &'static str) -> Response {
+                declined(reason)
+            }
+        }
+    )*};
+}
+
+declining_api! {
+    /// The hosted payment page API.
+    PaymentPage => PaymentPage;
+    /// The pay later API.
+    PayLater => PayLater;
+    /// The bank accounts API.
+    BankAccounts => BankAccounts;
+    /// The order status API (and the invoice retrieval under it).
+    OrderStatus => OrderStatus;
+    /// The transaction status API.
+    TransactionStatus => TransactionStatus;
+}
+
+/// The shop configuration API: `{message, errors}`.
+pub struct ShopConfig;
+
+impl Api for ShopConfig {
+    const SERVICE: Service = Service::ShopConfig;
+    fn unauthorized(reason: &'static str) -> Response {
+        let body = psi_shop_config::types::ShopConfigurationError {
+            message: Some(format!("Unauthorized: {reason}")),
+            errors: Default::default(),
+        };
+        (StatusCode::UNAUTHORIZED, Json(body)).into_response()
+    }
+}
+
+/// The storefront platform's order management module: `{success: false, message}`.
+pub struct Storefront;
+
+impl Api for Storefront {
+    const SERVICE: Service = Service::Storefront;
+    fn unauthorized(reason: &'static str) -> Response {
+        let body = psi_storefront::types::ModuleResult {
+            success: Some(false),
+            message: Some(reason.to_owned()),
+        };
+        (StatusCode::UNAUTHORIZED, Json(body)).into_response()
+    }
+}
