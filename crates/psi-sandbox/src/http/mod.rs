@@ -36,7 +36,7 @@ use axum::{Extension, Router};
 pub fn app(state: AppState) -> Router {
     Router::new()
         .merge(crate::auth::routes())
-        .merge(crate::control::routes())
+        .merge(crate::control::server::routes())
         .merge(crate::apis::routes())
         .merge(crate::apis::from_examples::routes(&state.examples))
         .route_layer(crate::ids::Check)
@@ -45,8 +45,8 @@ pub fn app(state: AppState) -> Router {
         .layer(Extension(state.faults.clone()))
         .layer(from_fn(limits::enforce))
         .layer(from_fn_with_state(
-            state.clone(),
-            crate::control_door::guard,
+            state.control_door.clone(),
+            crate::control::door::guard,
         ))
         .layer(from_fn(panic::answer_500))
         .layer(from_fn(request_log::log))

@@ -33,6 +33,7 @@ pub use transactions::*;
 
 use crate::apis;
 use crate::auth::{Keys, Tokens};
+use crate::control::door::ControlDoor;
 use crate::faults::Faults;
 use axum::extract::FromRef;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -54,9 +55,8 @@ pub struct Shared {
     webhook_allow: Vec<String>,
     /// The token control calls must carry (`--control-token`).
     pub control_token: Option<String>,
-    /// The public URL's host name: a control call's `Host` names it or a
-    /// loopback name ([`crate::control_door`]).
-    pub control_host: String,
+    /// What a control call must show ([`crate::control::door`]).
+    pub control_door: ControlDoor,
     pub faults: Faults,
     data: Mutex<Data>,
     /// The state file, when there is one.
@@ -95,9 +95,7 @@ impl Shared {
             control_token: settings.control_token.clone(),
             webhook_allow: settings.webhook_allow.clone(),
             limits: settings.limits,
-            control_host: crate::control_door::host_name(
-                url.strip_prefix("http://").unwrap_or(&url),
-            ),
+            control_door: ControlDoor::new(&url, settings.control_token.clone()),
             faults: Faults::default(),
             data: Mutex::new(data),
             store,
@@ -105,11 +103,6 @@ impl Shared {
             examples,
             url,
         })
-    }
-
-    /// The audience a token for `service` must carry.
-    pub fn audience(&self, service: crate::auth::audiences::Service) -> &str {
-        self.tokens.audience(service)
     }
 
     /// `None` when a notification may be sent to `url`; why not otherwise
@@ -144,6 +137,12 @@ impl Shared {
 impl FromRef<AppState> for Tokens {
     fn from_ref(state: &AppState) -> Tokens {
         state.tokens.clone()
+    }
+}
+
+impl FromRef<AppState> for ControlDoor {
+    fn from_ref(state: &AppState) -> ControlDoor {
+        state.control_door.clone()
     }
 }
 

@@ -339,11 +339,6 @@ fn signing_key(connection: &Connection, fresh: bool) -> Result<[u8; 32], String>
 }
 
 impl Store {
-    /// The file given with `--state`.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Writes what changed in `data`, in one SQLite transaction.
     pub fn save(&self, data: &mut super::Data) -> rusqlite::Result<()> {
         let mut connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());

@@ -72,10 +72,6 @@ impl<K: Hash + Eq + Clone, V> Table<K, V> {
         self.rows.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
     pub fn values(&self) -> impl Iterator<Item = &V> {
         self.rows.values()
     }
@@ -117,6 +113,7 @@ impl<K: Hash + Eq + Clone, V> Table<K, V> {
     }
 
     /// Keeps the rows `keep` accepts; the others are removed (and marked).
+    #[cfg(test)]
     pub fn retain(&mut self, mut keep: impl FnMut(&K, &mut V) -> bool) {
         let changed = &mut self.changed;
         self.rows.retain(|key, value| {
@@ -129,6 +126,7 @@ impl<K: Hash + Eq + Clone, V> Table<K, V> {
     }
 
     /// Every row, each marked changed.
+    #[cfg(test)]
     pub fn values_mut(&mut self) -> impl Iterator<Item = &mut V> {
         if let Some(changed) = &mut self.changed {
             changed.extend(self.rows.keys().cloned());
@@ -208,6 +206,7 @@ impl<V> Log<V> {
         self.rows.len()
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }

@@ -14,21 +14,41 @@
 //! first (and the sandbox never answers such a question with CORS headers).
 //! Every refusal is `{"error"}`, the control API's shape.
 
-use crate::state::Shared;
-use axum::extract::Request;
+use super::wire::PREFIX;
+use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use sha2::{Digest, Sha256};
+use std::sync::Arc;
 
-/// Before routing ([`crate::http::app`]): a control call that fails a
-/// check is refused; every other request goes on.
-pub async fn guard(
-    axum::extract::State(state): axum::extract::State<crate::AppState>,
-    request: Request,
-    next: axum::middleware::Next,
-) -> Response {
-    match refusal(&state, &request) {
+/// What the door checks against: the name this sandbox answers to and
+/// the control token, when there is one. Cheap to clone; the middleware
+/// reaches it as a substate of the application state.
+#[derive(Clone)]
+pub struct ControlDoor(Arc<Keys>);
+
+struct Keys {
+    /// The public URL's host name: a control call's `Host` names it or a
+    /// loopback name.
+    host: String,
+    /// The token control calls must carry (`--control-token`).
+    token: Option<String>,
+}
+
+impl ControlDoor {
+    /// The door of a sandbox reached at `url` (`http://host[:port]`).
+    pub fn new(url: &str, token: Option<String>) -> Self {
+        let host = host_name(url.strip_prefix("http://").unwrap_or(url));
+        ControlDoor(Arc::new(Keys { host, token }))
+    }
+}
+
+/// Before routing ([`crate::http`]): a control call that fails a check is
+/// refused; every other request goes on.
+pub async fn guard(State(door): State<ControlDoor>, request: Request, next: Next) -> Response {
+    match refusal(&door.0, &request) {
         Some(refused) => refused,
         None => next.run(request).await,
     }
@@ -36,10 +56,10 @@ pub async fn guard(
 
 /// `None` when `request` is not a control call or may be served; the
 /// refusal otherwise.
-fn refusal(state: &Shared, request: &Request) -> Option<Response> {
+fn refusal(door: &Keys, request: &Request) -> Option<Response> {
     let path = request.uri().path();
     let control = path
-        .strip_prefix(crate::control::PREFIX)
+        .strip_prefix(PREFIX)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
     if !control {
         return None;
@@ -48,16 +68,16 @@ fn refusal(state: &Shared, request: &Request) -> Option<Response> {
         Some((status, Json(serde_json::json!({ "error": message }))).into_response())
     };
     let headers = request.headers();
-    if !host_is_this_sandbox(headers, &state.control_host) {
+    if !host_is_this_sandbox(headers, &door.host) {
         return refuse(
             StatusCode::FORBIDDEN,
             format!(
                 "Host: the control API answers only its own name ({}) or a loopback name such as localhost",
-                state.control_host
+                door.host
             ),
         );
     }
-    if let Some(token) = &state.control_token {
+    if let Some(token) = &door.token {
         if !bearer_is(headers, token) {
             return refuse(
                 StatusCode::UNAUTHORIZED,
@@ -81,7 +101,7 @@ fn refusal(state: &Shared, request: &Request) -> Option<Response> {
 
 /// The host part of a `Host` value (`name`, `name:port`, `[::1]:port`),
 /// lowercased, without a trailing dot.
-pub fn host_name(value: &str) -> String {
+fn host_name(value: &str) -> String {
     let value = value.trim();
     let host = if value.starts_with('[') {
         value.find(']').map_or(value, |end| &value[..=end])

@@ -1,45 +1,10 @@
 //! A typed client of the test-control API, for tests and the quickstart.
 
-use chrono::{DateTime, FixedOffset, NaiveDate};
-use psi_payment_page::types::{OrderData, SessionRecord};
-use serde::{Deserialize, Serialize};
+use chrono::{DateTime, FixedOffset};
+use psi_payment_page::types::SessionRecord;
 use serde_json::{json, Value};
 
-/// A stored transaction as `GET /__sandbox/transactions/{id}` answers it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StoredTransaction {
-    /// The transaction the completed session created.
-    pub transaction_id: String,
-    /// The completed session's id.
-    pub session_id: String,
-    /// When the record was created (sandbox clock).
-    pub created: DateTime<FixedOffset>,
-    /// What the buyer chose, e.g. `OPEN_INVOICE`.
-    pub payment_option: String,
-    /// E.g. `BANK_TRANSFER`.
-    pub transfer_type: String,
-    /// The invoice's correspondence id.
-    pub correspondence_id: uuid::Uuid,
-    /// The invoice's due date (moved by a pay later booking).
-    pub due_date: NaiveDate,
-    /// The order data of the session request, as stored.
-    pub order_data: Option<OrderData>,
-}
-
-impl StoredTransaction {
-    pub(crate) fn of(transaction: &crate::Transaction) -> Self {
-        Self {
-            transaction_id: transaction.id.to_string(),
-            session_id: transaction.session_id.to_string(),
-            created: transaction.created,
-            payment_option: transaction.payment_option.to_string(),
-            transfer_type: transaction.transfer_type.to_string(),
-            correspondence_id: transaction.correspondence_id,
-            due_date: transaction.due_date,
-            order_data: transaction.request.get().order_data,
-        }
-    }
-}
+use super::wire::{StoredTransaction, PREFIX};
 
 /// Calls `/__sandbox/...` of one sandbox.
 #[derive(Debug, Clone)]
@@ -102,9 +67,9 @@ impl Control {
     /// `/__sandbox/<path>`, or `/__sandbox` itself for an empty path.
     fn address(&self, path: &str) -> String {
         if path.is_empty() {
-            format!("{}{}", self.url, crate::control::PREFIX)
+            format!("{}{}", self.url, PREFIX)
         } else {
-            format!("{}{}/{path}", self.url, crate::control::PREFIX)
+            format!("{}{}/{path}", self.url, PREFIX)
         }
     }
 

@@ -25,11 +25,11 @@
 //! | GET | /__sandbox/shop-config/{partner_profile_id}/{shop_id} | the stored shop configuration |
 //!
 //! Errors of the control API are `{"error": "..."}`. Every call passes
-//! the door (`control_door.rs`) first: a `Host` naming this sandbox, the
+//! the door ([`super::door`]) first: a `Host` naming this sandbox, the
 //! control token when there is one, and `application/json` on writes.
 
+use super::wire::{StoredTransaction, PREFIX};
 use crate::auth::audiences::Addresses;
-use crate::control_client::StoredTransaction;
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -38,9 +38,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
-
-/// Path prefix of the control API.
-pub const PREFIX: &str = "/__sandbox";
 
 /// The control API's routes.
 pub fn routes() -> Router<AppState> {
@@ -141,11 +138,7 @@ async fn transaction(
     State(state): State<AppState>,
     Path(transaction_id): Path<String>,
 ) -> Response {
-    let stored = state
-        .data()
-        .transactions
-        .get(&transaction_id)
-        .map(StoredTransaction::of);
+    let stored = state.data().transactions.get(&transaction_id).map(stored);
     match stored {
         Some(stored) => Json(stored).into_response(),
         None => control_error(
@@ -227,7 +220,7 @@ async fn store_transaction(State(state): State<AppState>, body: Bytes) -> Respon
             created.date_naive() + chrono::Days::new(crate::state::PAYMENT_TERM_DAYS)
         }),
     };
-    let stored = StoredTransaction::of(&transaction);
+    let stored = stored(&transaction);
     {
         let mut data = state.data();
         if data.transactions.get(&stored.transaction_id).is_some() {
@@ -244,4 +237,18 @@ async fn store_transaction(State(state): State<AppState>, body: Bytes) -> Respon
 async fn disarm_faults(State(state): State<AppState>) -> impl IntoResponse {
     state.faults.clear();
     StatusCode::NO_CONTENT
+}
+
+/// A stored transaction in the control API's shape.
+fn stored(transaction: &crate::Transaction) -> StoredTransaction {
+    StoredTransaction {
+        transaction_id: transaction.id.to_string(),
+        session_id: transaction.session_id.to_string(),
+        created: transaction.created,
+        payment_option: transaction.payment_option.to_string(),
+        transfer_type: transaction.transfer_type.to_string(),
+        correspondence_id: transaction.correspondence_id,
+        due_date: transaction.due_date,
+        order_data: transaction.request.get().order_data,
+    }
 }
