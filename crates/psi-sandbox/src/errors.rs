@@ -95,13 +95,3 @@ pub fn parse_body_redacting<T: serde::de::DeserializeOwned>(
         )
     })
 }
-
-/// The start of the keys serde_json hands a number's text under (its raw
-/// value, or with `arbitrary_precision` its number): never shown to a caller.
-pub(crate) const SERDE_JSON_PRIVATE_KEY: &str = "$serde_json::private::";
-
-/// A parser's message with serde_json's private number key taken out (seen
-/// only when a build turns `arbitrary_precision` on).
-pub fn public_rule(rule: &str) -> String {
-    rule.replace("$serde_json::private::Number", "number")
-}

@@ -36,13 +36,23 @@ pub fn parse<T: DeserializeOwned>(text: &str) -> Result<T, Refusal> {
         let position = format!(" at line {} column {}", error.line(), error.column());
         let rule = match message.strip_suffix(&position) {
             Some(rule) if rule.ends_with("refused rather than rounded") => rule.to_owned(),
-            _ => crate::errors::public_rule(&message),
+            _ => public_rule(&message),
         };
         Refusal {
             json_path: render(&segments),
             rule,
         }
     })
+}
+
+/// The start of the keys serde_json hands a number's text under (its raw
+/// value, or with `arbitrary_precision` its number): never shown to a caller.
+const SERDE_JSON_PRIVATE_KEY: &str = "$serde_json::private::";
+
+/// A parser's message with serde_json's private number key taken out (seen
+/// only when a build turns `arbitrary_precision` on).
+fn public_rule(rule: &str) -> String {
+    rule.replace("$serde_json::private::Number", "number")
 }
 
 /// One step of a JSON path.
@@ -57,7 +67,7 @@ impl Segment {
         use serde_path_to_error::Segment as S;
         match segment {
             S::Seq { index } => Some(Segment::Index(*index)),
-            S::Map { key } if key.starts_with(crate::errors::SERDE_JSON_PRIVATE_KEY) => None,
+            S::Map { key } if key.starts_with(SERDE_JSON_PRIVATE_KEY) => None,
             S::Map { key } | S::Enum { variant: key } => Some(Segment::Key(key.clone())),
             S::Unknown => None,
         }
