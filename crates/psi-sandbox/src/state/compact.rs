@@ -296,34 +296,42 @@ fn list_json<const N: usize>(list: &[[Text<'_>; N]], keys: &[&str; N]) -> Option
     if list.is_empty() {
         return None;
     }
-    let objects: Vec<String> = list
+    let objects: Vec<Object<'_>> = list
         .iter()
         .map(|fields| {
-            object(
+            Object::of(
                 keys.iter()
                     .zip(fields)
                     .filter_map(|(k, v)| Some((*k, (*v)?))),
             )
         })
         .collect();
-    Some(format!("[{}]", objects.join(",")))
+    Some(serde_json::to_string(&objects).expect("JSON texts serialise"))
 }
 
-/// `{"key":value,...}` of JSON texts. Keys are written as they are: they
-/// are the schema's own or were read borrowed, that is without escapes.
+/// `{"key":value,...}` of JSON texts, in the order given.
 fn object<'k, 'v>(members: impl Iterator<Item = (&'k str, &'v str)>) -> String {
-    let mut out = String::from("{");
-    for (index, (key, value)) in members.enumerate() {
-        if index > 0 {
-            out.push(',');
-        }
-        out.push('"');
-        out.push_str(key);
-        out.push_str("\":");
-        out.push_str(value);
+    serde_json::to_string(&Object::of(members)).expect("JSON texts serialise")
+}
+
+/// An object's members as raw JSON values, serialised in their order. A
+/// text that is not JSON (which the sandbox never stores) is left out.
+struct Object<'a>(Vec<(&'a str, &'a RawValue)>);
+
+impl<'a> Object<'a> {
+    fn of<'k: 'a, 'v: 'a>(members: impl Iterator<Item = (&'k str, &'v str)>) -> Self {
+        Object(
+            members
+                .filter_map(|(key, text)| Some((key, serde_json::from_str(text).ok()?)))
+                .collect(),
+        )
     }
-    out.push('}');
-    out
+}
+
+impl Serialize for Object<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_map(self.0.iter().map(|(key, value)| (key, value)))
+    }
 }
 
 #[cfg(test)]
