@@ -57,7 +57,7 @@ mod typed;
 #[doc(hidden)]
 pub use apis::from_examples::Document;
 pub use audiences::Addresses;
-pub use control::{Control, ControlError, StoredTransaction};
+pub use control::{Control, ControlError, JournalEntry, StoredTransaction};
 /// The `tracing` target of the one INFO event per request (method, path,
 /// operationId, status, duration), for a subscriber that treats them apart.
 pub use http::request_log::TARGET as REQUEST_LOG_TARGET;

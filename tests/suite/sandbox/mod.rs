@@ -3,7 +3,8 @@
 
 mod from_examples;
 mod hostile;
-mod hot_routes;
+mod journal;
+mod lookups;
 mod remembered_tokens;
 
 use psi_sandbox::Sandbox;

@@ -4,7 +4,7 @@ use chrono::{DateTime, FixedOffset};
 use psi_payment_page::types::SessionRecord;
 use serde_json::{json, Value};
 
-use super::wire::{StoredTransaction, PREFIX};
+use super::wire::{JournalEntry, StoredTransaction, PREFIX};
 
 /// Calls `/__sandbox/...` of one sandbox.
 #[derive(Debug, Clone)]
@@ -272,5 +272,17 @@ impl Control {
     /// Removes every invoice webhook subscription.
     pub async fn clear_webhook_subscriptions(&self) -> Result<Value, ControlError> {
         self.delete("webhook-subscriptions").await
+    }
+
+    /// The request journal: the most recent requests outside the control
+    /// API, oldest first.
+    pub async fn requests(&self) -> Result<Vec<JournalEntry>, ControlError> {
+        let entries = self.get("requests").await?;
+        Self::typed("requests", entries)
+    }
+
+    /// Empties the request journal.
+    pub async fn clear_requests(&self) -> Result<Value, ControlError> {
+        self.delete("requests").await
     }
 }

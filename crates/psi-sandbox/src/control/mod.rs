@@ -10,4 +10,4 @@ pub(crate) mod server;
 mod wire;
 
 pub use client::{Control, ControlError};
-pub use wire::{StoredTransaction, PREFIX};
+pub use wire::{JournalEntry, StoredTransaction, PREFIX};

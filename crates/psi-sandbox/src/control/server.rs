@@ -23,6 +23,8 @@
 //! | DELETE | /__sandbox/webhook-subscriptions | removes every subscription |
 //! | GET | /__sandbox/webhooks | every notification sent (session and invoice) with its attempts |
 //! | GET | /__sandbox/shop-config/{partner_profile_id}/{shop_id} | the stored shop configuration |
+//! | GET | /__sandbox/requests | the request journal: the last 1,000 requests outside the control API (`method`, `path` with IBANs masked, `operation_id`, `status`, `at`, `duration_ms`), oldest first |
+//! | DELETE | /__sandbox/requests | empties the request journal |
 //!
 //! Errors of the control API are `{"error": "..."}`. Every call passes
 //! the door ([`super::door`]) first: a `Host` naming this sandbox, the
@@ -47,6 +49,7 @@ pub fn routes() -> Router<AppState> {
         .route("/__sandbox/faults", post(arm_fault).delete(disarm_faults))
         .route("/__sandbox/transactions", post(store_transaction))
         .route("/__sandbox/transactions/{transaction_id}", get(transaction))
+        .route("/__sandbox/requests", get(requests).delete(forget_requests))
 }
 
 /// The demo webhook secret is shown; one the operator chose is not (they
@@ -251,4 +254,15 @@ fn stored(transaction: &crate::Transaction) -> StoredTransaction {
         due_date: transaction.due_date,
         order_data: transaction.request.get().order_data,
     }
+}
+
+/// `GET /__sandbox/requests`: the request journal, oldest first.
+async fn requests(State(state): State<AppState>) -> Response {
+    Json(state.journal.entries()).into_response()
+}
+
+/// `DELETE /__sandbox/requests`: empties the request journal.
+async fn forget_requests(State(state): State<AppState>) -> StatusCode {
+    state.journal.clear();
+    StatusCode::NO_CONTENT
 }

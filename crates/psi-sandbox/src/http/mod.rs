@@ -5,7 +5,7 @@
 //! layer):
 //!
 //! 1. [`request_log`]: one INFO event per request, with the operationId
-//!    the route declared ([`operation`]).
+//!    the route declared ([`operation`]), also kept in the [`journal`].
 //! 2. [`panic`]: a handler's panic becomes a 500 in the owning API's error
 //!    shape, so the client sees an answer and the sandbox keeps serving.
 //! 3. [`crate::control::door`]: what a control call must show.
@@ -18,6 +18,7 @@
 
 pub mod api_errors;
 pub mod extract;
+pub mod journal;
 pub mod limits;
 pub mod operation;
 mod panic;
@@ -49,7 +50,7 @@ pub fn app(state: AppState) -> Router {
             crate::control::door::guard,
         ))
         .layer(from_fn(panic::answer_500))
-        .layer(from_fn(request_log::log))
+        .layer(from_fn_with_state(state.journal.clone(), request_log::log))
         .with_state(state)
 }
 

@@ -9,8 +9,9 @@
 //! routes that are no document's operation (the control API, the hosted
 //! page) log `-`.
 
+use super::journal::{Entry, Journal};
 use super::operation::OperationId;
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use std::fmt::Write as _;
@@ -19,17 +20,14 @@ use std::time::Instant;
 /// The `tracing` target of the request lines.
 pub const TARGET: &str = "psi_sandbox::request";
 
-/// Outermost around every request ([`super::app`]): times the rest of
-/// the stack answering `request` and logs the call once answered.
+/// Outermost around every request ([`super`]): times the rest of the
+/// stack answering `request`, logs the call once answered and keeps it in
+/// the request journal ([`Journal`]) unless it is a control call.
 ///
 /// The URI is kept by reference count (its bytes are shared with the
 /// request), and the masked path is written straight into the
 /// subscriber's line by [`Masked`].
-pub async fn log(request: Request, next: Next) -> Response {
-    // Nothing listens (a test, a benchmark): skip even the clock.
-    if !tracing::enabled!(target: TARGET, tracing::Level::INFO) {
-        return next.run(request).await;
-    }
+pub async fn log(State(journal): State<Journal>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
     let uri = request.uri().clone();
@@ -39,16 +37,34 @@ pub async fn log(request: Request, next: Next) -> Response {
         .get::<OperationId>()
         .map_or("-", |id| id.0);
     let path = uri.path_and_query().map_or("/", |path| path.as_str());
+    let status = response.status().as_u16();
+    let duration_ms = (started.elapsed().as_secs_f64() * 1e6).round() / 1e3;
     tracing::info!(
         target: TARGET,
         method = %method,
         path = %Masked(path),
         operation_id = operation,
-        status = response.status().as_u16(),
-        duration_ms = (started.elapsed().as_secs_f64() * 1e6).round() / 1e3,
+        status,
+        duration_ms,
         "request"
     );
+    if !is_control(uri.path()) {
+        journal.record(Entry {
+            method: method.to_string(),
+            path: Masked(path).to_string(),
+            operation_id: operation,
+            status,
+            at: chrono::Utc::now(),
+            duration_ms,
+        });
+    }
     response
+}
+
+/// Whether `path` is the control API's.
+fn is_control(path: &str) -> bool {
+    path.strip_prefix(crate::control::PREFIX)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// A path written with every segment that is a valid IBAN masked

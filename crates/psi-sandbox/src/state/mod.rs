@@ -35,6 +35,7 @@ use crate::apis;
 use crate::auth::{Keys, Tokens};
 use crate::control::door::ControlDoor;
 use crate::faults::Faults;
+use crate::http::journal::Journal;
 use axum::extract::FromRef;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -58,6 +59,8 @@ pub struct Shared {
     /// What a control call must show ([`crate::control::door`]).
     pub control_door: ControlDoor,
     pub faults: Faults,
+    /// The most recent requests (`GET /__sandbox/requests`).
+    pub journal: Journal,
     data: Mutex<Data>,
     /// The state file, when there is one.
     store: Option<Arc<store::Store>>,
@@ -97,6 +100,7 @@ impl Shared {
             limits: settings.limits,
             control_door: ControlDoor::new(&url, settings.control_token.clone()),
             faults: Faults::default(),
+            journal: Journal::default(),
             data: Mutex::new(data),
             store,
             http: crate::tls::http_client().map_err(|reason| crate::StartError::Tls { reason })?,

@@ -1,8 +1,7 @@
-//! A transaction status lookup with a plain id is served without axum's
-//! router; the same lookup with its id percent-encoded still goes through
-//! the router. Both must answer the same bytes, for every outcome (found,
-//! unknown, no or wrong token, an armed fault), and what the router alone
-//! decides (a refused id, a trailing slash, HEAD) must answer as before.
+//! A transaction status lookup answers the same bytes whether its id is
+//! sent plainly or percent-encoded, for every outcome (found, unknown, no
+//! or wrong token, an armed fault), and what the router decides (a
+//! refused id, a trailing slash, HEAD) answers as documented.
 
 use super::token;
 use psi_sandbox::Sandbox;
@@ -26,8 +25,8 @@ async fn send(request: reqwest::RequestBuilder) -> (u16, String, Vec<u8>) {
     (status, content_type, body)
 }
 
-/// The answers to a GET of `id` plainly (served directly) and of the
-/// same id encoded (through the router), with `token` if any.
+/// The answers to a GET of `id` plainly and of the same id encoded,
+/// with `token` if any.
 async fn both(
     sandbox: &Sandbox,
     (plain, encoded): (&str, &str),
@@ -49,7 +48,7 @@ fn reasons(body: &[u8]) -> Value {
 }
 
 #[tokio::test]
-async fn a_lookup_answers_the_same_served_directly_and_through_the_router() {
+async fn a_lookup_answers_the_same_with_its_id_plain_or_encoded() {
     let sandbox = Sandbox::start().await.unwrap();
     let order = psi_sandbox::demo::session_request("https://shop.example.com/webhook").order_data;
     let control = sandbox.control();
