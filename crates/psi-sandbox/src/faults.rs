@@ -5,17 +5,26 @@
 //!
 //! Two kinds, armed through `POST /__sandbox/faults`:
 //! - before processing (the default): the call is delayed by `delay_ms`,
-//!   then answers `status` with an empty JSON object, and nothing happens;
-//!   without `status` it proceeds after the delay.
+//!   then answers `status` in the error body of the API the operation
+//!   belongs to (a payment API's decline with the category that fits the
+//!   status), and nothing happens; without `status` it proceeds after the
+//!   delay.
 //! - `"after_processing": true`: the handler runs normally (a booking is
 //!   made, an account deleted, whatever the call does, also its refusals)
 //!   and its answer is replaced by `status` with `body` (any JSON; no body
 //!   at all when absent) and `content_type` (default `application/json`
 //!   when there is a body).
 //!
+//! Either kind can fail the way networks do (`"network"`): `drop` closes
+//! the connection without an answer (before processing, or after it: the
+//! state changed and the client never hears), `empty` sends the answer's
+//! status and headers and closes before its body, `truncated` closes
+//! halfway through the body.
+//!
 //! Each route declares its operationId ([`crate::http::operation`]); the
 //! middleware there takes one hit of a fault armed for it and applies it.
 
+use crate::http::api_errors::{Owner, Problem};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -42,6 +51,21 @@ pub struct Fault {
     pub body: Option<serde_json::Value>,
     /// The replacing body's Content-Type (after processing only).
     pub content_type: Option<String>,
+    /// How the connection fails instead of carrying the whole answer.
+    pub network: Option<Network>,
+}
+
+/// A failure of the connection instead of a whole answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Network {
+    /// The connection closes without an answer.
+    Drop,
+    /// The status and headers are sent, then the connection closes.
+    Empty,
+    /// The status, headers and half of the body are sent, then the
+    /// connection closes.
+    Truncated,
 }
 
 /// `"body": null` is a JSON body `null`, not an absent body.
@@ -58,11 +82,15 @@ fn one() -> u32 {
 impl Fault {
     /// Why the control API refuses to arm this fault, if it does.
     pub fn problem(&self) -> Option<String> {
+        if self
+            .status
+            .is_some_and(|status| StatusCode::from_u16(status).is_err())
+        {
+            return Some("status is not an HTTP status".to_owned());
+        }
         if self.after_processing {
-            match self.status.map(StatusCode::from_u16) {
-                None => return Some("after_processing needs a status".to_owned()),
-                Some(Err(_)) => return Some("status is not an HTTP status".to_owned()),
-                Some(Ok(_)) => {}
+            if self.status.is_none() && self.network.is_none() {
+                return Some("after_processing needs a status or a network failure".to_owned());
             }
             if let Some(content_type) = &self.content_type {
                 if HeaderValue::from_str(content_type).is_err() {
@@ -113,11 +141,17 @@ impl Faults {
 }
 
 impl Fault {
-    /// The answer of a fault before processing, if it has a status (without
-    /// one the call proceeds after the delay).
-    pub fn before_processing(&self) -> Option<Response> {
+    /// The answer of a fault before processing to a call of `path`, if
+    /// it has a status (without one the call proceeds after the delay):
+    /// an error status in the error body of the API owning `path`, any
+    /// other with an empty JSON object.
+    pub fn before_processing(&self, path: &str) -> Option<Response> {
         let status = StatusCode::from_u16(self.status?).ok()?;
-        let mut response = (status, axum::Json(serde_json::json!({}))).into_response();
+        let mut response = if status.is_client_error() || status.is_server_error() {
+            injected(path, status)
+        } else {
+            (status, axum::Json(serde_json::json!({}))).into_response()
+        };
         if status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE {
             response
                 .headers_mut()
@@ -145,5 +179,26 @@ impl Fault {
             body.to_string(),
         )
             .into_response()
+    }
+}
+
+/// An injected error `status` in the error body of the API owning `path`:
+/// the reason is the status's name (`SERVICE_UNAVAILABLE`); a payment
+/// API's decline carries the category its documents give the status.
+fn injected(path: &str, status: StatusCode) -> Response {
+    let reason = status
+        .canonical_reason()
+        .unwrap_or("ERROR")
+        .to_ascii_uppercase()
+        .replace([' ', '-'], "_");
+    let message = format!(
+        "an armed fault (POST /__sandbox/faults) answers {}",
+        status.as_u16()
+    );
+    match Owner::of_path(path) {
+        Owner::Payment => {
+            crate::errors::decline(status, &[&reason], vec![("$".to_owned(), message)])
+        }
+        owner => owner.refuse(status, Problem::new("INJECTED_FAULT", message)),
     }
 }

@@ -289,3 +289,180 @@ async fn a_fault_that_cannot_be_applied_is_refused_when_armed() {
         );
     }
 }
+
+/// Arms a fault from its JSON description.
+async fn arm(sandbox: &psi_sandbox::Sandbox, fault: serde_json::Value) {
+    sandbox.control().post("faults", fault).await.unwrap();
+}
+
+/// How many requests of `operation` the sandbox received.
+async fn received(sandbox: &psi_sandbox::Sandbox, operation: &str) -> usize {
+    let journal = sandbox.control().requests().await.unwrap();
+    journal
+        .iter()
+        .filter(|entry| entry.operation_id == operation)
+        .count()
+}
+
+#[tokio::test]
+async fn an_injected_error_answers_in_the_apis_error_shape() {
+    let (sandbox, client) = sandbox().await;
+    let transaction = super::completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
+    arm(
+        &sandbox,
+        serde_json::json!({"operation": "getPayLaterStatus", "status": 409}),
+    )
+    .await;
+    let error = client
+        .pay_later()
+        .get_pay_later_status()
+        .transaction_id(&transaction)
+        .send()
+        .await
+        .unwrap_err();
+    assert_eq!(error.status(), Some(409));
+    let psi::pay_later::Error::Declined(declined) = error else {
+        panic!("a declared decline, got {error}");
+    };
+    let decline = declined.body.decline.expect("a decline");
+    assert_eq!(
+        decline.category.map(|c| c.to_string()).as_deref(),
+        Some("CONFLICT")
+    );
+    assert_eq!(decline.reasons, vec!["CONFLICT".to_owned()]);
+}
+
+#[tokio::test]
+async fn a_session_creation_whose_answer_is_lost_is_sent_again_with_its_key_and_makes_one_session()
+{
+    let (sandbox, client) = sandbox().await;
+    arm(
+        &sandbox,
+        serde_json::json!({"operation": "createSession", "after_processing": true, "network": "drop"}),
+    )
+    .await;
+    let session = client
+        .payment_page()
+        .create_session()
+        .body(super::session_request("http://127.0.0.1:9/unused"))
+        .send()
+        .await
+        .expect("the second attempt is answered")
+        .into_inner();
+    assert_eq!(received(&sandbox, "createSession").await, 2);
+    let sessions = sandbox.control().sessions().await.unwrap();
+    assert_eq!(sessions.len(), 1, "one session for one key");
+    assert_eq!(sessions[0].session_id, session.session_id);
+}
+
+#[tokio::test]
+async fn a_booking_whose_answer_is_lost_is_not_sent_again() {
+    let (sandbox, client) = sandbox().await;
+    let transaction = super::completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
+    arm(
+        &sandbox,
+        serde_json::json!({"operation": "bookPayLaterOffer", "after_processing": true, "network": "drop"}),
+    )
+    .await;
+    let error = client
+        .pay_later()
+        .book_pay_later_offer()
+        .transaction_id(&transaction)
+        .body(psi::pay_later::types::PayLaterBookingRequest {
+            offer_id: "payl-1".to_owned(),
+        })
+        .send()
+        .await
+        .expect_err("the answer never came");
+    assert_eq!(error.status(), None, "{error}");
+    assert_eq!(received(&sandbox, "bookPayLaterOffer").await, 1);
+    // The booking was made all the same.
+    let status = client
+        .pay_later()
+        .get_pay_later_status()
+        .transaction_id(&transaction)
+        .send()
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        status.pay_later_status,
+        Some(psi::pay_later::types::PayLaterStatus::AlreadyBooked)
+    );
+}
+
+#[tokio::test]
+async fn a_call_dropped_before_processing_changes_nothing_and_a_read_is_sent_again() {
+    let (sandbox, client) = sandbox().await;
+    let transaction = super::completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
+    arm(
+        &sandbox,
+        serde_json::json!({"operation": "getTransactionStatus", "network": "drop"}),
+    )
+    .await;
+    client
+        .transaction_status()
+        .get_transaction_status()
+        .transaction_id(&transaction)
+        .send()
+        .await
+        .expect("the read is sent again");
+    assert_eq!(received(&sandbox, "getTransactionStatus").await, 2);
+}
+
+#[tokio::test]
+async fn a_read_whose_answer_is_cut_is_sent_again() {
+    let (sandbox, client) = sandbox().await;
+    let transaction = super::completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
+    for network in ["empty", "truncated"] {
+        sandbox.control().clear_requests().await.unwrap();
+        arm(
+            &sandbox,
+            serde_json::json!({"operation": "getPayLaterOffers", "network": network}),
+        )
+        .await;
+        let offers = client
+            .pay_later()
+            .get_pay_later_offers()
+            .transaction_id(&transaction)
+            .send()
+            .await
+            .unwrap_or_else(|error| panic!("{network}: {error}"))
+            .into_inner();
+        assert_eq!(offers.pay_later_offers.len(), 5, "{network}");
+        assert_eq!(
+            received(&sandbox, "getPayLaterOffers").await,
+            2,
+            "{network}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_booking_whose_answer_is_cut_fails_without_a_status_and_is_not_sent_again() {
+    for network in ["empty", "truncated"] {
+        let (sandbox, client) = sandbox().await;
+        let transaction = super::completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
+        arm(
+            &sandbox,
+            serde_json::json!({"operation": "bookPayLaterOffer", "network": network}),
+        )
+        .await;
+        let error = client
+            .pay_later()
+            .book_pay_later_offer()
+            .transaction_id(&transaction)
+            .body(psi::pay_later::types::PayLaterBookingRequest {
+                offer_id: "payl-1".to_owned(),
+            })
+            .send()
+            .await
+            .expect_err("a cut answer is no answer");
+        assert_eq!(error.status(), None, "{network}: {error}");
+        assert_eq!(
+            received(&sandbox, "bookPayLaterOffer").await,
+            1,
+            "{network}"
+        );
+    }
+}

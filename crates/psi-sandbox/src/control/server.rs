@@ -5,8 +5,9 @@
 //! |---|---|---|
 //! | GET | /__sandbox | the addresses (`Addresses`), the demo credentials, the webhook secret (`null` when the operator chose one), the sandbox time `now` and the `documents` served from their examples (`name`, `url`, `audience`, `audience_chosen_by_sandbox`, `operations`) |
 //! | POST | /__sandbox/clock/advance | `{"seconds": n}` moves the sandbox clock; 400 `{"error", "limit"}` if it would leave 1970..=9999 |
-//! | POST | /__sandbox/faults | `{"operation", "status"?, "delay_ms"?, "count"?}` arms a fault answering before processing (400 beyond `--max-faults` armed) |
-//! | POST | /__sandbox/faults | `{"operation", "after_processing": true, "status", "body"?, "content_type"?, "count"?}` processes the call, then answers `status` with `body` (no body when absent) |
+//! | POST | /__sandbox/faults | `{"operation", "status"?, "delay_ms"?, "count"?, "network"?}` arms a fault answering before processing, an error status in the operation's error body (400 beyond `--max-faults` armed) |
+//! | POST | /__sandbox/faults | `{"operation", "after_processing": true, "status"?, "body"?, "content_type"?, "count"?, "network"?}` processes the call, then answers `status` with `body` (no body when absent) |
+//! | | | `"network"`: `drop` (the connection closes without an answer), `empty` (status and headers, no body), `truncated` (half the body) |
 //! | DELETE | /__sandbox/faults | disarms all faults |
 //! | GET | /__sandbox/sessions | every session's record, oldest first |
 //! | POST | /__sandbox/sessions/{id}/complete | the buyer completes (`{"payment_option"?, "transfer_type"?}`) |

@@ -8,7 +8,8 @@
 //! request log line ([`super::request_log`]). The armed faults reach it
 //! as a request extension that [`super::app`] adds.
 
-use crate::faults::{Fault, Faults};
+use crate::faults::{Fault, Faults, Network};
+use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -66,7 +67,8 @@ where
 
 /// What an armed `fault` does to the call: a delay, then its answer
 /// instead of the handler's, or the handler's work with its answer
-/// replaced afterwards.
+/// replaced afterwards; either answer may be lost to a network failure
+/// ([`Network`]).
 async fn with_fault<F, Fut>(fault: Fault, request: Request, handler: F) -> Response
 where
     F: FnOnce(Request) -> Fut,
@@ -75,12 +77,63 @@ where
     if fault.delay_ms > 0 {
         tokio::time::sleep(Duration::from_millis(fault.delay_ms)).await;
     }
-    if fault.after_processing {
-        let _processed = handler(request).await;
-        return fault.replacement();
+    let answer = if fault.after_processing {
+        let processed = handler(request).await;
+        match fault.status {
+            Some(_) => fault.replacement(),
+            None => processed,
+        }
+    } else if fault.network == Some(Network::Drop) {
+        return close_without_answer();
+    } else {
+        let path = request.uri().path().to_owned();
+        match fault.before_processing(&path) {
+            Some(answer) => answer,
+            None => handler(request).await,
+        }
+    };
+    match fault.network {
+        None => answer,
+        Some(Network::Drop) => close_without_answer(),
+        Some(Network::Empty) => cut(answer, false).await,
+        Some(Network::Truncated) => cut(answer, true).await,
     }
-    match fault.before_processing() {
-        Some(answer) => answer,
-        None => handler(request).await,
-    }
+}
+
+/// Asks the connection server to close the connection without an answer
+/// ([`super::serve`] does, when an answer carries [`CloseWithoutAnswer`]).
+fn close_without_answer() -> Response {
+    let mut response = Response::new(Body::empty());
+    response.extensions_mut().insert(CloseWithoutAnswer);
+    response
+}
+
+/// Marks an answer that must never be sent: the connection closes instead.
+#[derive(Debug, Clone, Copy)]
+pub struct CloseWithoutAnswer;
+
+/// `answer` with its whole length announced but only half of its body
+/// (`half`) or none of it sent before the connection fails.
+async fn cut(answer: Response, half: bool) -> Response {
+    let (mut parts, body) = answer.into_parts();
+    let bytes = axum::body::to_bytes(body, usize::MAX)
+        .await
+        .unwrap_or_default();
+    parts.headers.insert(
+        axum::http::header::CONTENT_LENGTH,
+        axum::http::HeaderValue::from(bytes.len()),
+    );
+    let sent = if half {
+        bytes.slice(..bytes.len() / 2)
+    } else {
+        Bytes::new()
+    };
+    let frames = [
+        Ok(sent),
+        Err(std::io::Error::new(
+            std::io::ErrorKind::ConnectionAborted,
+            "an armed fault cuts the answer",
+        )),
+    ];
+    Response::from_parts(parts, Body::from_stream(futures_util::stream::iter(frames)))
 }

@@ -13,9 +13,9 @@
 //! request line named.
 
 use crate::http::api_errors::{Owner, Problem};
+use crate::http::operation::CloseWithoutAnswer;
 use axum::http::StatusCode;
 use hyper_util::rt::TokioIo;
-use hyper_util::service::TowerToHyperService;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -73,7 +73,8 @@ pub async fn serve(
             }
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
+        let app = app.clone();
+        let service = hyper::service::service_fn(move |request| answer(app.clone(), request));
         let connection = builder.serve_connection(TokioIo::new(Rewriting::new(stream)), service);
         let connection = graceful.watch(connection);
         tokio::spawn(async move {
@@ -85,6 +86,36 @@ pub async fn serve(
     drop(listener);
     graceful.shutdown().await;
 }
+
+/// The router's answer to `request`; an error when the answer is marked
+/// [`CloseWithoutAnswer`] (an armed fault), on which hyper closes the
+/// connection without writing anything. An axum answer cannot express
+/// that, so this adapter sits between hyper and the router.
+async fn answer(
+    mut app: axum::Router,
+    request: hyper::Request<hyper::body::Incoming>,
+) -> Result<axum::response::Response, ClosedWithoutAnswer> {
+    let response = match tower::Service::call(&mut app, request).await {
+        Ok(response) => response,
+        Err(never) => match never {},
+    };
+    if response.extensions().get::<CloseWithoutAnswer>().is_some() {
+        return Err(ClosedWithoutAnswer);
+    }
+    Ok(response)
+}
+
+/// The connection was closed without an answer, as an armed fault asked.
+#[derive(Debug)]
+struct ClosedWithoutAnswer;
+
+impl std::fmt::Display for ClosedWithoutAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("closed without an answer, as an armed fault asks")
+    }
+}
+
+impl std::error::Error for ClosedWithoutAnswer {}
 
 /// A connection whose hyper-made error answers are replaced (see the
 /// module documentation).
