@@ -1,9 +1,9 @@
 //! The per-API lines of the hand-written manifests, between the markers of
-//! [`super::BEGIN`] and [`super::END`]: the workspace's dependency table, the
-//! facade's features and optional dependencies, and the dependencies of the
-//! sandbox and the test suite (both use every API crate).
+//! [`super::text::BEGIN`] and [`super::text::END`]: the workspace's
+//! dependency table, the facade's features and optional dependencies, and the
+//! dependencies of the sandbox and the test suite (both use every API crate).
 
-use super::{replace_in, replace_section};
+use super::text::{replace_in, replace_section, END};
 use crate::apis::Api;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -99,9 +99,9 @@ fn facade_manifest(path: &Path, apis: &[Api]) -> Result<String, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let text = replace_in(&text, &features, path)?;
     let split = text
-        .find(super::END)
+        .find(END)
         .ok_or_else(|| format!("{}: no generated section", path.display()))?
-        + super::END.len();
+        + END.len();
     let rest = replace_in(&text[split..], &dependencies, path)?;
     Ok(format!("{}{rest}", &text[..split]))
 }
