@@ -12,6 +12,7 @@ use std::path::Path;
 
 mod api_version;
 mod builders;
+mod client_feature;
 mod common;
 mod http_client;
 mod items;
@@ -266,6 +267,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     json_schema::derive_behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
     http_client::from_runtime_settings(&mut file).map_err(|e| format!("{label}: {e}"))?;
     builders::inline_type_builders(&mut file).map_err(|e| format!("{label}: {e}"))?;
+    client_feature::behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
     let mut code = HEADER.replace("{doc}", &label);
     code.push_str(&prettyplease::unparse(&file));
     if !open.is_empty() {
