@@ -33,7 +33,7 @@ fn without_empty_fields(value: &Value) -> Value {
 /// Examples of query parameters replaced by `CommaSeparated` are arrays in
 /// the document and joined strings in Rust; `include.rs` covers them.
 fn is_body_type(schema: &str) -> bool {
-    !xtask::generate::COMMA_SEPARATED_SCHEMAS.contains(&schema)
+    !xtask::conventions::COMMA_SEPARATED_SCHEMAS.contains(&schema)
 }
 
 fn document(api: &str) -> Value {

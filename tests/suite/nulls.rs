@@ -225,7 +225,7 @@ fn null_in_every_optional_field_is_absence_for_schema_and_rust_type() {
         let mut seen = BTreeSet::new();
         for (pointer, name, example) in named_examples(&document) {
             if !example.is_object()
-                || xtask::generate::COMMA_SEPARATED_SCHEMAS.contains(&name.as_str())
+                || xtask::conventions::COMMA_SEPARATED_SCHEMAS.contains(&name.as_str())
             {
                 continue;
             }

@@ -4,7 +4,7 @@
 //! row, or `none` for the token server, which is called without a token).
 
 use crate::apis::{Api, Audience};
-use crate::lint::Finding;
+use crate::finding::Finding;
 
 /// (the table's name of the API, its audience). The path rows are "after
 /// `{api_url}`"; the hosted payment page's audience is the host `{base_url}`

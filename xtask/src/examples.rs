@@ -4,7 +4,7 @@
 //! (`nullable` becomes a `null` type) and each example is checked with the
 //! `jsonschema` crate, formats included.
 
-use crate::lint::{escape, Finding};
+use crate::finding::{escape, Finding};
 use serde_json::{json, Map, Value};
 
 /// Checks every example of the bundled document.

@@ -3,6 +3,7 @@
 
 use crate::apis;
 use crate::bundle::bundle;
+use crate::finding::{escape, Finding};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -14,20 +15,6 @@ pub const METHODS: &[&str] = &[
 /// Keywords a decimal schema may carry besides `type` and `format`; anything
 /// else would stop the generator's conversion to `Decimal`.
 const DECIMAL_EXTRA_KEYWORDS: &[&str] = &["description", "example", "nullable"];
-
-/// One rule broken at one place.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Finding {
-    pub document: String,
-    pub pointer: String,
-    pub rule: String,
-}
-
-impl std::fmt::Display for Finding {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}#{}: {}", self.document, self.pointer, self.rule)
-    }
-}
 
 pub fn run(root: &Path) -> Result<(), String> {
     let mut findings = Vec::new();
@@ -471,11 +458,6 @@ impl Lint<'_> {
 
 fn is_json(media: &str) -> bool {
     media == "application/json" || media.starts_with("application/json;")
-}
-
-/// JSON pointer escaping of one reference token.
-pub fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
 }
 
 /// `(pointer, operation)` for every operation of the document.

@@ -6,7 +6,7 @@
 
 use crate::apis::Api;
 use crate::bundle::bundle;
-use crate::generate::{COMMA_SEPARATED_SCHEMAS, HEADER};
+use crate::conventions::{COMMA_SEPARATED_SCHEMAS, HEADER};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use serde_json::Value;

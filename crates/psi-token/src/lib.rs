@@ -5,6 +5,10 @@
 //!
 //! Generated from `openapi/token.yaml` by `cargo xtask generate`; the
 //! generated code is in `generated.rs` and is never edited by hand.
+//!
+//! The `client` feature (on by default) builds the client operations
+//! (`Client`, `builder`, `prelude`); without it the crate is its [`types`]
+//! alone, which build neither progenitor-client nor reqwest.
 
 // Generated code is formatted by prettyplease at generation time, not by rustfmt.
 #[rustfmt::skip]

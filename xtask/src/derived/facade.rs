@@ -8,7 +8,7 @@
 //! `setting` it returns a client that refuses every call until the settings
 //! `<name>_url` and `<name>_audience` are given.
 
-use super::rust_file;
+use super::text::rust_file;
 use crate::apis::{Api, Audience};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};

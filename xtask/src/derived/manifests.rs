@@ -1,9 +1,10 @@
 //! The per-API lines of the hand-written manifests, between the markers of
-//! [`super::BEGIN`] and [`super::END`]: the workspace's dependency table, the
-//! facade's features and optional dependencies, and the dependencies of the
-//! sandbox and the test suite (both use every API crate).
+//! [`super::text::BEGIN`] and [`super::text::END`]: the workspace's
+//! dependency table, the facade's features and optional dependencies, and the
+//! dependencies of the sandbox (every API crate's types and the runtime's,
+//! without `client`) and the test suite (every API crate, client included).
 
-use super::{replace_in, replace_section};
+use super::text::{replace_in, replace_section, END};
 use crate::apis::Api;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -19,16 +20,19 @@ pub fn files(root: &Path, apis: &[Api]) -> Result<Vec<(PathBuf, String)>, String
             name = api.crate_name()
         );
     }
-    let every_crate: String = apis
-        .iter()
-        .map(|api| format!("{}.workspace = true\n", api.crate_name()))
+    // The sandbox parses requests with the generated types and builds no
+    // client code: the runtime and every API crate without their `client`.
+    let types_only: String = std::iter::once("psi-runtime".to_owned())
+        .chain(apis.iter().map(Api::crate_name))
+        .map(|krate| format!("{krate} = {{ workspace = true, default-features = false }}\n"))
         .collect();
-    // The suite snapshots the JSON Schema of every generated type.
+    // The suite calls every API and snapshots the JSON Schema of every
+    // generated type.
     let every_crate_with_schemas: String = apis
         .iter()
         .map(|api| {
             format!(
-                "{} = {{ workspace = true, features = [\"schemars\"] }}\n",
+                "{} = {{ workspace = true, features = [\"client\", \"schemars\"] }}\n",
                 api.crate_name()
             )
         })
@@ -39,7 +43,7 @@ pub fn files(root: &Path, apis: &[Api]) -> Result<Vec<(PathBuf, String)>, String
     Ok(vec![
         (workspace.clone(), replace_section(&workspace, &lines)?),
         (psi.clone(), facade_manifest(&psi, apis)?),
-        (sandbox.clone(), replace_section(&sandbox, &every_crate)?),
+        (sandbox.clone(), replace_section(&sandbox, &types_only)?),
         (
             tests.clone(),
             replace_section(&tests, &every_crate_with_schemas)?,
@@ -48,8 +52,9 @@ pub fn files(root: &Path, apis: &[Api]) -> Result<Vec<(PathBuf, String)>, String
 }
 
 /// psi's manifest has two sections: its features (one per API, plus
-/// `all-apis`, which `default` names) and its API dependencies (optional
-/// behind their feature, plain when the block's feature is null).
+/// `all-apis`, which `default` names) and its API dependencies with their
+/// `client` feature (optional behind the API's feature, plain when the
+/// block's feature is null).
 fn facade_manifest(path: &Path, apis: &[Api]) -> Result<String, String> {
     let mut features =
         String::from("# Every API: the default features name this one.\nall-apis = [");
@@ -87,11 +92,14 @@ fn facade_manifest(path: &Path, apis: &[Api]) -> Result<String, String> {
                 let _ = writeln!(features, "{feature} = [{}]", enables.join(", "));
                 let _ = writeln!(
                     dependencies,
-                    "{krate} = {{ workspace = true, optional = true }}"
+                    "{krate} = {{ workspace = true, optional = true, features = [\"client\"] }}"
                 );
             }
             None => {
-                let _ = writeln!(dependencies, "{krate}.workspace = true");
+                let _ = writeln!(
+                    dependencies,
+                    "{krate} = {{ workspace = true, features = [\"client\"] }}"
+                );
             }
         }
     }
@@ -99,9 +107,9 @@ fn facade_manifest(path: &Path, apis: &[Api]) -> Result<String, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let text = replace_in(&text, &features, path)?;
     let split = text
-        .find(super::END)
+        .find(END)
         .ok_or_else(|| format!("{}: no generated section", path.display()))?
-        + super::END.len();
+        + END.len();
     let rest = replace_in(&text[split..], &dependencies, path)?;
     Ok(format!("{}{rest}", &text[..split]))
 }

@@ -2,7 +2,7 @@
 //! each document's own rule levels from `x-psi.redocly_rules` (their reasons
 //! are written beside them, in the document).
 
-use super::replace_section;
+use super::text::replace_section;
 use crate::apis::Api;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -16,7 +16,7 @@
 /// when there is no such module, which means typify changed where it
 /// writes its builders and this rule needs a look.
 pub fn inline_type_builders(file: &mut syn::File) -> Result<(), String> {
-    let types = super::module_items(&mut file.items, "types")
+    let types = super::items::module_items(&mut file.items, "types")
         .ok_or("generated code has no `types` module")?;
     // Each type's `builder()`, beside the type.
     for item in types.iter_mut() {
@@ -24,7 +24,7 @@ pub fn inline_type_builders(file: &mut syn::File) -> Result<(), String> {
             inline_functions(block, |function| function.sig.ident == "builder");
         }
     }
-    let builders = super::module_items(types, "builder").ok_or(
+    let builders = super::items::module_items(types, "builder").ok_or(
         "typify's `types::builder` module was not found: \
          check xtask/src/generate/builders.rs against the generated code",
     )?;

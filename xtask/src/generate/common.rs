@@ -6,8 +6,9 @@
 //! document has no paths, so no client), and each API crate's generator
 //! replaces them by `::psi_common::<Name>`.
 
-use super::{base_settings, HEADER};
+use super::settings::base_settings;
 use crate::bundle::read_yaml;
+use crate::conventions::HEADER;
 use crate::open_enums::{open_enums, render};
 use progenitor_impl::{Generator, TypeImpl};
 use std::path::Path;
@@ -87,7 +88,7 @@ pub fn generate(root: &Path) -> Result<Common, String> {
     super::json_schema::derive_behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
     super::builders::inline_type_builders(&mut file).map_err(|e| format!("{label}: {e}"))?;
     // Only the `types` module's content: no client, no builders.
-    let items = super::module_items(&mut file.items, "types")
+    let items = super::items::module_items(&mut file.items, "types")
         .map(std::mem::take)
         .ok_or_else(|| format!("{label}: generated code has no `types` module with a body"))?;
     let types_only = syn::File {

@@ -57,7 +57,7 @@ pub fn refusal_members(document: &Value) -> Vec<(String, String)> {
 }
 
 /// `(operationId, query parameter)` of every query parameter whose schema is
-/// a [`COMMA_SEPARATED_SCHEMAS`](super::COMMA_SEPARATED_SCHEMAS) list: only
+/// a [`COMMA_SEPARATED_SCHEMAS`](crate::conventions::COMMA_SEPARATED_SCHEMAS) list: only
 /// their values may carry literal commas on the wire.
 pub fn comma_separated_query(document: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
@@ -76,7 +76,7 @@ pub fn comma_separated_query(document: &Value) -> Vec<(String, String)> {
                 .pointer("/schema/$ref")
                 .and_then(Value::as_str)
                 .and_then(|reference| reference.strip_prefix("#/components/schemas/"))
-                .is_some_and(|name| super::COMMA_SEPARATED_SCHEMAS.contains(&name));
+                .is_some_and(|name| crate::conventions::COMMA_SEPARATED_SCHEMAS.contains(&name));
             if let (true, true, Some(name)) = (
                 in_query,
                 comma_separated,

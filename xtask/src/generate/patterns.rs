@@ -325,8 +325,8 @@ pub fn compiled_at_generation(file: &mut syn::File) -> Result<(), String> {
     }
     *file =
         syn::parse_str(&rewritten).map_err(|e| format!("pattern rewrite does not parse: {e}"))?;
-    let types =
-        super::module_items(&mut file.items, "types").ok_or("patterns outside a `types` module")?;
+    let types = super::items::module_items(&mut file.items, "types")
+        .ok_or("patterns outside a `types` module")?;
     for (index, pattern) in patterns.iter().enumerate() {
         let tables = compile(pattern).map_err(|e| format!("pattern {pattern:?}: {e}"))?;
         types
