@@ -60,7 +60,7 @@ mod typed;
 pub use audiences::Addresses;
 pub use control_client::{Control, ControlError, StoredTransaction};
 #[doc(hidden)]
-pub use examples::Document;
+pub use examples::document::Document;
 /// The `tracing` target of the one INFO event per request (method, path,
 /// operationId, status, duration), for a subscriber that treats them apart.
 pub use http::request_log::TARGET as REQUEST_LOG_TARGET;

@@ -3,11 +3,11 @@
 //! request body and documented answers, with every schema compiled.
 
 use super::answer::Documented;
+use super::document::Document;
 use super::order::Keys;
 use super::request::{Body, Parameter};
 use super::schema::Schemas;
 use super::template::Template;
-use super::Document;
 use axum::http::Method;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;

@@ -28,6 +28,7 @@
 
 mod answer;
 mod compile;
+pub mod document;
 mod order;
 mod request;
 mod schema;
@@ -39,27 +40,11 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use axum::Router;
+use document::Document;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use compile::Operation;
-
-/// One bundled document, as `cargo xtask generate` writes it into
-/// `crate::documents::DOCUMENTS`.
-#[derive(Debug, Clone, Copy)]
-pub struct Document {
-    /// The document's stem, `dispute-management`.
-    pub name: &'static str,
-    /// The path below the address the document's operations live under
-    /// (its `x-psi` base path), often `""`.
-    pub base_path: &'static str,
-    /// The token audience, e.g. `{api_url}/dispute/management`: any
-    /// `{placeholder}` stands for the sandbox URL. `None`: the audience is a
-    /// setting of the client; the sandbox then takes `<URL><base_path>`.
-    pub audience: Option<&'static str>,
-    /// The bundled document, JSON, without references to other files.
-    pub json: &'static str,
-}
 
 /// The documents whose APIs `apis/` emulates by hand, with state: tokens
 /// (`auth.rs`), sessions and their page, bookings, accounts, transactions,
