@@ -26,10 +26,15 @@
 //! that needs state gets a hand-written module and a place in
 //! [`HAND_EMULATED`].
 
+mod accepts;
 mod answer;
 mod compile;
+mod decline;
 pub mod document;
+mod documented;
+mod media;
 mod order;
+mod pointer;
 mod request;
 mod schema;
 mod template;
@@ -40,6 +45,7 @@ use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use axum::Router;
+use decline::decline;
 use document::Document;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -159,7 +165,7 @@ async fn serve(State(state): State<AppState>, targets: &[Target], request: Reque
         .filter_map(|t| Some((t, t.operation().template.capture(&raw_path)?)))
         .collect();
     if at_path.is_empty() {
-        return request::decline(
+        return decline(
             StatusCode::NOT_FOUND,
             "UNKNOWN_PATH",
             vec![(
@@ -196,14 +202,14 @@ async fn documented(
     if operation.needs_token {
         let audience = &target.document.audience;
         if let Err(refusal) = state.tokens.check_audience(&parts.headers, audience) {
-            return request::decline(StatusCode::UNAUTHORIZED, refusal.reason(), Vec::new());
+            return decline(StatusCode::UNAUTHORIZED, refusal.reason(), Vec::new());
         }
     }
     let body = match axum::body::to_bytes(body, crate::http::limits::MAX_BODY_BYTES).await {
         Ok(body) => body,
         Err(_) => {
             let problem = ("$".to_owned(), "the body could not be read".to_owned());
-            return request::decline(StatusCode::BAD_REQUEST, "MALFORMED_BODY", vec![problem]);
+            return decline(StatusCode::BAD_REQUEST, "MALFORMED_BODY", vec![problem]);
         }
     };
     let query = parts.uri.query().unwrap_or("");
@@ -216,7 +222,7 @@ async fn documented(
 /// 405 with `Allow`, in the decline shape.
 fn method_not_allowed<'a>(allowed: impl Iterator<Item = &'a Method>) -> Response {
     let allowed: Vec<&str> = allowed.map(Method::as_str).collect();
-    let mut response = request::decline(
+    let mut response = decline(
         StatusCode::METHOD_NOT_ALLOWED,
         "METHOD_NOT_ALLOWED",
         vec![(
