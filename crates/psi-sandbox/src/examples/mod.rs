@@ -39,21 +39,21 @@ mod request;
 mod schema;
 mod template;
 
-use crate::AppState;
-use axum::extract::{Request, State};
+use crate::auth::Tokens;
+use crate::faults::Faults;
+use axum::extract::{FromRef, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use axum::Router;
+use compile::Operation;
 use decline::decline;
 use document::Document;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub use compile::Operation;
-
 /// The documents whose APIs `apis/` emulates by hand, with state: tokens
-/// (`auth.rs`), sessions and their page, bookings, accounts, transactions,
+/// (`auth/`), sessions and their page, bookings, accounts, transactions,
 /// shop configurations and storefront orders live across calls there, which
 /// examples cannot give. Every other document is served from its examples.
 pub const HAND_EMULATED: &[&str] = &[
@@ -115,8 +115,15 @@ impl Served {
 }
 
 /// One route per distinct path of the served documents; the handler picks
-/// the operation by path template and method.
-pub fn routes(served: &Served) -> Router<AppState> {
+/// the operation by path template and method. The router's state `S` only
+/// has to give the armed faults and the token checker (axum substates,
+/// [`FromRef`]); the compiled documents are the routes' own.
+pub fn routes<S>(served: &Served) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Faults: FromRef<S>,
+    Tokens: FromRef<S>,
+{
     // Keyed by the path with its parameter names blanked: `/a/{x}` and
     // `/a/{y}` are one axum route.
     let mut paths: BTreeMap<String, (String, Vec<Target>)> = BTreeMap::new();
@@ -137,10 +144,14 @@ pub fn routes(served: &Served) -> Router<AppState> {
             let targets: Arc<[Target]> = targets.into();
             router.route(
                 &path,
-                any(move |state: State<AppState>, request: Request| {
-                    let targets = targets.clone();
-                    async move { serve(state, &targets, request).await }
-                }),
+                any(
+                    move |State(faults): State<Faults>,
+                          State(tokens): State<Tokens>,
+                          request: Request| {
+                        let targets = targets.clone();
+                        async move { serve(&faults, &tokens, &targets, request).await }
+                    },
+                ),
             )
         })
 }
@@ -157,7 +168,7 @@ impl Target {
     }
 }
 
-async fn serve(State(state): State<AppState>, targets: &[Target], request: Request) -> Response {
+async fn serve(faults: &Faults, tokens: &Tokens, targets: &[Target], request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let raw_path = parts.uri.path().to_owned();
     let at_path: Vec<(&Target, Vec<(String, String)>)> = targets
@@ -182,8 +193,8 @@ async fn serve(State(state): State<AppState>, targets: &[Target], request: Reque
     };
     let operation = target.operation();
     let request = Request::from_parts(parts, body);
-    crate::http::operation::serve(&state.faults, operation.operation_id, request, |request| {
-        documented(&state, target, path_values.clone(), request)
+    crate::http::operation::serve(faults, operation.operation_id, request, |request| {
+        documented(tokens, target, path_values.clone(), request)
     })
     .await
 }
@@ -192,7 +203,7 @@ async fn serve(State(state): State<AppState>, targets: &[Target], request: Reque
 /// parameters read as `path_values`: the token, the request's checks, then
 /// the documented answer.
 async fn documented(
-    state: &AppState,
+    tokens: &Tokens,
     target: &Target,
     path_values: Vec<(String, String)>,
     request: Request,
@@ -201,7 +212,7 @@ async fn documented(
     let (parts, body) = request.into_parts();
     if operation.needs_token {
         let audience = &target.document.audience;
-        if let Err(refusal) = state.tokens.check_audience(&parts.headers, audience) {
+        if let Err(refusal) = tokens.check_audience(&parts.headers, audience) {
             return decline(StatusCode::UNAUTHORIZED, refusal.reason(), Vec::new());
         }
     }
