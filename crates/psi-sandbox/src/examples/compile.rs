@@ -29,7 +29,7 @@ pub struct Compiled {
 
 /// One operation of a served document.
 pub struct Operation {
-    /// Interned: [`crate::faults::inject`] takes a `&'static str`.
+    /// Interned: [`crate::http::operation::serve`] takes a `&'static str`.
     pub operation_id: &'static str,
     pub method: Method,
     /// The base path and the document's path.
