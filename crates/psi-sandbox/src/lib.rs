@@ -42,6 +42,7 @@ pub mod demo;
 #[rustfmt::skip]
 mod documents;
 mod errors;
+mod examples;
 mod faults;
 mod html;
 mod http;
@@ -54,10 +55,10 @@ mod state;
 mod tls;
 mod typed;
 
-#[doc(hidden)]
-pub use apis::from_examples::Document;
 pub use audiences::Addresses;
 pub use control::{Control, ControlError, JournalEntry, StoredTransaction};
+#[doc(hidden)]
+pub use examples::document::Document;
 /// The `tracing` target of the one INFO event per request (method, path,
 /// operationId, status, duration), for a subscriber that treats them apart.
 pub use http::request_log::TARGET as REQUEST_LOG_TARGET;

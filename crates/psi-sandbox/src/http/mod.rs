@@ -39,7 +39,7 @@ pub fn app(state: AppState) -> Router {
         .merge(crate::auth::routes())
         .merge(crate::control::server::routes())
         .merge(crate::apis::routes())
-        .merge(crate::apis::from_examples::routes(&state.examples))
+        .merge(crate::examples::routes(&state.examples))
         .route_layer(crate::ids::Check)
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)

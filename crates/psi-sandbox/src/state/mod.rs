@@ -67,14 +67,14 @@ pub struct Shared {
     /// For webhook deliveries.
     pub http: reqwest::Client,
     /// The documents served from their examples.
-    pub examples: apis::from_examples::Served,
+    pub examples: crate::examples::Served,
 }
 
 impl Shared {
     /// The state `settings` ask for: empty, or loaded from the state file.
     /// Fails only when `settings.state` names a file that cannot be used.
     pub fn new(url: String, settings: &crate::Settings) -> Result<Self, crate::StartError> {
-        let examples = apis::from_examples::Served::compile(&url, &settings.documents)
+        let examples = crate::examples::Served::compile(&url, &settings.documents)
             .map_err(|(name, reason)| crate::StartError::Document { name, reason })?;
         let (data, clock, keys, store) = match &settings.state {
             None => (Data::default(), Clock::default(), Keys::random(), None),

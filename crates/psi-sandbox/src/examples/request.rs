@@ -3,107 +3,20 @@
 //! decline naming the field (the parameter's name, or the body's JSON path)
 //! and the rule, never the value.
 
-use super::compile::{resolve, Operation};
-use super::schema::{refusals, Schemas};
+use super::accepts::{Explode, In, Kind, Parameter};
+use super::compile::Operation;
+use super::decline::decline;
+use super::media::states;
+use super::schema::refusals;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
 use jsonschema::Validator;
 use percent_encoding::percent_decode_str;
 use serde_json::Value;
 
-/// A decline (the payment APIs' error body) with one reason.
-pub fn decline(status: StatusCode, reason: &str, fields: Vec<(String, String)>) -> Response {
-    crate::errors::decline(status, &[reason], fields)
-}
-
-/// Where a parameter is sent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum In {
-    Path,
-    Query,
-}
-
-/// A path or query parameter and its compiled schema.
-pub struct Parameter {
-    name: String,
-    place: In,
-    required: bool,
-    /// The JSON type a value is read as (`integer`, `number`, `boolean`,
-    /// else a string).
-    kind: Kind,
-    /// An array sent as `a=1&a=2` (`explode`, the default) or `a=1,2`.
-    array: Option<Explode>,
-    validator: Validator,
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Kind {
-    Integer,
-    Number,
-    Boolean,
-    String,
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Explode {
-    Repeated,
-    Commas,
-}
-
+// A parameter's check sits with the request's other checks; what it is
+// checked against is compiled in `accepts.rs`.
 impl Parameter {
-    /// `None` for a header or cookie parameter: not checked (the token and
-    /// Content-Type have their own checks).
-    pub fn compile(
-        root: &Value,
-        schemas: &Schemas,
-        parameter: &Value,
-    ) -> Result<Option<Self>, String> {
-        let name = parameter
-            .get("name")
-            .and_then(Value::as_str)
-            .ok_or("a parameter without a name")?;
-        let place = match parameter.get("in").and_then(Value::as_str) {
-            Some("path") => In::Path,
-            Some("query") => In::Query,
-            _ => return Ok(None),
-        };
-        let missing = serde_json::json!({});
-        let schema = parameter.get("schema").unwrap_or(&missing);
-        let resolved = resolve(root, schema)?;
-        let array = (type_of(resolved) == Some("array")).then(|| {
-            match parameter.get("explode").and_then(Value::as_bool) {
-                Some(false) => Explode::Commas,
-                _ => Explode::Repeated,
-            }
-        });
-        let scalar = match array {
-            Some(_) => resolve(root, resolved.get("items").unwrap_or(&missing))?,
-            None => resolved,
-        };
-        let kind = match type_of(scalar) {
-            Some("integer") => Kind::Integer,
-            Some("number") => Kind::Number,
-            Some("boolean") => Kind::Boolean,
-            _ => Kind::String,
-        };
-        let validator = schemas
-            .validator(schema)
-            .map_err(|reason| format!("parameter {name}: {reason}"))?;
-        Ok(Some(Self {
-            name: name.to_owned(),
-            place,
-            required: place == In::Path
-                || parameter.get("required").and_then(Value::as_bool) == Some(true),
-            kind,
-            array,
-            validator,
-        }))
-    }
-
-    pub fn is_path(&self, name: &str) -> bool {
-        self.place == In::Path && self.name == name
-    }
-
     /// The refusals of the values sent (decoded), `[]` when absent.
     fn check(&self, values: &[String]) -> Vec<(String, String)> {
         if values.is_empty() {
@@ -137,10 +50,6 @@ impl Parameter {
     }
 }
 
-fn type_of(schema: &Value) -> Option<&str> {
-    schema.get("type").and_then(Value::as_str)
-}
-
 /// A parameter's text as the JSON value its schema types.
 fn read(kind: Kind, text: &str) -> Result<Value, &'static str> {
     match kind {
@@ -158,77 +67,6 @@ fn read(kind: Kind, text: &str) -> Result<Value, &'static str> {
             "false" => Ok(Value::Bool(false)),
             _ => Err("must be true or false"),
         },
-    }
-}
-
-/// A documented request body.
-pub struct Body {
-    required: bool,
-    /// The documented media types, each with the validator of its schema
-    /// when it is JSON and has one.
-    media_types: Vec<(String, Option<Validator>)>,
-}
-
-impl Body {
-    pub fn compile(schemas: &Schemas, body: &Value) -> Result<Self, String> {
-        let content = body
-            .get("content")
-            .and_then(Value::as_object)
-            .ok_or("a request body without content")?;
-        let media_types = content
-            .iter()
-            .map(|(media_type, entry)| {
-                let validator = match entry.get("schema") {
-                    Some(schema) if is_json(media_type) => Some(schemas.validator(schema)?),
-                    _ => None,
-                };
-                Ok((media_type.clone(), validator))
-            })
-            .collect::<Result<_, String>>()?;
-        Ok(Self {
-            required: body.get("required").and_then(Value::as_bool) == Some(true),
-            media_types,
-        })
-    }
-}
-
-/// `application/json`, `application/problem+json`, with any parameters.
-pub fn is_json(media_type: &str) -> bool {
-    let essence = essence(media_type);
-    essence == "application/json" || essence.ends_with("+json")
-}
-
-fn essence(media_type: &str) -> String {
-    media_type
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase()
-}
-
-/// Does the Content-Type `sent` state the documented `media_type`? The
-/// type compares case-insensitively; a documented charset must be sent
-/// (the emulated APIs' rule, [`crate::media_type`]).
-fn states(sent: &str, media_type: &str) -> bool {
-    if essence(media_type) == "application/json" {
-        let expected = if media_type.to_ascii_lowercase().contains("charset") {
-            crate::media_type::Expected::JsonUtf8
-        } else {
-            crate::media_type::Expected::Json
-        };
-        let mut headers = HeaderMap::new();
-        let Ok(value) = sent.parse() else {
-            return false;
-        };
-        headers.insert(header::CONTENT_TYPE, value);
-        return crate::media_type::check(&headers, b"-", expected).is_ok();
-    }
-    let (documented, sent) = (essence(media_type), essence(sent));
-    match documented.split_once('/') {
-        Some(("*", "*")) => true,
-        Some((kind, "*")) => sent.split_once('/').is_some_and(|(k, _)| k == kind),
-        _ => documented == sent,
     }
 }
 
@@ -366,21 +204,6 @@ fn decode(text: &str, plus_is_space: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn documented_media_types_match_as_the_emulated_apis_do() {
-        assert!(states("application/json", "application/json"));
-        assert!(states(
-            "application/json; charset=utf-8",
-            "application/json"
-        ));
-        assert!(!states(
-            "application/json",
-            "application/json;charset=UTF-8"
-        ));
-        assert!(states("text/csv", "text/*"));
-        assert!(!states("text/plain", "application/json"));
-    }
 
     #[test]
     fn query_values_are_decoded() {

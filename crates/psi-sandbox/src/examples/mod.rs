@@ -26,43 +26,34 @@
 //! that needs state gets a hand-written module and a place in
 //! [`HAND_EMULATED`].
 
+mod accepts;
 mod answer;
 mod compile;
+mod decline;
+pub mod document;
+mod documented;
+mod media;
 mod order;
+mod pointer;
 mod request;
 mod schema;
 mod template;
 
-use crate::AppState;
-use axum::extract::{Request, State};
+use crate::auth::Tokens;
+use crate::faults::Faults;
+use axum::extract::{FromRef, Request, State};
 use axum::http::{header, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use axum::Router;
+use compile::Operation;
+use decline::decline;
+use document::Document;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub use compile::Operation;
-
-/// One bundled document, as `cargo xtask generate` writes it into
-/// `crate::documents::DOCUMENTS`.
-#[derive(Debug, Clone, Copy)]
-pub struct Document {
-    /// The document's stem, `dispute-management`.
-    pub name: &'static str,
-    /// The path below the address the document's operations live under
-    /// (its `x-psi` base path), often `""`.
-    pub base_path: &'static str,
-    /// The token audience, e.g. `{api_url}/dispute/management`: any
-    /// `{placeholder}` stands for the sandbox URL. `None`: the audience is a
-    /// setting of the client; the sandbox then takes `<URL><base_path>`.
-    pub audience: Option<&'static str>,
-    /// The bundled document, JSON, without references to other files.
-    pub json: &'static str,
-}
-
 /// The documents whose APIs `apis/` emulates by hand, with state: tokens
-/// (`auth.rs`), sessions and their page, bookings, accounts, transactions,
+/// (`auth/`), sessions and their page, bookings, accounts, transactions,
 /// shop configurations and storefront orders live across calls there, which
 /// examples cannot give. Every other document is served from its examples.
 pub const HAND_EMULATED: &[&str] = &[
@@ -124,8 +115,15 @@ impl Served {
 }
 
 /// One route per distinct path of the served documents; the handler picks
-/// the operation by path template and method.
-pub fn routes(served: &Served) -> Router<AppState> {
+/// the operation by path template and method. The router's state `S` only
+/// has to give the armed faults and the token checker (axum substates,
+/// [`FromRef`]); the compiled documents are the routes' own.
+pub fn routes<S>(served: &Served) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Faults: FromRef<S>,
+    Tokens: FromRef<S>,
+{
     // Keyed by the path with its parameter names blanked: `/a/{x}` and
     // `/a/{y}` are one axum route.
     let mut paths: BTreeMap<String, (String, Vec<Target>)> = BTreeMap::new();
@@ -146,10 +144,14 @@ pub fn routes(served: &Served) -> Router<AppState> {
             let targets: Arc<[Target]> = targets.into();
             router.route(
                 &path,
-                any(move |state: State<AppState>, request: Request| {
-                    let targets = targets.clone();
-                    async move { serve(state, &targets, request).await }
-                }),
+                any(
+                    move |State(faults): State<Faults>,
+                          State(tokens): State<Tokens>,
+                          request: Request| {
+                        let targets = targets.clone();
+                        async move { serve(&faults, &tokens, &targets, request).await }
+                    },
+                ),
             )
         })
 }
@@ -166,7 +168,7 @@ impl Target {
     }
 }
 
-async fn serve(State(state): State<AppState>, targets: &[Target], request: Request) -> Response {
+async fn serve(faults: &Faults, tokens: &Tokens, targets: &[Target], request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let raw_path = parts.uri.path().to_owned();
     let at_path: Vec<(&Target, Vec<(String, String)>)> = targets
@@ -174,7 +176,7 @@ async fn serve(State(state): State<AppState>, targets: &[Target], request: Reque
         .filter_map(|t| Some((t, t.operation().template.capture(&raw_path)?)))
         .collect();
     if at_path.is_empty() {
-        return request::decline(
+        return decline(
             StatusCode::NOT_FOUND,
             "UNKNOWN_PATH",
             vec![(
@@ -191,8 +193,8 @@ async fn serve(State(state): State<AppState>, targets: &[Target], request: Reque
     };
     let operation = target.operation();
     let request = Request::from_parts(parts, body);
-    crate::http::operation::serve(&state.faults, operation.operation_id, request, |request| {
-        documented(&state, target, path_values.clone(), request)
+    crate::http::operation::serve(faults, operation.operation_id, request, |request| {
+        documented(tokens, target, path_values.clone(), request)
     })
     .await
 }
@@ -201,7 +203,7 @@ async fn serve(State(state): State<AppState>, targets: &[Target], request: Reque
 /// parameters read as `path_values`: the token, the request's checks, then
 /// the documented answer.
 async fn documented(
-    state: &AppState,
+    tokens: &Tokens,
     target: &Target,
     path_values: Vec<(String, String)>,
     request: Request,
@@ -210,15 +212,15 @@ async fn documented(
     let (parts, body) = request.into_parts();
     if operation.needs_token {
         let audience = &target.document.audience;
-        if let Err(refusal) = state.tokens.check_audience(&parts.headers, audience) {
-            return request::decline(StatusCode::UNAUTHORIZED, refusal.reason(), Vec::new());
+        if let Err(refusal) = tokens.check_audience(&parts.headers, audience) {
+            return decline(StatusCode::UNAUTHORIZED, refusal.reason(), Vec::new());
         }
     }
     let body = match axum::body::to_bytes(body, crate::http::limits::MAX_BODY_BYTES).await {
         Ok(body) => body,
         Err(_) => {
             let problem = ("$".to_owned(), "the body could not be read".to_owned());
-            return request::decline(StatusCode::BAD_REQUEST, "MALFORMED_BODY", vec![problem]);
+            return decline(StatusCode::BAD_REQUEST, "MALFORMED_BODY", vec![problem]);
         }
     };
     let query = parts.uri.query().unwrap_or("");
@@ -231,7 +233,7 @@ async fn documented(
 /// 405 with `Allow`, in the decline shape.
 fn method_not_allowed<'a>(allowed: impl Iterator<Item = &'a Method>) -> Response {
     let allowed: Vec<&str> = allowed.map(Method::as_str).collect();
-    let mut response = request::decline(
+    let mut response = decline(
         StatusCode::METHOD_NOT_ALLOWED,
         "METHOD_NOT_ALLOWED",
         vec![(

@@ -2,12 +2,13 @@
 //! audience, and per operation the method, path template, parameters,
 //! request body and documented answers, with every schema compiled.
 
-use super::answer::Documented;
+use super::accepts::{Body, Parameter};
+use super::document::Document;
+use super::documented::Documented;
 use super::order::Keys;
-use super::request::{Body, Parameter};
+use super::pointer::{escape, resolve, resolve_at};
 use super::schema::Schemas;
 use super::template::Template;
-use super::Document;
 use axum::http::Method;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
@@ -28,7 +29,7 @@ pub struct Compiled {
 
 /// One operation of a served document.
 pub struct Operation {
-    /// Interned: [`crate::faults::inject`] takes a `&'static str`.
+    /// Interned: [`crate::http::operation::serve`] takes a `&'static str`.
     pub operation_id: &'static str,
     pub method: Method,
     /// The base path and the document's path.
@@ -221,38 +222,6 @@ fn with_url(audience: &str, url: &str) -> String {
     }
     out.push_str(rest);
     out
-}
-
-/// `value`, or what its local `$ref` (`#/components/...`) points to.
-pub fn resolve<'a>(root: &'a Value, value: &'a Value) -> Result<&'a Value, String> {
-    resolve_at(root, String::new(), value).map(|(_, value)| value)
-}
-
-/// [`resolve`], also following the JSON pointer `at` of `value` to the
-/// pointer of what it resolves to.
-pub fn resolve_at<'a>(
-    root: &'a Value,
-    mut at: String,
-    mut value: &'a Value,
-) -> Result<(String, &'a Value), String> {
-    for _ in 0..32 {
-        let Some(reference) = value.get("$ref").and_then(Value::as_str) else {
-            return Ok((at, value));
-        };
-        let pointer = reference.strip_prefix('#').ok_or_else(|| {
-            format!("{reference}: only references inside the document are served")
-        })?;
-        value = root
-            .pointer(pointer)
-            .ok_or_else(|| format!("{reference} points to nothing"))?;
-        at = pointer.to_owned();
-    }
-    Err("a cycle of references".to_owned())
-}
-
-/// A key as a JSON pointer token.
-pub fn escape(key: &str) -> String {
-    key.replace('~', "~0").replace('/', "~1")
 }
 
 /// The `&'static` form of an operationId, leaked once per distinct id for
