@@ -5,6 +5,7 @@ mod from_examples;
 mod hostile;
 mod journal;
 mod lookups;
+mod prefer;
 mod remembered_tokens;
 
 use psi_sandbox::Sandbox;

@@ -42,7 +42,7 @@ mod template;
 use crate::auth::Tokens;
 use crate::faults::Faults;
 use axum::extract::{FromRef, Request, State};
-use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use axum::Router;
@@ -111,6 +111,57 @@ impl Served {
             .iter()
             .map(|document| document.about())
             .collect()
+    }
+}
+
+/// The documented answers of the hand-emulated APIs ([`HAND_EMULATED`]),
+/// by operationId, for a request that asks for one with
+/// `Prefer: code=<status>` (and optionally `example=<name>`).
+#[derive(Default)]
+pub struct Preferred {
+    operations: std::collections::HashMap<&'static str, Target>,
+}
+
+impl Preferred {
+    /// The bundled documents of [`HAND_EMULATED`], compiled for the sandbox
+    /// at `url`.
+    pub fn compile(url: &str) -> Result<Self, (String, String)> {
+        let mut operations = std::collections::HashMap::new();
+        for document in crate::documents::DOCUMENTS
+            .iter()
+            .filter(|document| HAND_EMULATED.contains(&document.name))
+        {
+            let compiled = compile::Compiled::new(url, document)
+                .map(Arc::new)
+                .map_err(|reason| (document.name.to_owned(), reason))?;
+            for (index, operation) in compiled.operations.iter().enumerate() {
+                operations.insert(
+                    operation.operation_id,
+                    Target {
+                        document: compiled.clone(),
+                        operation: index,
+                    },
+                );
+            }
+        }
+        Ok(Self { operations })
+    }
+
+    /// The documented answer `headers` ask for with `Prefer: code=…` to a
+    /// call of `operation_id`; `None` when they ask for none (or the
+    /// operation is no hand-emulated one).
+    pub fn answer(&self, operation_id: &str, headers: &HeaderMap) -> Option<Response> {
+        let asks = headers.get_all("prefer").iter().any(|value| {
+            value.to_str().is_ok_and(|text| {
+                text.split([',', ';'])
+                    .any(|token| token.trim().to_ascii_lowercase().starts_with("code"))
+            })
+        });
+        if !asks {
+            return None;
+        }
+        let target = self.operations.get(operation_id)?;
+        Some(answer::answer(target.operation(), headers))
     }
 }
 

@@ -44,6 +44,7 @@ pub fn app(state: AppState) -> Router {
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(Extension(state.faults.clone()))
+        .layer(Extension(documented_answers(&state)))
         .layer(from_fn(limits::enforce))
         .layer(from_fn_with_state(
             state.control_door.clone(),
@@ -52,6 +53,14 @@ pub fn app(state: AppState) -> Router {
         .layer(from_fn(panic::answer_500))
         .layer(from_fn_with_state(state.journal.clone(), request_log::log))
         .with_state(state)
+}
+
+/// The hand-emulated APIs' documented examples, for `Prefer: code=…`.
+fn documented_answers(state: &AppState) -> operation::DocumentedAnswers {
+    let preferred = state.preferred.clone();
+    operation::DocumentedAnswers::new(move |operation, headers| {
+        preferred.answer(operation, headers)
+    })
 }
 
 async fn unknown_path(uri: Uri) -> Response {

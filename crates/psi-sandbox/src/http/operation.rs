@@ -4,17 +4,21 @@
 //! [`declare`] puts a middleware on one method of one route: it takes one
 //! hit of an armed fault of that operation ([`crate::faults`]) before the
 //! handler runs, answers for it or replaces the handler's answer after
-//! processing, and marks the answer with its [`OperationId`] for the
-//! request log line ([`super::request_log`]). The armed faults reach it
-//! as a request extension that [`super::app`] adds.
+//! processing, answers a documented example when the request asks for
+//! one (`Prefer: code=…`, [`DocumentedAnswers`]), and marks the answer with
+//! its [`OperationId`] for the request log line ([`super::request_log`]).
+//! The armed faults and the documented answers reach it as request
+//! extensions that [`super`] adds.
 
 use crate::faults::{Fault, Faults, Network};
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
+use axum::http::HeaderMap;
 use axum::middleware::Next;
 use axum::response::Response;
 use axum::routing::MethodRouter;
 use axum::Extension;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The operationId (as the documents name it) whose handler made an
@@ -37,10 +41,34 @@ where
 async fn declared(
     State(id): State<OperationId>,
     Extension(faults): Extension<Faults>,
+    Extension(documented): Extension<DocumentedAnswers>,
     request: Request,
     next: Next,
 ) -> Response {
-    serve(&faults, id.0, request, |request| next.run(request)).await
+    serve(&faults, id.0, request, |request| async move {
+        match (documented.0)(id.0, request.headers()) {
+            Some(answer) => answer,
+            None => next.run(request).await,
+        }
+    })
+    .await
+}
+
+/// The documented answers a request asks for with `Prefer: code=<status>`
+/// (and `example=<name>`), by operationId: the example of that status from
+/// the operation's document, instead of the handler's work; `None` when
+/// the request asks for none. A request extension that [`super`] adds.
+#[derive(Clone)]
+pub struct DocumentedAnswers(Arc<AnswerFor>);
+
+type AnswerFor = dyn Fn(&'static str, &HeaderMap) -> Option<Response> + Send + Sync;
+
+impl DocumentedAnswers {
+    pub fn new(
+        answer: impl Fn(&'static str, &HeaderMap) -> Option<Response> + Send + Sync + 'static,
+    ) -> Self {
+        DocumentedAnswers(Arc::new(answer))
+    }
 }
 
 /// Answers `request` for the operation `id`: through `handler`, unless an

@@ -66,6 +66,8 @@ pub struct Shared {
     store: Option<Arc<store::Store>>,
     /// For webhook deliveries.
     pub http: reqwest::Client,
+    /// The hand-emulated APIs' documented examples (`Prefer: code=…`).
+    pub preferred: Arc<crate::examples::Preferred>,
     /// The documents served from their examples.
     pub examples: crate::examples::Served,
 }
@@ -75,6 +77,8 @@ impl Shared {
     /// Fails only when `settings.state` names a file that cannot be used.
     pub fn new(url: String, settings: &crate::Settings) -> Result<Self, crate::StartError> {
         let examples = crate::examples::Served::compile(&url, &settings.documents)
+            .map_err(|(name, reason)| crate::StartError::Document { name, reason })?;
+        let preferred = crate::examples::Preferred::compile(&url)
             .map_err(|(name, reason)| crate::StartError::Document { name, reason })?;
         let (data, clock, keys, store) = match &settings.state {
             None => (Data::default(), Clock::default(), Keys::random(), None),
@@ -105,6 +109,7 @@ impl Shared {
             store,
             http: crate::tls::http_client().map_err(|reason| crate::StartError::Tls { reason })?,
             examples,
+            preferred: Arc::new(preferred),
             url,
         })
     }
