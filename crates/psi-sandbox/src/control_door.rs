@@ -12,7 +12,8 @@
 //! the developer opens from writing with a no-cors `fetch`, which can send
 //! only `text/plain`, form or multipart bodies without the browser asking
 //! first (and the sandbox never answers such a question with CORS headers).
-//! Every refusal is `{"error"}`, the control API's shape.
+//! Every refusal is `{"error"}`, the control API's shape. The health check
+//! (`/__sandbox/health`, [`crate::health`]) passes without any of these.
 
 use crate::state::Shared;
 use axum::extract::Request;
@@ -28,7 +29,7 @@ pub fn refusal(state: &Shared, request: &Request) -> Option<Response> {
     let control = path
         .strip_prefix(crate::control::PREFIX)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
-    if !control {
+    if !control || path == crate::health::PATH {
         return None;
     }
     let refuse = |status: StatusCode, message: String| {

@@ -48,6 +48,7 @@ pub mod demo;
 mod documents;
 mod errors;
 mod faults;
+pub mod health;
 mod hot_routes;
 mod html;
 mod ids;
@@ -112,6 +113,7 @@ fn routes(state: AppState) -> axum::Router {
     axum::Router::new()
         .merge(auth::routes())
         .merge(control::routes())
+        .merge(health::routes())
         .merge(apis::routes())
         .merge(apis::from_examples::routes(&state.examples))
         .route_layer(ids::Check)
