@@ -4,7 +4,8 @@
 addresses, the demo client credentials and the webhook secret. A token is
 issued for one API, named by its audience: ``{api_url}`` plus the API's path
 in the specification's table, or ``{base_url}`` itself for the hosted payment
-page."""
+page. A sandbox serving beyond loopback (a container, a team server) has a
+control token, which every control call carries."""
 
 from __future__ import annotations
 
@@ -32,11 +33,13 @@ class Sandbox:
     client_id: str
     client_secret: str
     webhook_secret: bytes
+    control_token: str | None = None
 
     @classmethod
-    def discover(cls, http: httpx.Client, url: str) -> Sandbox:
-        """Reads the addresses and demo credentials of the sandbox at ``url``."""
-        response = http.get(f"{url.rstrip('/')}/__sandbox")
+    def discover(cls, http: httpx.Client, url: str, control_token: str | None = None) -> Sandbox:
+        """Reads the addresses and demo credentials of the sandbox at ``url``
+        (with ``control_token`` when it has one)."""
+        response = http.get(f"{url.rstrip('/')}/__sandbox", headers=control_headers(control_token))
         response.raise_for_status()
         about = loads(response.content)
         addresses = about["addresses"]
@@ -48,7 +51,12 @@ class Sandbox:
             client_id=about["client_id"],
             client_secret=about["client_secret"],
             webhook_secret=about["webhook_secret"].encode(),
+            control_token=control_token,
         )
+
+    def control_headers(self) -> dict[str, str]:
+        """What a control call carries: the control token, when there is one."""
+        return control_headers(self.control_token)
 
     def audience(self, api: str) -> str:
         if api == "payment-page":
@@ -74,3 +82,7 @@ class Sandbox:
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+def control_headers(control_token: str | None) -> dict[str, str]:
+    return bearer(control_token) if control_token else {}

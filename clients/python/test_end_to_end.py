@@ -53,7 +53,11 @@ def parse(model, response: httpx.Response):
 @pytest.fixture(scope="module")
 def paid(http: httpx.Client, sandbox: Sandbox, receiver: Receiver) -> Paid:
     # Invoice notifications go to every subscription; this one is ours.
-    subscribed = http.post(f"{sandbox.url}/__sandbox/webhook-subscriptions", json={"url": receiver.url("/invoice")})
+    subscribed = http.post(
+        f"{sandbox.url}/__sandbox/webhook-subscriptions",
+        json={"url": receiver.url("/invoice")},
+        headers=sandbox.control_headers(),
+    )
     assert subscribed.status_code == 201, subscribed.text
 
     order_id = f"py-{uuid.uuid4().hex[:12]}"
@@ -75,6 +79,7 @@ def paid(http: httpx.Client, sandbox: Sandbox, receiver: Receiver) -> Paid:
     completed = http.post(
         f"{sandbox.url}/__sandbox/sessions/{session.session_id}/complete",
         json={"payment_option": "OPEN_INVOICE", "transfer_type": "BANK_TRANSFER"},
+        headers=sandbox.control_headers(),
     )
     assert completed.status_code == 200, completed.text
     return Paid(session.session_id, completed.json()["transaction_id"], order_id, page_token)

@@ -125,10 +125,12 @@ class Received:
 
 
 class Receiver:
-    """An HTTP server on 127.0.0.1 that answers every POST with 204 and keeps
-    what came, in order, for the test to take."""
+    """An HTTP server that answers every POST with 204 and keeps what came,
+    in order, for the test to take. It listens on 127.0.0.1; given ``name``,
+    the name the sandbox reaches this machine by, it listens on every
+    interface and its URLs use that name."""
 
-    def __init__(self) -> None:
+    def __init__(self, name: str | None = None) -> None:
         received: queue.Queue[Received] = queue.Queue()
 
         class Handler(BaseHTTPRequestHandler):
@@ -143,13 +145,14 @@ class Receiver:
                 pass  # quiet: the test reports what matters
 
         self._received = received
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._name = name
+        self._server = ThreadingHTTPServer(("0.0.0.0" if name else "127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
 
     def url(self, path: str) -> str:
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}{path}"
+        return f"http://{self._name or host}:{port}{path}"
 
     def take(self, wanted: Callable[[Received], bool], timeout: float = 10.0) -> Received:
         """The first request for which ``wanted`` is true, waiting up to

@@ -4,7 +4,9 @@
 // published documents) answers the addresses, the demo client credentials
 // and the webhook secret. A token is issued for one API, named by its
 // audience: `{api_url}` plus the API's path in the specification's table, or
-// `{base_url}` itself for the hosted payment page.
+// `{base_url}` itself for the hosted payment page. A sandbox serving beyond
+// loopback (a container, a team server) has a control token, which every
+// control call carries.
 import createClient, { type Client } from "openapi-fetch";
 import type { paths as TokenPaths } from "../generated/token.js";
 import { stringifyExact } from "./exact-json.js";
@@ -27,6 +29,8 @@ export interface Sandbox {
   clientId: string;
   clientSecret: string;
   webhookSecret: string;
+  /** The control token, when the sandbox has one. */
+  controlToken: string | undefined;
 }
 
 interface About {
@@ -37,9 +41,14 @@ interface About {
   webhook_secret: string;
 }
 
-/** Reads the addresses and demo credentials of the sandbox at `url`. */
-export async function discover(url: string): Promise<Sandbox> {
-  const response = await fetch(`${url.replace(/\/+$/, "")}/__sandbox`);
+/**
+ * Reads the addresses and demo credentials of the sandbox at `url` (with
+ * `controlToken` when it has one).
+ */
+export async function discover(url: string, controlToken?: string): Promise<Sandbox> {
+  const response = await fetch(`${url.replace(/\/+$/, "")}/__sandbox`, {
+    headers: controlHeaders(controlToken),
+  });
   if (!response.ok) throw new Error(`GET ${url}/__sandbox answered ${response.status}`);
   const about = (await response.json()) as About;
   return {
@@ -50,7 +59,13 @@ export async function discover(url: string): Promise<Sandbox> {
     clientId: about.client_id,
     clientSecret: about.client_secret,
     webhookSecret: about.webhook_secret,
+    controlToken,
   };
+}
+
+/** What a control call carries: the control token, when there is one. */
+export function controlHeaders(controlToken: string | undefined): Record<string, string> {
+  return controlToken ? { Authorization: `Bearer ${controlToken}` } : {};
 }
 
 export function audience(sandbox: Sandbox, api: Api): string {

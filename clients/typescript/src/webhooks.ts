@@ -121,18 +121,23 @@ export interface Received {
 }
 
 /**
- * An HTTP server on 127.0.0.1 that answers every POST with 204 and keeps
- * what came, for the test to take.
+ * An HTTP server that answers every POST with 204 and keeps what came, for
+ * the test to take. It listens on 127.0.0.1; given `name`, the name the
+ * sandbox reaches this machine by, it listens on every interface and its
+ * URLs use that name.
  */
 export class Receiver {
   private readonly received: Received[] = [];
   private readonly waiting = new Set<() => void>();
 
-  private constructor(private readonly server: Server) {}
+  private constructor(
+    private readonly server: Server,
+    private readonly name: string | undefined,
+  ) {}
 
-  static async start(): Promise<Receiver> {
+  static async start(name?: string): Promise<Receiver> {
     const server = createServer();
-    const receiver = new Receiver(server);
+    const receiver = new Receiver(server, name);
     server.on("request", (request, response) => {
       const chunks: Buffer[] = [];
       request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -147,13 +152,13 @@ export class Receiver {
         for (const wake of receiver.waiting) wake();
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => server.listen(0, name ? "0.0.0.0" : "127.0.0.1", resolve));
     return receiver;
   }
 
   url(path: string): string {
     const { address, port } = this.server.address() as AddressInfo;
-    return `http://${address}:${port}${path}`;
+    return `http://${this.name ?? address}:${port}${path}`;
   }
 
   /** The first request (already here or still to come) for which `wanted` is true. */

@@ -1,5 +1,8 @@
 // The TypeScript client against a running sandbox ($PSI_SANDBOX_URL, default
-// http://127.0.0.1:8787): token, session, completion through the control API,
+// http://127.0.0.1:8787; its control token in $PSI_SANDBOX_CONTROL_TOKEN when
+// it has one; the webhook receiver on every interface, named
+// $PSI_WEBHOOK_RECEIVER_HOST, when the sandbox reaches this machine by that
+// name, as from a container): token, session, completion through the control API,
 // signed webhooks, transaction status with exact decimals, pay later and the
 // invoice PDF. Every call goes through openapi-fetch clients typed by the
 // `paths` generated from schemas/ (npm run generate).
@@ -13,7 +16,7 @@ import type { components as TransactionStatus, paths as TransactionStatusPaths }
 import { decimalEquals, decimalSum } from "../src/decimal.js";
 import { dec, parseExact, wire } from "../src/exact-json.js";
 import { GROSS_AMOUNT, sessionRequest, type SessionRequest } from "../src/order.js";
-import { apiClient, discover, token, type Sandbox } from "../src/sandbox.js";
+import { apiClient, controlHeaders, discover, token, type Sandbox } from "../src/sandbox.js";
 import { InvalidSignature, Receiver, verifySignature, type Received } from "../src/webhooks.js";
 
 type SessionRecord = PaymentPage["schemas"]["SessionRecord"];
@@ -37,12 +40,15 @@ describe("the TypeScript client against the sandbox", () => {
   const orderId = `ts-${randomUUID().slice(0, 12)}`;
 
   before(async () => {
-    sandbox = await discover(process.env.PSI_SANDBOX_URL ?? "http://127.0.0.1:8787");
-    receiver = await Receiver.start();
+    sandbox = await discover(
+      process.env.PSI_SANDBOX_URL ?? "http://127.0.0.1:8787",
+      process.env.PSI_SANDBOX_CONTROL_TOKEN || undefined,
+    );
+    receiver = await Receiver.start(process.env.PSI_WEBHOOK_RECEIVER_HOST || undefined);
     // Invoice notifications go to every subscription; this one is ours.
     const subscribed = await fetch(`${sandbox.url}/__sandbox/webhook-subscriptions`, {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", ...controlHeaders(sandbox.controlToken) },
       body: JSON.stringify({ url: receiver.url("/invoice") }),
     });
     assert.equal(subscribed.status, 201, await subscribed.text());
@@ -65,7 +71,7 @@ describe("the TypeScript client against the sandbox", () => {
     // ... and pays by invoice (the control API stands in for the buyer's click).
     const completed = await fetch(`${sandbox.url}/__sandbox/sessions/${sessionId}/complete`, {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", ...controlHeaders(sandbox.controlToken) },
       body: JSON.stringify({ payment_option: "OPEN_INVOICE", transfer_type: "BANK_TRANSFER" }),
     });
     assert.equal(completed.status, 200, await completed.clone().text());

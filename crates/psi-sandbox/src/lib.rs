@@ -56,7 +56,7 @@ mod tls;
 mod typed;
 
 pub use audiences::Addresses;
-pub use control::{Control, ControlError, JournalEntry, StoredTransaction};
+pub use control::{health, Control, ControlError, JournalEntry, StoredTransaction};
 #[doc(hidden)]
 pub use examples::document::Document;
 /// The `tracing` target of the one INFO event per request (method, path,

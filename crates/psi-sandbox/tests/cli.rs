@@ -397,3 +397,75 @@ async fn without_ca_certificates_the_bundled_roots_are_used_and_logged() {
     let stderr = sandbox.stop().await;
     assert!(stderr.contains("bundled webpki roots"), "{stderr}");
 }
+
+#[tokio::test]
+async fn the_health_check_needs_no_control_token_and_the_health_command_asks_it() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    // As the container image runs it: every interface, a control token.
+    let env = [
+        ("PSI_SANDBOX_HOST", "0.0.0.0"),
+        ("PSI_SANDBOX_PORT", port.as_str()),
+        ("PSI_SANDBOX_CONTROL_TOKEN", "team-token"),
+    ];
+    let public_url = format!("http://127.0.0.1:{port}");
+    // (`--port` too: without it the helper asks for a free one.)
+    let sandbox =
+        Running::start_with_env(&["--port", &port, "--public-url", &public_url], &env).await;
+    let http = reqwest::Client::new();
+
+    // A probe by another name and without the token is answered ...
+    let health = http
+        .get(format!("{}/__sandbox/health", sandbox.url))
+        .header("Host", format!("probe.internal:{port}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200);
+    assert_eq!(
+        health.json::<Value>().await.unwrap(),
+        json!({"status": "ok"})
+    );
+    // ... while the control API beside it still asks for the token.
+    let about = http
+        .get(format!("{}/__sandbox", sandbox.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(about.status(), 401);
+
+    // `psi-sandbox health` finds the sandbox from the same variables.
+    let health = |args: &[&str]| {
+        Command::new(BINARY)
+            .arg("health")
+            .args(args)
+            .env_clear()
+            .envs(env)
+            .output()
+            .expect("the binary runs")
+    };
+    let up = health(&[]);
+    assert_eq!(up.status.code(), Some(0), "{up:?}");
+    assert_eq!(
+        String::from_utf8(up.stdout).unwrap().trim(),
+        format!("http://127.0.0.1:{port}: ok")
+    );
+    let by_url = health(&["--url", &public_url]);
+    assert_eq!(by_url.status.code(), Some(0), "{by_url:?}");
+    sandbox.stop().await;
+
+    let down = health(&["--timeout", "2s"]);
+    assert_eq!(down.status.code(), Some(1), "{down:?}");
+    let stderr = String::from_utf8(down.stderr).unwrap();
+    assert!(
+        stderr.contains(&format!("{public_url}/__sandbox/health")),
+        "{stderr}"
+    );
+    let https = health(&["--url", "https://127.0.0.1:1"]);
+    assert_eq!(https.status.code(), Some(1), "{https:?}");
+    assert!(String::from_utf8(https.stderr).unwrap().contains("http://"));
+}

@@ -21,17 +21,18 @@ const WINDOW: (u32, u32) = (1280, 1000);
 /// Two cores and several Chromiums do not mix: one browser test at a time.
 static ONE_BROWSER_AT_A_TIME: Mutex<()> = Mutex::const_new(());
 
-/// The programs, or `None` after a loud skip line; with `CI` set their
-/// absence fails the test.
-fn tools_or_skip() -> Option<Tools> {
-    match Tools::find() {
-        Ok(tools) => Some(tools),
+/// What a browser test needs (found by `find`: Chromium and chromedriver,
+/// axe-core), or `None` after a loud skip line; with `CI` set its absence
+/// fails the test.
+pub fn or_skip<T>(found: Result<T, String>) -> Option<T> {
+    match found {
+        Ok(found) => Some(found),
         Err(missing) if std::env::var_os("CI").is_some() => {
-            panic!("{missing}: CI needs Chromium and chromedriver; run `bash .ci/browser` first")
+            panic!("{missing}: CI needs it; run `bash .ci/browser` first")
         }
         Err(missing) => {
             eprintln!(
-                "\n!!! SKIPPED browser test: {missing}. Install Chromium and chromedriver with `bash .ci/browser`.\n"
+                "\n!!! SKIPPED browser test: {missing}. Install what the browser tests need with `bash .ci/browser`.\n"
             );
             None
         }
@@ -49,7 +50,7 @@ pub struct Checkout {
 
 impl Checkout {
     pub async fn open() -> Option<Checkout> {
-        let tools = tools_or_skip()?;
+        let tools = or_skip(Tools::find())?;
         let turn = ONE_BROWSER_AT_A_TIME.lock().await;
         let sandbox = Sandbox::start().await.expect("the sandbox starts");
         let client = client(&sandbox);

@@ -3,12 +3,14 @@
 //! outcome and lands on the shop's page, with the session record read
 //! through `psi::Client` and the signed notification verified.
 //!
-//! Needs Debian's `chromium` and `chromium-driver` (`bash .ci/browser`
-//! installs them). Without them a test prints a loud SKIPPED line and
-//! passes, so `cargo test --workspace` works on a fresh machine; with `CI`
-//! set it fails instead. One browser at a time: each test starts its own
-//! chromedriver and waits for its turn.
+//! Needs Debian's `chromium` and `chromium-driver`, and for the
+//! accessibility check axe-core from npm (`bash .ci/browser` installs them).
+//! Without them a test prints a loud SKIPPED line and passes, so `cargo
+//! test --workspace` works on a fresh machine; with `CI` set it fails
+//! instead. One browser at a time: each test starts its own chromedriver
+//! and waits for its turn.
 
+mod accessibility;
 mod checkout;
 mod driver;
 mod form_posts;

@@ -12,7 +12,8 @@
 //! the developer opens from writing with a no-cors `fetch`, which can send
 //! only `text/plain`, form or multipart bodies without the browser asking
 //! first (and the sandbox never answers such a question with CORS headers).
-//! Every refusal is `{"error"}`, the control API's shape.
+//! Every refusal is `{"error"}`, the control API's shape. The health check
+//! (`/__sandbox/health`, [`super::health`]) passes without any of these.
 
 use super::wire::PREFIX;
 use axum::extract::{Request, State};
@@ -61,7 +62,7 @@ fn refusal(door: &Keys, request: &Request) -> Option<Response> {
     let control = path
         .strip_prefix(PREFIX)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
-    if !control {
+    if !control || path == super::health::PATH {
         return None;
     }
     let refuse = |status: StatusCode, message: String| {

@@ -6,6 +6,7 @@
 
 mod client;
 pub(crate) mod door;
+pub mod health;
 pub(crate) mod server;
 mod wire;
 

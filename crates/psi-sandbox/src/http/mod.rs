@@ -38,6 +38,7 @@ pub fn app(state: AppState) -> Router {
     Router::new()
         .merge(crate::auth::routes())
         .merge(crate::control::server::routes())
+        .merge(crate::control::health::routes())
         .merge(crate::apis::routes())
         .merge(crate::examples::routes(&state.examples))
         .route_layer(crate::ids::Check)

@@ -1,7 +1,7 @@
 //! The command line, with clap: every flag maps onto one
 //! `psi_sandbox::Settings` field or one step of start-up.
 
-use clap::{Parser, ValueEnum};
+use clap::{Parser, Subcommand, ValueEnum};
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -12,15 +12,30 @@ use std::time::Duration;
 /// address, with the demo credentials it prints, a hosted payment page at
 /// each session's landing_page, and a test-control API under /__sandbox.
 #[derive(Debug, Parser)]
-#[command(name = "psi-sandbox", version, about, long_about)]
+#[command(
+    name = "psi-sandbox",
+    version,
+    about,
+    long_about,
+    disable_help_subcommand = true
+)]
 pub struct Args {
+    /// Without a command the sandbox serves.
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
     /// The interface to listen on; 0.0.0.0 (or ::) serves other machines
     /// and containers and then needs --public-url.
-    #[arg(long, default_value = "127.0.0.1", env = "PSI_SANDBOX_HOST")]
+    #[arg(
+        long,
+        default_value = "127.0.0.1",
+        env = "PSI_SANDBOX_HOST",
+        global = true
+    )]
     pub host: IpAddr,
 
     /// The port to listen on; 0 picks a free one (printed on start).
-    #[arg(long, default_value_t = psi_sandbox::DEFAULT_PORT, env = "PSI_SANDBOX_PORT")]
+    #[arg(long, default_value_t = psi_sandbox::DEFAULT_PORT, env = "PSI_SANDBOX_PORT", global = true)]
     pub port: u16,
 
     /// The address clients reach the sandbox at (token audiences and
@@ -114,6 +129,46 @@ pub struct Args {
     pub log_format: LogFormat,
 }
 
+/// What the program does instead of serving.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Asks a running sandbox whether it serves: exit code 0 or 1.
+    ///
+    /// One GET of its /__sandbox/health: exit code 0 when it answers 200,
+    /// 1 otherwise. For a container's HEALTHCHECK, where there is no shell
+    /// or curl.
+    Health(Health),
+}
+
+/// `psi-sandbox health`.
+#[derive(Debug, clap::Args)]
+pub struct Health {
+    /// The sandbox to ask (an http:// address); default: the --host and
+    /// --port it serves on (PSI_SANDBOX_HOST, PSI_SANDBOX_PORT), through
+    /// loopback when the host is 0.0.0.0 or ::.
+    #[arg(long, value_name = "URL")]
+    pub url: Option<String>,
+
+    /// How long the answer may take: seconds or a duration (5s, 500ms).
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = health_timeout)]
+    pub timeout: Duration,
+}
+
+impl Health {
+    /// `--url`, or the address of `host` and `port` from a client's side.
+    pub fn url(&self, host: IpAddr, port: u16) -> String {
+        if let Some(url) = &self.url {
+            return url.clone();
+        }
+        let host = match host {
+            IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+            IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(std::net::Ipv6Addr::LOCALHOST),
+            ip => ip,
+        };
+        format!("http://{}", std::net::SocketAddr::new(host, port))
+    }
+}
+
 /// `--log-format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
@@ -153,6 +208,19 @@ fn timeout(text: &str) -> Result<Duration, String> {
     Ok(timeout)
 }
 
+/// Seconds, or a humantime duration; more than nothing.
+fn health_timeout(text: &str) -> Result<Duration, String> {
+    let timeout = match text.parse::<u64>() {
+        Ok(seconds) => Duration::from_secs(seconds),
+        Err(_) => humantime::parse_duration(text)
+            .map_err(|e| format!("{e}: give seconds (5) or a duration (5s, 500ms)"))?,
+    };
+    if timeout.is_zero() {
+        return Err("must be more than nothing".to_owned());
+    }
+    Ok(timeout)
+}
+
 fn at_least_one(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(0) => Err("must be at least 1".to_owned()),
@@ -187,6 +255,45 @@ mod tests {
         assert!(token_lifetime("0").is_err());
         assert!(token_lifetime("1500ms").is_err());
         assert!(token_lifetime("soon").is_err());
+    }
+
+    #[test]
+    fn health_asks_where_the_sandbox_serves_through_loopback_for_every_interface() {
+        let health = |args: &[&str]| {
+            let args = Args::try_parse_from(args).unwrap();
+            match &args.command {
+                Some(Command::Health(health)) => health.url(args.host, args.port),
+                None => panic!("not the health command"),
+            }
+        };
+        assert_eq!(
+            health(&["psi-sandbox", "health"]),
+            format!("http://127.0.0.1:{}", psi_sandbox::DEFAULT_PORT)
+        );
+        assert_eq!(
+            health(&[
+                "psi-sandbox",
+                "--host",
+                "0.0.0.0",
+                "--port",
+                "9000",
+                "health"
+            ]),
+            "http://127.0.0.1:9000"
+        );
+        assert_eq!(
+            health(&["psi-sandbox", "health", "--host", "::", "--port", "9000"]),
+            "http://[::1]:9000"
+        );
+        assert_eq!(
+            health(&["psi-sandbox", "health", "--host", "10.0.0.5"]),
+            format!("http://10.0.0.5:{}", psi_sandbox::DEFAULT_PORT)
+        );
+        assert_eq!(
+            health(&["psi-sandbox", "health", "--url", "http://sandbox:1"]),
+            "http://sandbox:1"
+        );
+        assert!(Args::try_parse_from(["psi-sandbox", "health", "--timeout", "0"]).is_err());
     }
 
     #[test]

@@ -2,9 +2,11 @@
 //!
 //! Exit codes: 0 after Ctrl-C or SIGTERM; 2 for a bad flag, an address
 //! that cannot be listened on, an unusable `--state` file or `--seed` file
-//! (the message names the flag).
+//! (the message names the flag). `psi-sandbox health`: 0 when the sandbox
+//! answers its health check, 1 when it does not.
 
 mod args;
+mod health_check;
 mod logging;
 
 use clap::Parser;
@@ -18,6 +20,19 @@ const USAGE_ERROR: u8 = 2;
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = args::Args::parse();
+    if let Some(args::Command::Health(health)) = &args.command {
+        let url = health.url(args.host, args.port);
+        return match health_check::check(&url, health.timeout) {
+            Ok(()) => {
+                println!("{url}: ok");
+                ExitCode::SUCCESS
+            }
+            Err(message) => {
+                eprintln!("psi-sandbox health: {message}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     logging::install(args.log_format);
     match run(args).await {
         Ok(()) => ExitCode::SUCCESS,
