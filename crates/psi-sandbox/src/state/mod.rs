@@ -22,11 +22,13 @@
 pub mod clock;
 pub mod compact;
 mod inflate;
+mod pay_later;
 pub mod store;
 mod table;
 mod transactions;
 
 pub use clock::Clock;
+pub use pay_later::PayLaterState;
 pub use store::{tables, Batch, Loader};
 pub use table::{Log, Table};
 pub use transactions::*;
@@ -199,7 +201,7 @@ pub trait Persisted: Sized {
 pub struct Data {
     pub transactions: Transactions,
     pub payment_page: apis::payment_page::State,
-    pub pay_later: apis::pay_later::State,
+    pub pay_later: PayLaterState,
     pub bank_accounts: apis::bank_accounts::State,
     pub shop_config: apis::shop_config::State,
     pub storefront: apis::storefront::State,
@@ -231,7 +233,7 @@ impl Persisted for Data {
         Ok(Self {
             transactions: Transactions::load(loader)?,
             payment_page: apis::payment_page::State::load(loader)?,
-            pay_later: apis::pay_later::State::load(loader)?,
+            pay_later: PayLaterState::load(loader)?,
             bank_accounts: apis::bank_accounts::State::load(loader)?,
             shop_config: apis::shop_config::State::load(loader)?,
             storefront: apis::storefront::State::load(loader)?,

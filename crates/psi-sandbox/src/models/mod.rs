@@ -1,0 +1,5 @@
+//! Each API's data, state machine and the specification's rules, free of
+//! HTTP and of storage: the state layer keeps these types and the APIs
+//! answer with them.
+
+pub mod pay_later;
