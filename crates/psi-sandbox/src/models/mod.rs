@@ -2,4 +2,5 @@
 //! HTTP and of storage: the state layer keeps these types and the APIs
 //! answer with them.
 
+pub mod bank_accounts;
 pub mod pay_later;

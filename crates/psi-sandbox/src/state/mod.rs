@@ -19,6 +19,7 @@
 //! The clock's offset is written by [`Clock::advance`] itself and the
 //! token-signing key once per file. Armed faults are not kept.
 
+mod bank_accounts;
 pub mod clock;
 pub mod compact;
 mod inflate;
@@ -27,6 +28,7 @@ pub mod store;
 mod table;
 mod transactions;
 
+pub use bank_accounts::BankAccountsState;
 pub use clock::Clock;
 pub use pay_later::PayLaterState;
 pub use store::{tables, Batch, Loader};
@@ -202,7 +204,7 @@ pub struct Data {
     pub transactions: Transactions,
     pub payment_page: apis::payment_page::State,
     pub pay_later: PayLaterState,
-    pub bank_accounts: apis::bank_accounts::State,
+    pub bank_accounts: BankAccountsState,
     pub shop_config: apis::shop_config::State,
     pub storefront: apis::storefront::State,
     pub webhook_subscriptions: apis::webhook_subscriptions::State,
@@ -234,7 +236,7 @@ impl Persisted for Data {
             transactions: Transactions::load(loader)?,
             payment_page: apis::payment_page::State::load(loader)?,
             pay_later: PayLaterState::load(loader)?,
-            bank_accounts: apis::bank_accounts::State::load(loader)?,
+            bank_accounts: BankAccountsState::load(loader)?,
             shop_config: apis::shop_config::State::load(loader)?,
             storefront: apis::storefront::State::load(loader)?,
             webhook_subscriptions: apis::webhook_subscriptions::State::load(loader)?,
