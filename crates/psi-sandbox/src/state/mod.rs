@@ -24,6 +24,7 @@ pub mod clock;
 pub mod compact;
 mod inflate;
 mod pay_later;
+mod shop_config;
 pub mod store;
 mod table;
 mod transactions;
@@ -31,6 +32,7 @@ mod transactions;
 pub use bank_accounts::BankAccountsState;
 pub use clock::Clock;
 pub use pay_later::PayLaterState;
+pub use shop_config::ShopConfigState;
 pub use store::{tables, Batch, Loader};
 pub use table::{Log, Table};
 pub use transactions::*;
@@ -205,7 +207,7 @@ pub struct Data {
     pub payment_page: apis::payment_page::State,
     pub pay_later: PayLaterState,
     pub bank_accounts: BankAccountsState,
-    pub shop_config: apis::shop_config::State,
+    pub shop_config: ShopConfigState,
     pub storefront: apis::storefront::State,
     pub webhook_subscriptions: apis::webhook_subscriptions::State,
 }
@@ -237,7 +239,7 @@ impl Persisted for Data {
             payment_page: apis::payment_page::State::load(loader)?,
             pay_later: PayLaterState::load(loader)?,
             bank_accounts: BankAccountsState::load(loader)?,
-            shop_config: apis::shop_config::State::load(loader)?,
+            shop_config: ShopConfigState::load(loader)?,
             storefront: apis::storefront::State::load(loader)?,
             webhook_subscriptions: apis::webhook_subscriptions::State::load(loader)?,
         })
