@@ -5,3 +5,4 @@
 pub mod bank_accounts;
 pub mod pay_later;
 pub mod shop_config;
+pub mod storefront;

@@ -26,6 +26,7 @@ mod inflate;
 mod pay_later;
 mod shop_config;
 pub mod store;
+mod storefront;
 mod table;
 mod transactions;
 
@@ -34,6 +35,7 @@ pub use clock::Clock;
 pub use pay_later::PayLaterState;
 pub use shop_config::ShopConfigState;
 pub use store::{tables, Batch, Loader};
+pub use storefront::StorefrontState;
 pub use table::{Log, Table};
 pub use transactions::*;
 
@@ -208,7 +210,7 @@ pub struct Data {
     pub pay_later: PayLaterState,
     pub bank_accounts: BankAccountsState,
     pub shop_config: ShopConfigState,
-    pub storefront: apis::storefront::State,
+    pub storefront: StorefrontState,
     pub webhook_subscriptions: apis::webhook_subscriptions::State,
 }
 
@@ -240,7 +242,7 @@ impl Persisted for Data {
             pay_later: PayLaterState::load(loader)?,
             bank_accounts: BankAccountsState::load(loader)?,
             shop_config: ShopConfigState::load(loader)?,
-            storefront: apis::storefront::State::load(loader)?,
+            storefront: StorefrontState::load(loader)?,
             webhook_subscriptions: apis::webhook_subscriptions::State::load(loader)?,
         })
     }
