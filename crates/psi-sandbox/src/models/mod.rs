@@ -6,3 +6,4 @@ pub mod bank_accounts;
 pub mod pay_later;
 pub mod shop_config;
 pub mod storefront;
+pub mod webhook_subscriptions;

@@ -29,6 +29,7 @@ pub mod store;
 mod storefront;
 mod table;
 mod transactions;
+mod webhook_subscriptions;
 
 pub use bank_accounts::BankAccountsState;
 pub use clock::Clock;
@@ -38,6 +39,7 @@ pub use store::{tables, Batch, Loader};
 pub use storefront::StorefrontState;
 pub use table::{Log, Table};
 pub use transactions::*;
+pub use webhook_subscriptions::WebhookSubscriptionsState;
 
 use crate::apis;
 use crate::auth::{Keys, Tokens};
@@ -211,7 +213,7 @@ pub struct Data {
     pub bank_accounts: BankAccountsState,
     pub shop_config: ShopConfigState,
     pub storefront: StorefrontState,
-    pub webhook_subscriptions: apis::webhook_subscriptions::State,
+    pub webhook_subscriptions: WebhookSubscriptionsState,
 }
 
 impl Persisted for Data {
@@ -243,7 +245,7 @@ impl Persisted for Data {
             bank_accounts: BankAccountsState::load(loader)?,
             shop_config: ShopConfigState::load(loader)?,
             storefront: StorefrontState::load(loader)?,
-            webhook_subscriptions: apis::webhook_subscriptions::State::load(loader)?,
+            webhook_subscriptions: WebhookSubscriptionsState::load(loader)?,
         })
     }
 }
