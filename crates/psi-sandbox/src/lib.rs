@@ -48,6 +48,7 @@ mod html;
 mod http;
 mod ids;
 pub mod media_type;
+mod models;
 #[doc(hidden)]
 pub mod numbers;
 pub mod seed;

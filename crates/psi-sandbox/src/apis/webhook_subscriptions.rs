@@ -13,50 +13,14 @@
 //! Every subscription receives every invoice notification, signed like the
 //! session notification (see `payment_page::webhooks`).
 
-use crate::state::{tables, Batch, Loader, Log, Persisted};
-use crate::AppState;
+use crate::models::webhook_subscriptions::Subscription;
+use crate::state::AppState;
 use axum::body::Bytes;
-use axum::extract::State as Extract;
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
-use serde::{Deserialize, Serialize};
-
-/// The registered receivers of invoice notifications.
-#[derive(Debug, Default)]
-pub struct State {
-    subscriptions: Log<Subscription>,
-}
-
-impl Persisted for State {
-    fn has_changes(&self) -> bool {
-        self.subscriptions.has_changes()
-    }
-
-    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()> {
-        batch.log(tables::WEBHOOK_SUBSCRIPTIONS, &mut self.subscriptions)
-    }
-
-    fn load(loader: &Loader) -> Result<Self, String> {
-        Ok(Self {
-            subscriptions: loader.log(tables::WEBHOOK_SUBSCRIPTIONS)?,
-        })
-    }
-}
-
-impl State {
-    /// The addresses invoice notifications go to.
-    pub fn urls(&self) -> Vec<String> {
-        self.subscriptions.iter().map(|s| s.url.clone()).collect()
-    }
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Subscription {
-    url: String,
-}
 
 pub fn routes() -> Router<AppState> {
     Router::new().route(
@@ -65,14 +29,12 @@ pub fn routes() -> Router<AppState> {
     )
 }
 
-async fn subscribe(Extract(state): Extract<AppState>, body: Bytes) -> Response {
+async fn subscribe(State(state): State<AppState>, body: Bytes) -> Response {
     let subscription: Subscription = match serde_json::from_slice(&body) {
         Ok(subscription) => subscription,
         Err(error) => return control_error(format!("invalid body: {error}")),
     };
-    let valid = reqwest::Url::parse(&subscription.url)
-        .is_ok_and(|url| matches!(url.scheme(), "http" | "https") && url.has_host());
-    if !valid {
+    if !subscription.has_receiver_url() {
         return control_error("url must be an absolute http or https URL".to_owned());
     }
     if let Some(refusal) = state.webhook_refusal(&subscription.url) {
@@ -95,12 +57,12 @@ async fn subscribe(Extract(state): Extract<AppState>, body: Bytes) -> Response {
     (StatusCode::CREATED, Json(subscription)).into_response()
 }
 
-async fn list(Extract(state): Extract<AppState>) -> Response {
+async fn list(State(state): State<AppState>) -> Response {
     let subscriptions = state.data().webhook_subscriptions.subscriptions.to_vec();
     Json(subscriptions).into_response()
 }
 
-async fn clear(Extract(state): Extract<AppState>) -> Response {
+async fn clear(State(state): State<AppState>) -> Response {
     state.data().webhook_subscriptions.subscriptions.clear();
     StatusCode::NO_CONTENT.into_response()
 }

@@ -19,17 +19,27 @@
 //! The clock's offset is written by [`Clock::advance`] itself and the
 //! token-signing key once per file. Armed faults are not kept.
 
+mod bank_accounts;
 pub mod clock;
 pub mod compact;
 mod inflate;
+mod pay_later;
+mod shop_config;
 pub mod store;
+mod storefront;
 mod table;
 mod transactions;
+mod webhook_subscriptions;
 
+pub use bank_accounts::BankAccountsState;
 pub use clock::Clock;
+pub use pay_later::PayLaterState;
+pub use shop_config::ShopConfigState;
 pub use store::{tables, Batch, Loader};
+pub use storefront::StorefrontState;
 pub use table::{Log, Table};
 pub use transactions::*;
+pub use webhook_subscriptions::WebhookSubscriptionsState;
 
 use crate::apis;
 use crate::auth::{Keys, Tokens};
@@ -207,11 +217,11 @@ pub trait Persisted: Sized {
 pub struct Data {
     pub transactions: Transactions,
     pub payment_page: apis::payment_page::State,
-    pub pay_later: apis::pay_later::State,
-    pub bank_accounts: apis::bank_accounts::State,
-    pub shop_config: apis::shop_config::State,
-    pub storefront: apis::storefront::State,
-    pub webhook_subscriptions: apis::webhook_subscriptions::State,
+    pub pay_later: PayLaterState,
+    pub bank_accounts: BankAccountsState,
+    pub shop_config: ShopConfigState,
+    pub storefront: StorefrontState,
+    pub webhook_subscriptions: WebhookSubscriptionsState,
 }
 
 impl Persisted for Data {
@@ -239,11 +249,11 @@ impl Persisted for Data {
         Ok(Self {
             transactions: Transactions::load(loader)?,
             payment_page: apis::payment_page::State::load(loader)?,
-            pay_later: apis::pay_later::State::load(loader)?,
-            bank_accounts: apis::bank_accounts::State::load(loader)?,
-            shop_config: apis::shop_config::State::load(loader)?,
-            storefront: apis::storefront::State::load(loader)?,
-            webhook_subscriptions: apis::webhook_subscriptions::State::load(loader)?,
+            pay_later: PayLaterState::load(loader)?,
+            bank_accounts: BankAccountsState::load(loader)?,
+            shop_config: ShopConfigState::load(loader)?,
+            storefront: StorefrontState::load(loader)?,
+            webhook_subscriptions: WebhookSubscriptionsState::load(loader)?,
         })
     }
 }

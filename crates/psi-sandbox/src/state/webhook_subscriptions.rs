@@ -1,0 +1,35 @@
+//! The invoice webhook subscriptions kept by the sandbox.
+
+use super::store::{tables, Batch, Loader};
+use super::table::Log;
+use super::Persisted;
+use crate::models::webhook_subscriptions::Subscription;
+
+/// The registered receivers of invoice notifications, oldest first.
+#[derive(Debug, Default)]
+pub struct WebhookSubscriptionsState {
+    pub(crate) subscriptions: Log<Subscription>,
+}
+
+impl Persisted for WebhookSubscriptionsState {
+    fn has_changes(&self) -> bool {
+        self.subscriptions.has_changes()
+    }
+
+    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()> {
+        batch.log(tables::WEBHOOK_SUBSCRIPTIONS, &mut self.subscriptions)
+    }
+
+    fn load(loader: &Loader) -> Result<Self, String> {
+        Ok(Self {
+            subscriptions: loader.log(tables::WEBHOOK_SUBSCRIPTIONS)?,
+        })
+    }
+}
+
+impl WebhookSubscriptionsState {
+    /// The addresses invoice notifications go to.
+    pub fn urls(&self) -> Vec<String> {
+        self.subscriptions.iter().map(|s| s.url.clone()).collect()
+    }
+}
