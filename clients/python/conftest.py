@@ -1,6 +1,7 @@
 """Fixtures of the end-to-end test: the sandbox at $PSI_SANDBOX_URL (default
-http://127.0.0.1:8787, the sandbox's default port), an HTTP client and a
-webhook receiver."""
+http://127.0.0.1:8787, the sandbox's default port; its control token, if it
+has one, in $PSI_SANDBOX_CONTROL_TOKEN), an HTTP client and a webhook
+receiver."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ def http() -> Iterator[httpx.Client]:
 @pytest.fixture(scope="session")
 def sandbox(http: httpx.Client) -> Sandbox:
     url = os.environ.get("PSI_SANDBOX_URL", "http://127.0.0.1:8787")
-    return Sandbox.discover(http, url)
+    return Sandbox.discover(http, url, os.environ.get("PSI_SANDBOX_CONTROL_TOKEN"))
 
 
 @pytest.fixture(scope="session")
