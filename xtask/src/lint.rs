@@ -41,7 +41,9 @@ pub enum Kind {
     ///   documentation;
     /// - rule 19 also asks for 403 on every operation (the `Host` check) and
     ///   415 on every write, with a body or not (the `Content-Type` check):
-    ///   the door every control call passes first;
+    ///   the door every control call passes first; and 400 only where there
+    ///   is a body, as the sandbox refuses a path id no resource can have
+    ///   with 404;
     /// - the `x-psi` block and the audience table are the interface's: the
     ///   document carries no `x-psi` block.
     SandboxControl,
@@ -279,7 +281,8 @@ impl Lint<'_> {
     /// is a path parameter, 414 and 431
     /// everywhere, 413 and 415 where there is a body. The sandbox's control
     /// API also declares its door's answers: 403 everywhere, 415 on every
-    /// write.
+    /// write, and 400 only where there is a body (a path id no resource can
+    /// have is a 404 there).
     fn declared_statuses(&mut self, pointer: &str, operation: &Value, secured_by_default: bool) {
         let secured = operation
             .get("security")
@@ -298,7 +301,7 @@ impl Lint<'_> {
             .iter()
             .any(|method| pointer.ends_with(&format!("/{method}")));
         let wanted = [
-            ("400", has_body || has_path_parameter),
+            ("400", has_body || has_path_parameter && !control),
             ("401", secured),
             ("403", control),
             ("404", has_path_parameter),
