@@ -25,8 +25,8 @@ for refusal in REFUSALS:
 
 def problems(content: bytes) -> list[str] | None:
     """What an error answer complains about, one `field: message` (or
-    message) per problem, from each API's error shape; None when the body
-    is none of them."""
+    message) per problem, from each API's error shape (the control API's
+    `{"error"}` included); None when the body is none of them."""
     try:
         body = json.loads(content)
     except (ValueError, UnicodeDecodeError):
@@ -41,6 +41,10 @@ def problems(content: bytes) -> list[str] | None:
     if isinstance(body.get("errors"), dict):
         # The shop configuration API: field -> messages.
         return [f"{field}: {message}" for field, messages in body["errors"].items() for message in messages]
+    if "error" in body and "error_description" not in body and isinstance(body["error"], str):
+        # The sandbox's test-control API: one message; a 422 joins its
+        # problems, each starting with its JSON path, by "; ".
+        return re.split(r"; (?=\$)", body["error"])
     if "error" in body:
         # The token servers.
         return [f"{body.get('error')}: {body.get('error_description')}"]

@@ -10,7 +10,11 @@ sandbox); see `.ci/schemathesis.md`. Steps:
    a shop configuration, storefront orders) and write them as schemathesis
    dictionaries under the run directory,
 5. run `schemathesis run schemas/<api>/openapi.yaml` once per bundle with
-   `.ci/schemathesis.toml` and print one line per bundle.
+   `.ci/schemathesis.toml` and print one line per bundle;
+6. last, the sandbox's own test-control API (`schemas/sandbox-control/`)
+   against a second, fresh sandbox of its own (see `run_control`): its
+   calls move the clock, arm faults and end sessions, which would change
+   what the API bundles meet.
 
 Exits non-zero when any bundle fails. Standard library only, so it runs in
 the schemathesis virtual environment without more packages.
@@ -35,10 +39,15 @@ CONFIG = ROOT / ".ci" / "schemathesis.toml"
 # Where `.ci/schemathesis.toml` reads the seeded dictionaries from.
 RUN_DIR = ROOT / "target" / "schemathesis"
 
+# The dictionaries of the control run (written by `seed_control`).
+CONTROL_DICTIONARIES = ("control-sessions", "control-transactions", "control-shop-partners", "control-shops")
+
 # Every published bundle (one directory each under schemas/), so a new API's
 # bundle is run as soon as it is published; one without an audience or
 # project below fails the run instead of being skipped.
 BUNDLES = sorted(path.parent.name for path in (ROOT / "schemas").glob("*/openapi.yaml"))
+# The sandbox's test-control API: no token audience, its own sandbox, run last.
+CONTROL = "sandbox-control"
 
 # The token audience of each API below `{api_url}` (the specification's
 # table); the payment page's is `{base_url}` itself and the shop
@@ -90,10 +99,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_sandbox(binary: str, log: Path) -> tuple[subprocess.Popen, str]:
+def start_sandbox(binary: str, log: Path, flags: tuple[str, ...] = (), headers: dict | None = None) -> tuple[subprocess.Popen, str]:
     port = free_port()
     out = open(log, "w")
-    process = subprocess.Popen([binary, "--port", str(port)], stdout=out, stderr=subprocess.STDOUT)
+    process = subprocess.Popen([binary, "--port", str(port), *flags], stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     # Poll until it answers; 200 attempts of 50 ms is 10 s for a process
     # that binds its port in milliseconds.
@@ -101,7 +110,7 @@ def start_sandbox(binary: str, log: Path) -> tuple[subprocess.Popen, str]:
         if process.poll() is not None:
             sys.exit(f"schemathesis step: the sandbox exited ({process.returncode}); see {log}")
         try:
-            if call("GET", f"{url}/__sandbox")[0] == 200:
+            if call("GET", f"{url}/__sandbox", headers=headers)[0] == 200:
                 return process, url
         except OSError:
             pass
@@ -116,6 +125,7 @@ def addresses_of(about: dict, url: str) -> dict:
     given = about.get("addresses") or {}
     api_url = given.get("api_url", url)
     return {
+        "sandbox_url": url,
         "base_url": given.get("base_url", url),
         "api_url": api_url,
         "auth_url": given.get("auth_url", url),
@@ -281,6 +291,85 @@ def write_dictionaries(dictionaries: dict[str, list[str]]) -> None:
         (directory / f"{name}.dict").write_text("\n".join(lines) + "\n")
 
 
+def seed_control(about: dict, addresses: dict, url: str, control: dict) -> dict[str, list[str]]:
+    """Creates what the control API's calls act on in the control run's
+    sandbox: open sessions to end, transactions (one with a pay later
+    booking to withdraw) and a shop configuration to read back. Answers
+    the `control-*` dictionaries of `.ci/schemathesis.toml`."""
+    page = {"Authorization": f"Bearer {service_token(about, addresses, addresses['base_url'])}"}
+    sessions = []
+    for _ in range(6):
+        answer = call(
+            "POST",
+            addresses["base_url"] + "/pps/api/v1/session",
+            example_body("payment-page", "createSession"),
+            {**page, "Idempotency-Key": str(uuid.uuid4())},
+        )
+        sessions.append(expect("createSession", answer, 200, 201)["session_id"])
+    # Two completed: one to book pay later on (then withdrawable), one not.
+    transactions = []
+    for session_id in sessions[:2]:
+        answer = call("POST", f"{url}/__sandbox/sessions/{session_id}/complete", {"payment_option": "OPEN_INVOICE"}, control)
+        transactions.append(expect("complete session", answer, 200)["transaction_id"])
+    pay_later = {"Authorization": f"Bearer {service_token(about, addresses, audience_of('pay-later', addresses))}"}
+    booking = call(
+        "POST",
+        server_url("pay-later", addresses) + f"/order/paylater/v1/{transactions[0]}",
+        {"offer_id": "payl-1"},
+        {**pay_later, "Content-Type": "application/json;charset=UTF-8"},
+    )
+    expect("bookPayLaterOffer", booking, 200, 201, 204)
+    shop_partner, shop = "pp0123456789", "shop-1"
+    shop_config = {"Authorization": f"Bearer {service_token(about, addresses, addresses['shop_config_audience'])}"}
+    answer = call(
+        "PUT",
+        server_url("shop-config", addresses) + f"/v2/partners/{shop_partner}/shops/{shop}",
+        example_body("shop-config", "updateShopConfiguration"),
+        shop_config,
+    )
+    expect("updateShopConfiguration", answer, 200, 201, 202, 204)
+    return {
+        # The four not completed stay open for the control run to end.
+        "control-sessions": sessions[2:],
+        "control-transactions": transactions,
+        "control-shop-partners": [shop_partner],
+        "control-shops": [shop],
+    }
+
+
+def run_control(args, schemathesis: str, url: str | None) -> tuple[int, float]:
+    """The control API's bundle against a sandbox of its own, started with
+    a control token (so every call carries it as the document's bearer),
+    webhook receivers limited to 127.0.0.1 (so no address the fuzzer makes
+    up is ever called) and room for every fault and subscription the run
+    arms; with `--url` (and `--only sandbox-control`), against that
+    sandbox."""
+    process = None
+    token = os.environ.get("PSI_SANDBOX_CONTROL_TOKEN", "")
+    try:
+        if args.sandbox:
+            token = uuid.uuid4().hex
+            flags = (
+                "--control-token", token,
+                "--webhook-allow", "127.0.0.1",
+                "--max-faults", "1000000",
+                "--max-webhook-subscriptions", "1000000",
+            )
+            control = {"Authorization": f"Bearer {token}"}
+            process, url = start_sandbox(args.sandbox, RUN_DIR / "sandbox-control.log", flags, control)
+        control = {"Authorization": f"Bearer {token}"} if token else {}
+        about = expect("GET /__sandbox", call("GET", f"{url}/__sandbox", headers=control), 200)
+        addresses = addresses_of(about, url.rstrip("/"))
+        dictionaries = seed_control(about, addresses, url.rstrip("/"), control)
+        write_dictionaries(dictionaries)
+        print("control sandbox", url, "seeded", json.dumps(dictionaries), flush=True)
+        return run_bundle(schemathesis, CONTROL, server_url(CONTROL, addresses), token or None, args.extra)
+    finally:
+        if process is not None:
+            process.terminate()
+            process.wait(timeout=10)
+
+
 # ------------------------------------------------------------------ run
 
 
@@ -337,12 +426,18 @@ def main() -> int:
                 tokens[bundle] = service_token(about, addresses, audience)
         tokens["storefront"] = platform_token(about, addresses)
         dictionaries = seed(about, addresses, tokens, url.rstrip("/"))
+        # The control run's dictionaries come from its own sandbox; until it
+        # seeds them, values that name nothing (the configuration reads every
+        # dictionary file, whichever bundles run).
+        dictionaries.update({name: ["unknown"] for name in CONTROL_DICTIONARIES})
         write_dictionaries(dictionaries)
         (RUN_DIR / "seeded.json").write_text(json.dumps(dictionaries, indent=2))
         print("sandbox", url, "seeded", json.dumps(dictionaries), flush=True)
 
         results = []
         for bundle in args.only or BUNDLES:
+            if bundle == CONTROL:
+                continue
             code, seconds = run_bundle(
                 args.schemathesis, bundle, server_url(bundle, addresses), tokens.get(bundle), args.extra
             )
@@ -351,6 +446,14 @@ def main() -> int:
         if process is not None:
             process.terminate()
             process.wait(timeout=10)
+    if args.url and not (args.only and CONTROL in args.only):
+        # Its calls would move that sandbox's clock, end its sessions and,
+        # without --webhook-allow there, subscribe made-up addresses it then
+        # calls: only when asked for by name.
+        print(f"\n---- {CONTROL}: skipped against --url (ask for it with --only {CONTROL})", flush=True)
+    elif CONTROL in (args.only or BUNDLES):
+        code, seconds = run_control(args, args.schemathesis, url)
+        results.append((CONTROL, code, seconds))
 
     print("\n==== schemathesis summary")
     for bundle, code, seconds in results:

@@ -1,6 +1,6 @@
 """Fixtures of the end-to-end test: the sandbox at $PSI_SANDBOX_URL (default
-http://127.0.0.1:8787, the sandbox's default port; its control token in
-$PSI_SANDBOX_CONTROL_TOKEN when it has one), an HTTP client and a webhook
+http://127.0.0.1:8787, the sandbox's default port; its control token, if it
+has one, in $PSI_SANDBOX_CONTROL_TOKEN), an HTTP client and a webhook
 receiver (on loopback; on every interface, named $PSI_WEBHOOK_RECEIVER_HOST,
 when that is set: for a sandbox in a container, which reaches this machine
 by another name)."""

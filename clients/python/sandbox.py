@@ -1,11 +1,13 @@
-"""Where the sandbox is and how to get a token for each of its APIs.
+"""Where the sandbox is, how to get a token for each of its APIs, and the
+calls of its test-control API the tests make.
 
 ``GET <sandbox>/__sandbox`` (the sandbox's test-control API) answers its
-addresses, the demo client credentials and the webhook secret. A token is
-issued for one API, named by its audience: ``{api_url}`` plus the API's path
-in the specification's table, or ``{base_url}`` itself for the hosted payment
-page. A sandbox serving beyond loopback (a container, a team server) has a
-control token, which every control call carries."""
+addresses, the demo client credentials and the webhook secret. The control
+API's bodies are the models generated from its published document
+(``models/sandbox_control.py``, from ``schemas/sandbox-control/``), like the
+APIs'. A token is issued for one API, named by its audience: ``{api_url}``
+plus the API's path in the specification's table, or ``{base_url}`` itself
+for the hosted payment page."""
 
 from __future__ import annotations
 
@@ -14,6 +16,13 @@ from dataclasses import dataclass
 import httpx
 
 from exact_json import loads
+from models.sandbox_control import (
+    CompletedSession,
+    CompleteSessionRequest,
+    SandboxDescription,
+    WebhookSubscription,
+    WebhookSubscriptionRequest,
+)
 from models.token import GrantType, TokenRequest, TokenResponse
 
 # Path of each API's audience after {api_url} (the specification's table).
@@ -33,30 +42,51 @@ class Sandbox:
     client_id: str
     client_secret: str
     webhook_secret: bytes
+    # Sent with every control call when the sandbox has one (--control-token).
     control_token: str | None = None
 
     @classmethod
     def discover(cls, http: httpx.Client, url: str, control_token: str | None = None) -> Sandbox:
-        """Reads the addresses and demo credentials of the sandbox at ``url``
-        (with ``control_token`` when it has one)."""
-        response = http.get(f"{url.rstrip('/')}/__sandbox", headers=control_headers(control_token))
+        """Reads the addresses and demo credentials of the sandbox at ``url``."""
+        headers = {} if control_token is None else bearer(control_token)
+        response = http.get(f"{url.rstrip('/')}/__sandbox", headers=headers)
         response.raise_for_status()
-        about = loads(response.content)
-        addresses = about["addresses"]
+        about = SandboxDescription.model_validate(loads(response.content))
+        if about.webhook_secret is None:
+            raise ValueError(f"{url} answers no webhook secret: the operator chose it (--webhook-secret)")
         return cls(
-            url=about["url"],
-            base_url=addresses["base_url"],
-            api_url=addresses["api_url"],
-            auth_url=addresses["auth_url"],
-            client_id=about["client_id"],
-            client_secret=about["client_secret"],
-            webhook_secret=about["webhook_secret"].encode(),
+            url=about.url,
+            base_url=about.addresses.base_url,
+            api_url=about.addresses.api_url,
+            auth_url=about.addresses.auth_url,
+            client_id=about.client_id,
+            client_secret=about.client_secret.get_secret_value(),
+            webhook_secret=about.webhook_secret.get_secret_value().encode(),
             control_token=control_token,
         )
 
-    def control_headers(self) -> dict[str, str]:
-        """What a control call carries: the control token, when there is one."""
-        return control_headers(self.control_token)
+    def control(self, http: httpx.Client, method: str, path: str, body) -> httpx.Response:
+        """One call of the control API (``path`` below ``/__sandbox``) with
+        ``body``, a model of its document, as JSON (every control write
+        must say so), and the control token when there is one."""
+        headers = {"Content-Type": "application/json"}
+        if self.control_token is not None:
+            headers.update(bearer(self.control_token))
+        content = body.model_dump_json(exclude_none=True)
+        return http.request(method, f"{self.url}/__sandbox{path}", content=content, headers=headers)
+
+    def subscribe_invoice_webhook(self, http: httpx.Client, url: str) -> tuple[int, WebhookSubscription]:
+        """Subscribes ``url`` to the invoice notifications; answers the
+        status (201 new, 200 subscribed already) and the subscription."""
+        response = self.control(http, "POST", "/webhook-subscriptions", WebhookSubscriptionRequest(url=url))
+        assert response.status_code in (200, 201), f"subscribeInvoiceWebhook: {response.status_code} {response.text}"
+        return response.status_code, WebhookSubscription.model_validate(loads(response.content))
+
+    def complete_session(self, http: httpx.Client, session_id: str, choice: CompleteSessionRequest) -> CompletedSession:
+        """The buyer completes the session as ``choice`` says; answers the new transaction."""
+        response = self.control(http, "POST", f"/sessions/{session_id}/complete", choice)
+        assert response.status_code == 200, f"completeSession: {response.status_code} {response.text}"
+        return CompletedSession.model_validate(loads(response.content))
 
     def audience(self, api: str) -> str:
         if api == "payment-page":
@@ -82,7 +112,3 @@ class Sandbox:
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
-
-
-def control_headers(control_token: str | None) -> dict[str, str]:
-    return bearer(control_token) if control_token else {}

@@ -1,7 +1,7 @@
 """The Python client against a running sandbox: token, session, completion
 through the control API, signed webhooks, transaction status with exact
 decimals, pay later and the invoice PDF. Every answer is parsed with the
-models generated from schemas/ (generate_models.sh)."""
+models generated from schemas/ (generate_models.sh), the control API's too."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from models.pay_later import (
     PayLaterStatusResponse,
 )
 from models.payment_page import SessionRecord, SessionResponse, SessionStatus
+from models.sandbox_control import CompleteSessionRequest
 from models.transaction_status import TransactionStatusResponse
 from sandbox import Sandbox, bearer
 from webhooks import InvalidSignature, Receiver, verify_signature
@@ -53,12 +54,8 @@ def parse(model, response: httpx.Response):
 @pytest.fixture(scope="module")
 def paid(http: httpx.Client, sandbox: Sandbox, receiver: Receiver) -> Paid:
     # Invoice notifications go to every subscription; this one is ours.
-    subscribed = http.post(
-        f"{sandbox.url}/__sandbox/webhook-subscriptions",
-        json={"url": receiver.url("/invoice")},
-        headers=sandbox.control_headers(),
-    )
-    assert subscribed.status_code == 201, subscribed.text
+    status, subscription = sandbox.subscribe_invoice_webhook(http, receiver.url("/invoice"))
+    assert status == 201 and subscription.url == receiver.url("/invoice")
 
     order_id = f"py-{uuid.uuid4().hex[:12]}"
     page_token = sandbox.token(http, "payment-page")
@@ -76,13 +73,10 @@ def paid(http: httpx.Client, sandbox: Sandbox, receiver: Receiver) -> Paid:
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
 
     # ... and pays by invoice (the control API stands in for the buyer's click).
-    completed = http.post(
-        f"{sandbox.url}/__sandbox/sessions/{session.session_id}/complete",
-        json={"payment_option": "OPEN_INVOICE", "transfer_type": "BANK_TRANSFER"},
-        headers=sandbox.control_headers(),
-    )
-    assert completed.status_code == 200, completed.text
-    return Paid(session.session_id, completed.json()["transaction_id"], order_id, page_token)
+    choice = CompleteSessionRequest(payment_option="OPEN_INVOICE", transfer_type="BANK_TRANSFER")
+    completed = sandbox.complete_session(http, session.session_id, choice)
+    assert str(completed.session_id) == str(session.session_id)
+    return Paid(session.session_id, completed.transaction_id.root, order_id, page_token)
 
 
 def test_the_session_record_is_completed_with_the_transaction(http, sandbox, paid):

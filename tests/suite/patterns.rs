@@ -64,7 +64,9 @@ fn document_patterns() -> Vec<(String, String)> {
 }
 
 /// Probe strings: random strings over alphabets that hit the documents'
-/// classes (so some probes match), of every length up to 40, plus a few by hand.
+/// classes (so some probes match), of every length up to 40, plus a few by
+/// hand (among them transaction ids, `12-` and 17 digits, which no random
+/// string is).
 fn probes() -> Vec<String> {
     const ALPHABETS: [&str; 5] = [
         "0123456789abcdef",
@@ -74,9 +76,20 @@ fn probes() -> Vec<String> {
         "aA0#",
     ];
     let mut rng = fastrand::Rng::with_seed(12);
-    let mut probes: Vec<String> = ["", "\n", "DE\n", "\nDE", "#fff\n", "ÄB", "𝔸B"]
-        .map(String::from)
-        .to_vec();
+    let mut probes: Vec<String> = [
+        "",
+        "\n",
+        "DE\n",
+        "\nDE",
+        "#fff\n",
+        "ÄB",
+        "𝔸B",
+        "12-34567890123456789",
+        "12-3456789012345678",
+        "12-34567890123456789\n",
+    ]
+    .map(String::from)
+    .to_vec();
     for alphabet in ALPHABETS {
         let chars: Vec<char> = alphabet.chars().collect();
         for length in 0..=40 {

@@ -1,6 +1,8 @@
 //! The APIs of the workspace, read from the documents themselves: every
 //! `openapi/*.yaml` with an `x-psi` block at its root is an API (one
-//! generated crate each); `common.yaml` holds shared schemas only.
+//! generated crate each); `common.yaml` holds shared schemas only, and
+//! `sandbox-control.yaml` ([`CONTROL_NAME`]) is the sandbox's own
+//! test-control API, linted and published but no API of the interface.
 //!
 //! The block (all keys required unless marked optional; any other key is an
 //! error, see [`XPSI_KEYS`]):
@@ -286,7 +288,7 @@ pub fn all(root: &Path) -> Result<Vec<Api>, String> {
         .collect();
     stems.sort();
     let mut apis = Vec::new();
-    for stem in stems {
+    for stem in stems.into_iter().filter(|stem| stem != CONTROL_NAME) {
         let document = crate::bundle::read_yaml(&dir.join(format!("{stem}.yaml")))?;
         if let Some(api) = Api::from_document(&stem, &document)? {
             apis.push(api);
@@ -314,6 +316,30 @@ pub fn workspace_root() -> PathBuf {
         .parent()
         .expect("xtask lives one level below the workspace root")
         .to_path_buf()
+}
+
+/// The sandbox's test-control API (`/__sandbox`): `openapi/sandbox-control.yaml`.
+/// The sandbox is its only implementation and no client crate is generated
+/// from it (the sandbox's hand-written `Control` is its Rust client), so it
+/// carries no `x-psi` block and [`all`] leaves it out; `cargo xtask lint`
+/// checks it ([`crate::lint::Kind::SandboxControl`]) and `cargo xtask
+/// schemas` publishes it under `schemas/sandbox-control/` beside the APIs.
+pub const CONTROL_NAME: &str = "sandbox-control";
+
+/// `openapi/sandbox-control.yaml` ([`CONTROL_NAME`]).
+pub fn control_document(root: &Path) -> PathBuf {
+    root.join("openapi").join(format!("{CONTROL_NAME}.yaml"))
+}
+
+/// Every document published under `schemas/`: each API (by name) and the
+/// sandbox's test-control API last, with the path of its source document.
+pub fn published(root: &Path) -> Result<Vec<(String, PathBuf)>, String> {
+    let mut documents: Vec<(String, PathBuf)> = all(root)?
+        .iter()
+        .map(|api| (api.name.clone(), api.document(root)))
+        .collect();
+    documents.push((CONTROL_NAME.to_owned(), control_document(root)));
+    Ok(documents)
 }
 
 /// The shared schemas: `openapi/common.yaml`, generated into `crates/psi-common`.

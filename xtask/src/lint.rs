@@ -1,8 +1,10 @@
 //! `cargo xtask lint`: the rules of `openapi/README.md`, each failure naming
-//! the document, the JSON pointer and the rule.
+//! the document, the JSON pointer and the rule. The API documents keep every
+//! rule; the sandbox's test-control API keeps those a document of its kind
+//! can ([`Kind::SandboxControl`]).
 
 use crate::apis;
-use crate::bundle::bundle;
+use crate::bundle::{bundle, collect_local_refs};
 use crate::finding::{escape, Finding};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -15,6 +17,38 @@ pub const METHODS: &[&str] = &[
 /// Keywords a decimal schema may carry besides `type` and `format`; anything
 /// else would stop the generator's conversion to `Decimal`.
 const DECIMAL_EXTRA_KEYWORDS: &[&str] = &["description", "example", "nullable"];
+
+/// Which rules a document keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// An API of the interface (a document with an `x-psi` block): every rule.
+    Api,
+    /// The sandbox's test-control API, `openapi/sandbox-control.yaml`
+    /// ([`apis::CONTROL_NAME`]): the sandbox is its only implementation and
+    /// no Rust client is generated from it, so the rules about the
+    /// provider's interface and the generator give way to what the sandbox
+    /// does:
+    ///
+    /// - rule 3: its successes are the statuses the sandbox answers (200,
+    ///   201, 204), each declared (one schema across them), not `2XX`: no
+    ///   specification leaves them open;
+    /// - rule 6 and rule 18 hold for every schema an answer reaches; a
+    ///   request body is read by the sandbox's own serde types, so its
+    ///   schema closes the objects whose unknown fields the sandbox refuses
+    ///   (`additionalProperties: false`) and marks `nullable` only the
+    ///   fields where it reads `null` as absence;
+    /// - rule 14's citation of a `required` or `oneOf`: the source is the
+    ///   sandbox itself, not the specification or the provider's
+    ///   documentation;
+    /// - rule 19 also asks for 403 on every operation (the `Host` check) and
+    ///   415 on every write, with a body or not (the `Content-Type` check):
+    ///   the door every control call passes first; and 400 only where there
+    ///   is a body, as the sandbox refuses a path id no resource can have
+    ///   with 404;
+    /// - the `x-psi` block and the audience table are the interface's: the
+    ///   document carries no `x-psi` block.
+    SandboxControl,
+}
 
 pub fn run(root: &Path) -> Result<(), String> {
     let mut findings = Vec::new();
@@ -38,8 +72,24 @@ pub fn run(root: &Path) -> Result<(), String> {
             }
         }
     }
+    let control_label = format!("openapi/{}.yaml", apis::CONTROL_NAME);
+    let control = bundle(&apis::control_document(root))?;
+    findings.extend(lint_control_document(&control_label, &control));
+    for (pointer, operation) in operation_pointers(&control) {
+        if let Some(id) = operation.get("operationId").and_then(Value::as_str) {
+            if let Some(first) = operation_ids.insert(id.to_owned(), control_label.clone()) {
+                findings.push(Finding {
+                    document: control_label.clone(),
+                    pointer: format!("{pointer}/operationId"),
+                    rule: format!(
+                        "operationId {id} is already used in {first} (rule 1: unique operationIds)"
+                    ),
+                });
+            }
+        }
+    }
     if findings.is_empty() {
-        println!("openapi/: {} documents follow the rules", apis.len());
+        println!("openapi/: {} documents follow the rules", apis.len() + 1);
         Ok(())
     } else {
         findings.sort();
@@ -50,10 +100,30 @@ pub fn run(root: &Path) -> Result<(), String> {
     }
 }
 
-/// All findings for one bundled document.
+/// All findings for one bundled API document.
 pub fn lint_document(label: &str, document: &Value) -> Vec<Finding> {
+    lint_as(Kind::Api, label, document)
+}
+
+/// All findings for the bundled test-control API of the sandbox.
+pub fn lint_control_document(label: &str, document: &Value) -> Vec<Finding> {
+    let mut findings = lint_as(Kind::SandboxControl, label, document);
+    if document.get("x-psi").is_some() {
+        findings.push(Finding {
+            document: label.to_owned(),
+            pointer: "/x-psi".to_owned(),
+            rule: "the sandbox's control API is no API of the interface: it has no x-psi block"
+                .to_owned(),
+        });
+    }
+    findings
+}
+
+fn lint_as(kind: Kind, label: &str, document: &Value) -> Vec<Finding> {
     let mut lint = Lint {
         label,
+        kind,
+        answered: answered_schemas(document),
         findings: Vec::new(),
     };
     lint.version(document);
@@ -73,7 +143,32 @@ pub fn lint_document(label: &str, document: &Value) -> Vec<Finding> {
 
 struct Lint<'a> {
     label: &'a str,
+    kind: Kind,
+    /// The named schemas an answer reaches (see [`answered_schemas`]).
+    answered: BTreeSet<String>,
     findings: Vec<Finding>,
+}
+
+/// The named schemas some response of `document` reaches, directly or
+/// through other schemas.
+fn answered_schemas(document: &Value) -> BTreeSet<String> {
+    let mut pending = BTreeSet::new();
+    for (_, operation) in operation_pointers(document) {
+        if let Some(responses) = operation.get("responses") {
+            collect_local_refs(responses, &mut pending);
+        }
+    }
+    let mut reached = BTreeSet::new();
+    while let Some(name) = pending.pop_first() {
+        if reached.insert(name.clone()) {
+            if let Some(schema) =
+                document.pointer(&format!("/components/schemas/{}", escape(&name)))
+            {
+                collect_local_refs(schema, &mut pending);
+            }
+        }
+    }
+    reached
 }
 
 impl Lint<'_> {
@@ -171,7 +266,10 @@ impl Lint<'_> {
     /// operation's own logic are declared: 400 where there is a body or a
     /// path parameter, 401 where a bearer token is required, 404 where there
     /// is a path parameter, 414 and 431
-    /// everywhere, 413 and 415 where there is a body.
+    /// everywhere, 413 and 415 where there is a body. The sandbox's control
+    /// API also declares its door's answers: 403 everywhere, 415 on every
+    /// write, and 400 only where there is a body (a path id no resource can
+    /// have is a 404 there).
     fn declared_statuses(&mut self, pointer: &str, operation: &Value, secured_by_default: bool) {
         let secured = operation
             .get("security")
@@ -185,13 +283,18 @@ impl Lint<'_> {
                 ps.iter()
                     .any(|p| p.get("in").and_then(Value::as_str) == Some("path"))
             });
+        let control = self.kind == Kind::SandboxControl;
+        let writes = ["post", "put", "patch", "delete"]
+            .iter()
+            .any(|method| pointer.ends_with(&format!("/{method}")));
         let wanted = [
-            ("400", has_body || has_path_parameter),
+            ("400", has_body || has_path_parameter && !control),
             ("401", secured),
+            ("403", control),
             ("404", has_path_parameter),
             ("413", has_body),
             ("414", true),
-            ("415", has_body),
+            ("415", has_body || control && writes),
             ("431", true),
         ];
         let responses = operation.get("responses").and_then(Value::as_object);
@@ -264,7 +367,9 @@ impl Lint<'_> {
                 errors.insert(json_ref);
             }
         }
-        if success.keys().ne(["2XX"].iter()) {
+        if self.kind == Kind::SandboxControl {
+            self.control_successes(pointer, &success);
+        } else if success.keys().ne(["2XX"].iter()) {
             self.fail(
                 format!("{pointer}/responses"),
                 format!(
@@ -277,6 +382,33 @@ impl Lint<'_> {
             self.fail(
                 format!("{pointer}/responses"),
                 "error responses reference different schemas (rule 4)",
+            );
+        }
+    }
+
+    /// Rule 3 for the sandbox's control API: the successes are the numeric
+    /// statuses the sandbox answers, at least one, with one schema (or no
+    /// body) across them.
+    fn control_successes(&mut self, pointer: &str, success: &BTreeMap<String, Option<String>>) {
+        let numeric = |status: &String| {
+            status.len() == 3
+                && status.starts_with('2')
+                && status.bytes().all(|b| b.is_ascii_digit())
+        };
+        if success.is_empty() || !success.keys().all(numeric) {
+            self.fail(
+                format!("{pointer}/responses"),
+                format!(
+                    "success responses {:?}: the control API declares the 2xx statuses the sandbox answers (rule 3)",
+                    success.keys().collect::<Vec<_>>()
+                ),
+            );
+        }
+        let bodies: BTreeSet<&String> = success.values().flatten().collect();
+        if bodies.len() > 1 {
+            self.fail(
+                format!("{pointer}/responses"),
+                "success responses reference different schemas (rule 3)",
             );
         }
     }
@@ -305,6 +437,10 @@ impl Lint<'_> {
     /// where it comes from: the specification or the provider's public
     /// documentation, in the citation forms of `docs/service-notes.md`.
     fn rules_name_their_source(&mut self, at: &str, schema: &Value) {
+        if self.kind == Kind::SandboxControl {
+            // The control API's rules are the sandbox's own.
+            return;
+        }
         let constrains = schema
             .get("required")
             .and_then(Value::as_array)
@@ -354,7 +490,8 @@ impl Lint<'_> {
                 self.fail(&at, "named schema has no description (rule 14)");
             }
             self.rules_name_their_source(&at, schema);
-            self.walk_schema(&at, schema, true);
+            let answered = self.kind == Kind::Api || self.answered.contains(name);
+            self.walk_schema(&at, schema, true, answered);
         }
         // Schemas inside paths (parameters, inline binary bodies) follow the same rules.
         if let Some(paths) = document.get("paths") {
@@ -369,7 +506,8 @@ impl Lint<'_> {
                 for (key, child) in map {
                     let child_at = format!("{at}/{}", escape(key));
                     if key == "schema" {
-                        self.walk_schema(&child_at, child, false);
+                        let answered = self.kind == Kind::Api || child_at.contains("/responses/");
+                        self.walk_schema(&child_at, child, false, answered);
                     } else if key != "example" && key != "examples" {
                         self.walk_values(&child_at, child);
                     }
@@ -384,12 +522,17 @@ impl Lint<'_> {
         }
     }
 
-    fn walk_schema(&mut self, at: &str, schema: &Value, named: bool) {
+    /// Rules 6, 7, 8, 11 and 18 on one schema and the schemas inside it;
+    /// `answered`: an answer reaches it (every schema of an API document),
+    /// where rules 6 and 18 hold.
+    fn walk_schema(&mut self, at: &str, schema: &Value, named: bool, answered: bool) {
         let Some(map) = schema.as_object() else {
             return;
         };
-        self.optional_properties_are_nullable(at, map);
-        if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+        if answered {
+            self.optional_properties_are_nullable(at, map);
+        }
+        if answered && map.get("additionalProperties") == Some(&Value::Bool(false)) {
             self.fail(
                 format!("{at}/additionalProperties"),
                 "additionalProperties: false is not allowed (rule 6)",
@@ -417,16 +560,17 @@ impl Lint<'_> {
                                 &format!("{child_at}/{}", escape(property)),
                                 schema,
                                 false,
+                                answered,
                             );
                         }
                     }
                 }
                 "items" | "additionalProperties" | "not" => {
-                    self.walk_schema(&child_at, child, false)
+                    self.walk_schema(&child_at, child, false, answered)
                 }
                 "oneOf" | "allOf" => {
                     for (index, schema) in child.as_array().into_iter().flatten().enumerate() {
-                        self.walk_schema(&format!("{child_at}/{index}"), schema, false);
+                        self.walk_schema(&format!("{child_at}/{index}"), schema, false, answered);
                     }
                 }
                 _ => {}
@@ -473,4 +617,121 @@ pub fn operation_pointers(document: &Value) -> Vec<(String, &Value)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const LABEL: &str = "openapi/sandbox-control.yaml";
+
+    fn control() -> Value {
+        let root = apis::workspace_root();
+        bundle(&apis::control_document(&root)).expect("the control document bundles")
+    }
+
+    fn findings_after(edit: impl FnOnce(&mut Value)) -> Vec<String> {
+        let mut document = control();
+        edit(&mut document);
+        lint_control_document(LABEL, &document)
+            .into_iter()
+            .map(|finding| finding.to_string())
+            .collect()
+    }
+
+    fn assert_found(findings: &[String], pointer: &str, rule: &str) {
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.starts_with(&format!("{LABEL}#{pointer}")) && f.contains(rule)),
+            "no finding at {pointer} for {rule}; got {findings:#?}"
+        );
+    }
+
+    #[test]
+    fn the_control_document_follows_its_rules_and_is_no_api() {
+        let root = apis::workspace_root();
+        assert!(lint_control_document(LABEL, &control()).is_empty());
+        let apis = apis::all(&root).expect("the APIs");
+        assert!(apis.iter().all(|api| api.name != apis::CONTROL_NAME));
+        let published = apis::published(&root).expect("the published documents");
+        assert_eq!(published.len(), apis.len() + 1);
+        assert_eq!(
+            published.last().map(|(name, _)| name.as_str()),
+            Some(apis::CONTROL_NAME)
+        );
+    }
+
+    #[test]
+    fn a_range_success_or_two_success_schemas_are_reported() {
+        let at = "/paths/~1__sandbox~1clock~1advance/post/responses";
+        let findings = findings_after(|d| {
+            let responses = &mut d["paths"]["/__sandbox/clock/advance"]["post"]["responses"];
+            let success = responses["200"].take();
+            responses.as_object_mut().unwrap().remove("200");
+            responses["2XX"] = success;
+        });
+        assert_found(&findings, at, "rule 3");
+        let findings = findings_after(|d| {
+            let responses = &mut d["paths"]["/__sandbox/clock/advance"]["post"]["responses"];
+            responses["201"] = json!({"description": "another", "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/ControlError"}, "example": {"error": "x"}}}});
+        });
+        assert_found(&findings, at, "rule 3");
+    }
+
+    #[test]
+    fn only_a_request_schema_may_be_closed_or_refuse_null() {
+        let findings = findings_after(|d| {
+            let schemas = &mut d["components"]["schemas"];
+            schemas["ClockTime"]["additionalProperties"] = json!(false);
+            schemas["ClockTime"]["properties"]["zone"] =
+                json!({"type": "string", "description": "not nullable"});
+            schemas["ClockAdvanceRequest"]["properties"]["zone"] =
+                json!({"type": "string", "description": "not nullable"});
+        });
+        assert_found(
+            &findings,
+            "/components/schemas/ClockTime/additionalProperties",
+            "rule 6",
+        );
+        assert_found(
+            &findings,
+            "/components/schemas/ClockTime/properties/zone",
+            "rule 18",
+        );
+        assert!(
+            !findings.iter().any(|f| f.contains("ClockAdvanceRequest")),
+            "{findings:#?}"
+        );
+        // The same closed request body breaks rule 6 in an API document.
+        let api = lint_document("openapi/x.yaml", &control());
+        assert!(
+            api.iter().any(|f| f
+                .pointer
+                .ends_with("ClockAdvanceRequest/additionalProperties")),
+            "{api:#?}"
+        );
+    }
+
+    #[test]
+    fn the_doors_answers_and_no_x_psi_block_are_required() {
+        let findings = findings_after(|d| {
+            let operation = &mut d["paths"]["/__sandbox/faults"]["delete"];
+            operation["responses"]
+                .as_object_mut()
+                .unwrap()
+                .remove("403");
+            operation["responses"]
+                .as_object_mut()
+                .unwrap()
+                .remove("415");
+            d["x-psi"] = json!({"crate": "psi-sandbox-control"});
+        });
+        let at = "/paths/~1__sandbox~1faults/delete/responses";
+        assert_found(&findings, at, "does not declare 403 (rule 19)");
+        assert_found(&findings, at, "does not declare 415 (rule 19)");
+        assert_found(&findings, "/x-psi", "no x-psi block");
+    }
 }

@@ -1,7 +1,8 @@
 //! `cargo xtask schemas [--check | --compat <git-ref>]`: the documents
 //! published for other languages under `schemas/`.
 //!
-//! For each API: the bundled, self-contained OpenAPI document as
+//! For each API, and for the sandbox's test-control API
+//! ([`apis::CONTROL_NAME`]): the bundled, self-contained OpenAPI document as
 //! `schemas/<api>/openapi.json` and `openapi.yaml`, and a JSON Schema
 //! (draft 2020-12) for each named type as `schemas/<api>/json-schema/<Type>.json`.
 //! `schemas/README.md` indexes them. Output is deterministic: sorted keys,
@@ -10,7 +11,7 @@
 pub mod compat;
 pub mod json_schema;
 
-use crate::apis::{self, Api};
+use crate::apis;
 use crate::bundle::bundle;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -131,14 +132,13 @@ fn files_under(dir: &Path) -> Result<Vec<PathBuf>, String> {
 pub fn outputs(root: &Path) -> Result<BTreeMap<PathBuf, String>, String> {
     let mut files = BTreeMap::new();
     let mut index = Vec::new();
-    let apis = apis::all(root)?;
-    for api in &apis {
-        let document = sorted(bundle(&api.document(root))?);
-        files.insert(bundle_path(&api.name, "json"), to_json(&document)?);
-        files.insert(bundle_path(&api.name, "yaml"), to_yaml(&document)?);
-        let types = type_schemas(api, &document)?;
+    for (api, source) in apis::published(root)? {
+        let document = sorted(bundle(&source)?);
+        files.insert(bundle_path(&api, "json"), to_json(&document)?);
+        files.insert(bundle_path(&api, "yaml"), to_yaml(&document)?);
+        let types = type_schemas(&api, &document)?;
         for (name, schema) in &types {
-            files.insert(type_schema_path(&api.name, name), to_json(schema)?);
+            files.insert(type_schema_path(&api, name), to_json(schema)?);
         }
         index.push((api, document, types.into_keys().collect::<Vec<_>>()));
     }
@@ -146,12 +146,13 @@ pub fn outputs(root: &Path) -> Result<BTreeMap<PathBuf, String>, String> {
     Ok(files)
 }
 
-/// The JSON Schema of every named type of one API's bundled document.
-pub fn type_schemas(api: &Api, document: &Value) -> Result<BTreeMap<String, Value>, String> {
-    let base = format!("{ID_BASE}{}/json-schema/", api.name);
+/// The JSON Schema of every named type of the bundled document published
+/// as `schemas/<api>/`.
+pub fn type_schemas(api: &str, document: &Value) -> Result<BTreeMap<String, Value>, String> {
+    let base = format!("{ID_BASE}{api}/json-schema/");
     json_schema::type_schemas(document, &base)
         .map(|types| types.into_iter().map(|(k, v)| (k, sorted(v))).collect())
-        .map_err(|e| format!("{}: {e}", api.document_label()))
+        .map_err(|e| format!("openapi/{api}.yaml: {e}"))
 }
 
 /// A draft 2020-12 validator for a published JSON Schema, with formats
@@ -226,14 +227,16 @@ fn operation_count(document: &Value) -> usize {
     crate::lint::operation_pointers(document).len()
 }
 
-fn readme(index: &[(&Api, Value, Vec<String>)]) -> String {
+fn readme(index: &[(String, Value, Vec<String>)]) -> String {
     let mut out = String::new();
     out.push_str(
         "# Published schemas\n\n\
 Written by `cargo xtask schemas` from the OpenAPI documents in `../openapi/`; do\n\
 not edit by hand. `cargo xtask schemas --check` (run by CI) fails when a file\n\
 here differs from what the documents produce.\n\n\
-For each API:\n\n\
+For each API, and for the sandbox's test-control API (`sandbox-control`: the\n\
+`/__sandbox` calls of psi-sandbox, no API of the interface, from\n\
+`openapi/sandbox-control.yaml`):\n\n\
 - `<api>/openapi.json` and `<api>/openapi.yaml`: the OpenAPI 3.0.3 document,\n  \
 bundled (the shared schemas of `openapi/common.yaml` copied into\n  \
 `components.schemas`), self-contained. Feed it to any OpenAPI client generator.\n\
@@ -256,7 +259,7 @@ client should tolerate unknown values in responses (the Rust clients do).\n\n\
         let title = document
             .pointer("/info/title")
             .and_then(Value::as_str)
-            .unwrap_or(&api.name);
+            .unwrap_or(api);
         let version = document
             .pointer("/info/version")
             .and_then(Value::as_str)
@@ -264,7 +267,7 @@ client should tolerate unknown values in responses (the Rust clients do).\n\n\
         let _ = writeln!(
             out,
             "| {title} | `{name}` | {version} | [openapi.json]({name}/openapi.json), [openapi.yaml]({name}/openapi.yaml), [json-schema/]({name}/json-schema/) | {ops} | {count} |",
-            name = api.name,
+            name = api,
             ops = operation_count(document),
             count = types.len(),
         );
@@ -273,14 +276,13 @@ client should tolerate unknown values in responses (the Rust clients do).\n\n\
         let title = document
             .pointer("/info/title")
             .and_then(Value::as_str)
-            .unwrap_or(&api.name);
+            .unwrap_or(api);
         let _ = write!(
             out,
-            "\n## {title} (`{name}`)\n\nSource `openapi/{name}.yaml`. JSON Schemas:\n",
-            name = api.name
+            "\n## {title} (`{api}`)\n\nSource `openapi/{api}.yaml`. JSON Schemas:\n"
         );
         for name in types {
-            let _ = write!(out, "\n- [{name}]({}/json-schema/{name}.json)", api.name);
+            let _ = write!(out, "\n- [{name}]({api}/json-schema/{name}.json)");
         }
         out.push('\n');
     }
@@ -328,10 +330,11 @@ pub fn compat_changes(root: &Path, git_ref: &str) -> Result<Vec<(String, compat:
             }
         }
         let mut changes = Vec::new();
+        let published = apis::published(root)?;
         for name in old_apis {
             let old = bundle(&scratch.join(format!("{name}.yaml")))
                 .map_err(|e| format!("{git_ref}: {e}"))?;
-            match apis::all(root)?.iter().find(|api| api.name == name) {
+            match published.iter().find(|(api, _)| *api == name) {
                 None => changes.push((
                     name.clone(),
                     compat::Change {
@@ -340,8 +343,8 @@ pub fn compat_changes(root: &Path, git_ref: &str) -> Result<Vec<(String, compat:
                         detail: "the whole API was removed".to_owned(),
                     },
                 )),
-                Some(api) => {
-                    let new = bundle(&api.document(root))?;
+                Some((_, source)) => {
+                    let new = bundle(source)?;
                     for change in compat::breaking_changes(&old, &new) {
                         changes.push((name.clone(), change));
                     }

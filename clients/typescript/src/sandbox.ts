@@ -1,17 +1,21 @@
 // Where the sandbox is, and a typed, authenticated client for each of its APIs.
 //
-// `GET <sandbox>/__sandbox` (the sandbox's test-control API, not part of the
-// published documents) answers the addresses, the demo client credentials
-// and the webhook secret. A token is issued for one API, named by its
-// audience: `{api_url}` plus the API's path in the specification's table, or
-// `{base_url}` itself for the hosted payment page. A sandbox serving beyond
-// loopback (a container, a team server) has a control token, which every
-// control call carries.
+// `GET <sandbox>/__sandbox`, of the sandbox's test-control API, answers the
+// addresses, the demo client credentials and the webhook secret. The control
+// API is typed from its published document like the APIs
+// (generated/sandbox-control.ts, from schemas/sandbox-control/). A token is
+// issued for one API, named by its audience: `{api_url}` plus the API's path
+// in the specification's table, or `{base_url}` itself for the hosted payment
+// page.
 import createClient, { type Client } from "openapi-fetch";
+import type { components as ControlComponents, paths as ControlPaths } from "../generated/sandbox-control.js";
 import type { paths as TokenPaths } from "../generated/token.js";
 import { stringifyExact } from "./exact-json.js";
 
 export type Api = "payment-page" | "pay-later" | "order-status" | "transaction-status";
+
+/** The schemas of the control API's document. */
+export type Control = ControlComponents["schemas"];
 
 /** Path of each API's audience after `{api_url}` (the specification's table). */
 const AUDIENCE_PATHS: Record<Exclude<Api, "payment-page">, string> = {
@@ -29,28 +33,35 @@ export interface Sandbox {
   clientId: string;
   clientSecret: string;
   webhookSecret: string;
-  /** The control token, when the sandbox has one. */
+  /** Sent with every control call when the sandbox has one (`--control-token`). */
   controlToken: string | undefined;
 }
 
-interface About {
-  url: string;
-  addresses: { base_url: string; api_url: string; auth_url: string };
-  client_id: string;
-  client_secret: string;
-  webhook_secret: string;
+/**
+ * A client of the sandbox's test-control API at `url`, typed by the
+ * control API's generated `paths`, sending `controlToken` (when given) as
+ * its bearer.
+ */
+export function controlClient(url: string, controlToken?: string): Client<ControlPaths> {
+  const client = createClient<ControlPaths>({ baseUrl: url.replace(/\/+$/, "") });
+  if (controlToken !== undefined) {
+    client.use({
+      onRequest({ request }) {
+        request.headers.set("Authorization", `Bearer ${controlToken}`);
+        return request;
+      },
+    });
+  }
+  return client;
 }
 
-/**
- * Reads the addresses and demo credentials of the sandbox at `url` (with
- * `controlToken` when it has one).
- */
+/** Reads the addresses and demo credentials of the sandbox at `url`. */
 export async function discover(url: string, controlToken?: string): Promise<Sandbox> {
-  const response = await fetch(`${url.replace(/\/+$/, "")}/__sandbox`, {
-    headers: controlHeaders(controlToken),
-  });
-  if (!response.ok) throw new Error(`GET ${url}/__sandbox answered ${response.status}`);
-  const about = (await response.json()) as About;
+  const { data: about, error, response } = await controlClient(url, controlToken).GET("/__sandbox");
+  if (!about) throw new Error(`GET ${url}/__sandbox answered ${response.status} ${JSON.stringify(error)}`);
+  if (!about.webhook_secret) {
+    throw new Error(`${url} answers no webhook secret: the operator chose it (--webhook-secret)`);
+  }
   return {
     url: about.url,
     baseUrl: about.addresses.base_url,
@@ -63,9 +74,23 @@ export async function discover(url: string, controlToken?: string): Promise<Sand
   };
 }
 
-/** What a control call carries: the control token, when there is one. */
-export function controlHeaders(controlToken: string | undefined): Record<string, string> {
-  return controlToken ? { Authorization: `Bearer ${controlToken}` } : {};
+/** The control API of `sandbox`. */
+export function control(sandbox: Sandbox): Client<ControlPaths> {
+  return controlClient(sandbox.url, sandbox.controlToken);
+}
+
+/** The buyer completes the session as `choice` says; answers the new transaction. */
+export async function completeSession(
+  sandbox: Sandbox,
+  sessionId: string,
+  choice: Control["CompleteSessionRequest"],
+): Promise<Control["CompletedSession"]> {
+  const { data, error, response } = await control(sandbox).POST("/__sandbox/sessions/{session_id}/complete", {
+    params: { path: { session_id: sessionId } },
+    body: choice,
+  });
+  if (!data) throw new Error(`completeSession: ${response.status} ${JSON.stringify(error)}`);
+  return data;
 }
 
 export function audience(sandbox: Sandbox, api: Api): string {

@@ -1,11 +1,11 @@
 // The TypeScript client against a running sandbox ($PSI_SANDBOX_URL, default
-// http://127.0.0.1:8787; its control token in $PSI_SANDBOX_CONTROL_TOKEN when
-// it has one; the webhook receiver on every interface, named
+// http://127.0.0.1:8787; its control token, if it has one, in
+// $PSI_SANDBOX_CONTROL_TOKEN; the webhook receiver on every interface, named
 // $PSI_WEBHOOK_RECEIVER_HOST, when the sandbox reaches this machine by that
-// name, as from a container): token, session, completion through the control API,
-// signed webhooks, transaction status with exact decimals, pay later and the
-// invoice PDF. Every call goes through openapi-fetch clients typed by the
-// `paths` generated from schemas/ (npm run generate).
+// name, as from a container): token, session, completion through the control
+// API, signed webhooks, transaction status with exact decimals, pay later and
+// the invoice PDF. Every call goes through openapi-fetch clients typed by the
+// `paths` generated from schemas/ (npm run generate), the control API's too.
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
@@ -16,7 +16,7 @@ import type { components as TransactionStatus, paths as TransactionStatusPaths }
 import { decimalEquals, decimalSum } from "../src/decimal.js";
 import { dec, parseExact, wire } from "../src/exact-json.js";
 import { GROSS_AMOUNT, sessionRequest, type SessionRequest } from "../src/order.js";
-import { apiClient, controlHeaders, discover, token, type Sandbox } from "../src/sandbox.js";
+import { apiClient, completeSession, control, discover, token, type Sandbox } from "../src/sandbox.js";
 import { InvalidSignature, Receiver, verifySignature, type Received } from "../src/webhooks.js";
 
 type SessionRecord = PaymentPage["schemas"]["SessionRecord"];
@@ -40,18 +40,14 @@ describe("the TypeScript client against the sandbox", () => {
   const orderId = `ts-${randomUUID().slice(0, 12)}`;
 
   before(async () => {
-    sandbox = await discover(
-      process.env.PSI_SANDBOX_URL ?? "http://127.0.0.1:8787",
-      process.env.PSI_SANDBOX_CONTROL_TOKEN || undefined,
-    );
+    sandbox = await discover(process.env.PSI_SANDBOX_URL ?? "http://127.0.0.1:8787", process.env.PSI_SANDBOX_CONTROL_TOKEN || undefined);
     receiver = await Receiver.start(process.env.PSI_WEBHOOK_RECEIVER_HOST || undefined);
     // Invoice notifications go to every subscription; this one is ours.
-    const subscribed = await fetch(`${sandbox.url}/__sandbox/webhook-subscriptions`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", ...controlHeaders(sandbox.controlToken) },
-      body: JSON.stringify({ url: receiver.url("/invoice") }),
+    const subscribed = await control(sandbox).POST("/__sandbox/webhook-subscriptions", {
+      body: { url: receiver.url("/invoice") },
     });
-    assert.equal(subscribed.status, 201, await subscribed.text());
+    assert.equal(subscribed.response.status, 201, JSON.stringify(subscribed.error));
+    assert.equal(subscribed.data?.url, receiver.url("/invoice"));
 
     pageToken = await token(sandbox, "payment-page");
     const pages = apiClient<PaymentPagePaths>(sandbox.baseUrl, pageToken);
@@ -69,13 +65,12 @@ describe("the TypeScript client against the sandbox", () => {
     assert.match(page.headers.get("content-type") ?? "", /^text\/html/);
 
     // ... and pays by invoice (the control API stands in for the buyer's click).
-    const completed = await fetch(`${sandbox.url}/__sandbox/sessions/${sessionId}/complete`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", ...controlHeaders(sandbox.controlToken) },
-      body: JSON.stringify({ payment_option: "OPEN_INVOICE", transfer_type: "BANK_TRANSFER" }),
+    const completed = await completeSession(sandbox, sessionId, {
+      payment_option: "OPEN_INVOICE",
+      transfer_type: "BANK_TRANSFER",
     });
-    assert.equal(completed.status, 200, await completed.clone().text());
-    transactionId = ((await completed.json()) as { transaction_id: string }).transaction_id;
+    assert.equal(completed.session_id, sessionId);
+    transactionId = completed.transaction_id;
   });
 
   after(async () => {
