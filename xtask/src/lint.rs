@@ -267,9 +267,10 @@ impl Lint<'_> {
     /// path parameter, 401 where a bearer token is required, 404 where there
     /// is a path parameter, 414 and 431
     /// everywhere, 413 and 415 where there is a body. The sandbox's control
-    /// API also declares its door's answers: 403 everywhere, 415 on every
-    /// write, and 400 only where there is a body (a path id no resource can
-    /// have is a 404 there).
+    /// API also declares its door's answers: 403 on every operation behind
+    /// the door (all but those with `security: []`, which pass no door),
+    /// 415 on every write, and 400 only where there is a body (a path id no
+    /// resource can have is a 404 there).
     fn declared_statuses(&mut self, pointer: &str, operation: &Value, secured_by_default: bool) {
         let secured = operation
             .get("security")
@@ -290,7 +291,7 @@ impl Lint<'_> {
         let wanted = [
             ("400", has_body || has_path_parameter && !control),
             ("401", secured),
-            ("403", control),
+            ("403", control && secured),
             ("404", has_path_parameter),
             ("413", has_body),
             ("414", true),
