@@ -27,7 +27,7 @@ mod table;
 mod transactions;
 
 pub use clock::Clock;
-pub use store::{tables, Batch, Loader};
+pub use store::{tables, Batch, Loader, Persisted};
 pub use table::{Log, Table};
 pub use transactions::*;
 
@@ -178,20 +178,12 @@ impl Drop for DataGuard<'_> {
         // until the rows are committed.
         if let Some(store) = self.store {
             if self.data.has_changes() {
-                if let Err(error) = store.save(&mut self.data) {
+                if let Err(error) = store.save(&mut *self.data) {
                     store.fail(&error);
                 }
             }
         }
     }
-}
-
-/// A part of [`Data`] kept in the state file: it says whether it changed,
-/// writes its changed rows and reads itself back.
-pub trait Persisted: Sized {
-    fn has_changes(&self) -> bool;
-    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()>;
-    fn load(loader: &Loader) -> Result<Self, String>;
 }
 
 /// State of every API; each module owns its part.
