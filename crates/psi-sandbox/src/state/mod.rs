@@ -20,8 +20,6 @@
 //! token-signing key once per file. Armed faults are not kept.
 
 pub mod clock;
-pub mod compact;
-mod inflate;
 pub mod store;
 mod table;
 mod transactions;

@@ -1,5 +1,5 @@
 //! The transaction status answer, serialised with serde from the stored
-//! order's compact form ([`crate::state::compact`]) without building the
+//! order's compact form ([`crate::models::transaction::compact`]) without building the
 //! generated types.
 //!
 //! The compact form keeps each string and amount of the order as its JSON
@@ -12,8 +12,10 @@
 //! The outstanding amount is a `Decimal`, exact; the generated type holds
 //! the payment status as free-form JSON, which would carry it as a float.
 
-use crate::state::compact::{string_of, Basket, Order, Text, ITEM_KEYS, SPECIAL_ITEM_KEYS};
-use crate::state::{Label, TransactionId};
+use crate::models::transaction::compact::{
+    string_of, Basket, Order, Text, ITEM_KEYS, SPECIAL_ITEM_KEYS,
+};
+use crate::models::transaction::{Label, TransactionId};
 use chrono::{DateTime, FixedOffset, NaiveDate};
 use psi_runtime::Decimal;
 use serde::ser::SerializeMap as _;

@@ -1,0 +1,5 @@
+//! Each API's data, its state machine and the specification's rules, with
+//! no HTTP and no storage: the state keeps these values, the APIs answer
+//! with them and the renderers draw them.
+
+pub mod transaction;
