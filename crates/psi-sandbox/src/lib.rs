@@ -52,6 +52,7 @@ pub mod media_type;
 mod models;
 #[doc(hidden)]
 pub mod numbers;
+mod render;
 pub mod seed;
 mod state;
 mod tls;

@@ -3,7 +3,6 @@
 
 pub mod bank_accounts;
 pub mod from_examples;
-pub mod invoice;
 pub mod order_status;
 pub mod pay_later;
 pub mod payment_page;

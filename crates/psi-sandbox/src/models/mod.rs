@@ -2,4 +2,5 @@
 //! no HTTP and no storage: the state keeps these values, the APIs answer
 //! with them and the renderers draw them.
 
+pub mod order_status;
 pub mod transaction;

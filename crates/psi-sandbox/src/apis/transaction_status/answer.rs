@@ -12,6 +12,7 @@
 //! The outstanding amount is a `Decimal`, exact; the generated type holds
 //! the payment status as free-form JSON, which would carry it as a float.
 
+use crate::models::order_status::{payment_status_label, MAXIMUM_PROCESSING_OFFSET_IN_HOURS};
 use crate::models::transaction::compact::{
     string_of, Basket, Order, Text, ITEM_KEYS, SPECIAL_ITEM_KEYS,
 };
@@ -56,9 +57,7 @@ pub fn write(record: &Record<'_>, order: &Order<'_>, shop_name: &str, today: Nai
         partner_transaction_id: order.partner_transaction_id.and_then(raw),
         payment_information: PaymentInformation {
             dunning_status: Dunning { level: 0 },
-            maximum_processing_offset_in_hours: Decimal::from(
-                super::MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
-            ),
+            maximum_processing_offset_in_hours: Decimal::from(MAXIMUM_PROCESSING_OFFSET_IN_HOURS),
             payment_method: PaymentMethod {
                 payment_option: record.payment_option,
                 transfer_type: record.transfer_type,
@@ -66,7 +65,7 @@ pub fn write(record: &Record<'_>, order: &Order<'_>, shop_name: &str, today: Nai
             payment_status: PaymentStatus {
                 due_date: record.due_date,
                 outstanding_amount: order.gross_total().into(),
-                status: super::payment_status_label(record.due_date, today),
+                status: payment_status_label(record.due_date, today),
             },
         },
         shop_baskets: order

@@ -3,7 +3,9 @@
 //! before: the order parsed, the generated answer built and serialised).
 
 use super::answer;
-use crate::apis::order_status::{dunning_status, payment_method, payment_status_of};
+use crate::models::order_status::{
+    dunning_status, payment_method, payment_status_of, MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
+};
 use crate::models::transaction::stored_request::{currency_of, gross_total_of};
 use crate::models::transaction::{
     demo_transaction, label, OrderSummary, StoredRequest, Transaction, TransactionId,
@@ -253,7 +255,7 @@ fn generated_answer(
             .collect(),
         payment_information: Some(PaymentInformationDto {
             maximum_processing_offset_in_hours: Some(Decimal::from(
-                super::MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
+                MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
             )),
             payment_method: payment_method(transaction),
             payment_status: payment_status_of(transaction, gross_total, today),
