@@ -3,4 +3,5 @@
 //! with them and the renderers draw them.
 
 pub mod order_status;
+pub mod payment_page;
 pub mod transaction;

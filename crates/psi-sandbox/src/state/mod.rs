@@ -20,6 +20,7 @@
 //! token-signing key once per file. Armed faults are not kept.
 
 pub mod clock;
+pub mod payment_page;
 pub mod store;
 mod table;
 mod transactions;
@@ -188,7 +189,7 @@ impl Drop for DataGuard<'_> {
 #[derive(Default)]
 pub struct Data {
     pub transactions: Transactions,
-    pub payment_page: apis::payment_page::State,
+    pub payment_page: payment_page::PaymentPageState,
     pub pay_later: apis::pay_later::State,
     pub bank_accounts: apis::bank_accounts::State,
     pub shop_config: apis::shop_config::State,
@@ -220,7 +221,7 @@ impl Persisted for Data {
     fn load(loader: &Loader) -> Result<Self, String> {
         Ok(Self {
             transactions: Transactions::load(loader)?,
-            payment_page: apis::payment_page::State::load(loader)?,
+            payment_page: payment_page::PaymentPageState::load(loader)?,
             pay_later: apis::pay_later::State::load(loader)?,
             bank_accounts: apis::bank_accounts::State::load(loader)?,
             shop_config: apis::shop_config::State::load(loader)?,
