@@ -25,8 +25,8 @@
 //!
 //! The session, its state machine and the checks of a request are models
 //! ([`crate::models::payment_page`]); what the page remembers is state
-//! ([`crate::state::payment_page`]). Here are the routes and handlers, and
-//! the hosted page ([`page`]).
+//! ([`crate::state::payment_page`]); the page's HTML is drawn by
+//! [`crate::render::payment_page`]. Here are the routes and handlers.
 
 mod buyer;
 mod operations;

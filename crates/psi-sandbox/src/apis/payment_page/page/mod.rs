@@ -6,7 +6,7 @@
 //! | GET | /pps/landing/{session_id}?lang= | the checkout page; a new session moves to IN_PROGRESS |
 //! | POST | /pps/landing/{session_id}?lang= | the chosen outcome (`application/x-www-form-urlencoded`) |
 //!
-//! The page ([`pages`]) shows every shop basket
+//! The page ([`crate::render::payment_page`]) shows every shop basket
 //! (items, special items, discounts, VAT, net and gross totals, currency;
 //! amounts from the request's exact decimals), the billing address, the
 //! delivery in each of the document's five shapes and the payment methods
@@ -54,27 +54,22 @@
 //! - A form the page never produces (unknown action, method not offered,
 //!   category not one of the seven) is 400 with the field and the rule.
 
-mod form;
-mod html;
-mod order;
 mod outcome;
-mod pages;
-mod people;
-mod text;
 
 use super::buyer;
 use crate::html::escape;
 use crate::models::payment_page::methods::{Method, Offer};
 use crate::models::payment_page::session::{CannotEnd, Choice, Ending, Session};
+use crate::render::payment_page::form::Entered;
+use crate::render::payment_page::pages;
+use crate::render::payment_page::text::Lang;
 use crate::AppState;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::Form;
-use form::Entered;
 use outcome::{Invalid, Outcome, Posted};
 use serde::Deserialize;
-use text::Lang;
 
 /// `?lang=en|de`.
 #[derive(Debug, Default, Deserialize)]
@@ -188,6 +183,3 @@ fn unknown(query: &LangQuery) -> Response {
     let page = pages::message_page(lang, "404 Not Found", "<p>Unknown payment session.</p>");
     (StatusCode::NOT_FOUND, Html(page)).into_response()
 }
-
-#[cfg(test)]
-mod tests;
