@@ -2,7 +2,7 @@
 //!
 //! What is stored was checked when it arrived (every sum and product the
 //! sandbox makes of an order fits the decimal range, see
-//! `apis::payment_page::validation` and the storefront's seed), so these
+//! `models::payment_page::validation` and the storefront's seed), so these
 //! saturate only for a state file written before those checks: a read
 //! then answers with the range's end instead of breaking.
 

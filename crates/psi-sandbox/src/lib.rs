@@ -51,6 +51,7 @@ pub mod media_type;
 mod models;
 #[doc(hidden)]
 pub mod numbers;
+mod render;
 pub mod seed;
 mod state;
 mod tls;
@@ -63,7 +64,8 @@ pub use examples::document::Document;
 /// The `tracing` target of the one INFO event per request (method, path,
 /// operationId, status, duration), for a subscriber that treats them apart.
 pub use http::request_log::TARGET as REQUEST_LOG_TARGET;
-use state::{AppState, Shared, Transaction};
+use models::transaction::Transaction;
+use state::{AppState, Shared};
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -452,7 +454,7 @@ impl Sandbox {
         let mut data = self.state.data();
         let mut bytes = 0;
         for index in 0..count {
-            let transaction = state::demo_transaction(index, &template, now);
+            let transaction = models::transaction::demo_transaction(index, &template, now);
             bytes += transaction.request.stored_len();
             data.transactions.insert(transaction);
         }

@@ -2,7 +2,6 @@
 //! test-control routes (under `/__sandbox`).
 
 pub mod bank_accounts;
-pub mod invoice;
 pub mod order_status;
 pub mod pay_later;
 pub mod payment_page;

@@ -7,17 +7,21 @@
 //! | GET | /api/order/{transaction_id}/correspondences/invoices/{correspondence_id}/{format} | the invoice as pdf, eml or html |
 //!
 //! Both read the transactions the hosted payment page creates when a buyer
-//! completes a session; neither changes anything. The payment status
-//! follows the sandbox clock: `OPEN` until the due date, `OVERDUE` after it
-//! (the sandbox runs no dunning, so the dunning level stays 0).
+//! completes a session; neither changes anything. The payment information
+//! follows the sandbox clock ([`crate::models::order_status`]); the invoice
+//! is drawn by [`crate::render::invoice`].
 
-use super::invoice::{self, Invoice, Seller};
 use crate::errors::decline;
 use crate::http::extract::{Bearer, OrderStatus};
 use crate::http::operation::declare;
+use crate::models::order_status::{
+    dunning_status, gross_total, payment_method, payment_status, MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
+};
+use crate::models::transaction::Transaction;
+use crate::render::invoice::{self, Invoice, Seller};
 use crate::state::Data;
-use crate::{AppState, Transaction};
-use axum::extract::{Path, Query, State as AxumState};
+use crate::AppState;
+use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -30,11 +34,7 @@ use psi_order_status::types::{
 use psi_payment_page::types::{BasketItem, SpecialItem};
 use psi_runtime::CommaSeparated;
 use psi_runtime::Decimal;
-use serde_json::{json, Map, Value};
-
-/// How long the provider may take to process a change, as the documents'
-/// examples show it.
-pub const MAXIMUM_PROCESSING_OFFSET_IN_HOURS: i64 = 24;
+use serde_json::{Map, Value};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -49,7 +49,7 @@ pub fn routes() -> Router<AppState> {
 }
 
 async fn get_order_status(
-    AxumState(state): AxumState<AppState>,
+    State(state): State<AppState>,
     Path(transaction_id): Path<String>,
     Query(query): Query<Vec<(String, String)>>,
     _: Bearer<OrderStatus>,
@@ -169,16 +169,6 @@ fn general_order_information(transaction: &Transaction) -> GeneralOrderInformati
     }
 }
 
-/// The baskets' gross amounts, added up over the shops.
-pub(crate) fn gross_total(transaction: &Transaction) -> Decimal {
-    crate::amounts::sum(
-        transaction
-            .baskets()
-            .iter()
-            .filter_map(|basket| basket.gross_amount),
-    )
-}
-
 fn order_basket(transaction: &Transaction) -> OrderBasket {
     let total = gross_total(transaction);
     let baskets = transaction.baskets();
@@ -258,57 +248,8 @@ fn special_items_by_category<'a>(
     by_category
 }
 
-fn object(value: Value) -> Map<String, Value> {
-    match value {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    }
-}
-
-/// `{payment_option, transfer_type}`, as the buyer chose on the page.
-pub(crate) fn payment_method(transaction: &Transaction) -> Map<String, Value> {
-    object(
-        json!({"payment_option": transaction.payment_option, "transfer_type": transaction.transfer_type}),
-    )
-}
-
-/// `{status, due_date, outstanding_amount}`: OPEN until the due date (which
-/// pay later may have moved), OVERDUE after it. Nothing is ever paid in the
-/// sandbox, so the whole gross total is outstanding.
-pub(crate) fn payment_status(transaction: &Transaction, today: NaiveDate) -> Map<String, Value> {
-    payment_status_of(transaction, gross_total(transaction), today)
-}
-
-/// [`payment_status`] of a transaction whose order's gross total (see
-/// [`gross_total`]) the caller has at hand: the order is not read again.
-pub(crate) fn payment_status_of(
-    transaction: &Transaction,
-    gross_total: Decimal,
-    today: NaiveDate,
-) -> Map<String, Value> {
-    object(json!({
-        "status": payment_status_label(transaction.due_date, today),
-        "due_date": transaction.due_date,
-        "outstanding_amount": gross_total,
-    }))
-}
-
-/// `OPEN` until the due date, `OVERDUE` after it.
-pub(crate) fn payment_status_label(due_date: NaiveDate, today: NaiveDate) -> &'static str {
-    if today > due_date {
-        "OVERDUE"
-    } else {
-        "OPEN"
-    }
-}
-
-/// `{level: 0}`: the sandbox sends no dunning letters.
-pub(crate) fn dunning_status() -> Map<String, Value> {
-    object(json!({"level": 0}))
-}
-
 async fn get_invoice_correspondence(
-    AxumState(state): AxumState<AppState>,
+    State(state): State<AppState>,
     Path((transaction_id, correspondence_id, format)): Path<(String, String, String)>,
     // The specification names no audience for the retrieval: the order status token.
     _: Bearer<OrderStatus>,
@@ -389,6 +330,7 @@ fn invoice_file(invoice: &Invoice, format: CorrespondenceFormat) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use IncludeOption::*;
 
     fn query(include: &str) -> Vec<(String, String)> {

@@ -12,9 +12,7 @@
 
 mod answer;
 
-use super::order_status::{
-    payment_status_label, shop_name_of, transaction_not_found, MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
-};
+use super::order_status::{shop_name_of, transaction_not_found};
 use crate::http::extract::{Bearer, TransactionStatus};
 use crate::http::operation::declare;
 use crate::AppState;

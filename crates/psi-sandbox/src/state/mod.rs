@@ -21,9 +21,8 @@
 
 mod bank_accounts;
 pub mod clock;
-pub mod compact;
-mod inflate;
 mod pay_later;
+pub mod payment_page;
 mod shop_config;
 pub mod store;
 mod storefront;
@@ -35,13 +34,11 @@ pub use bank_accounts::BankAccountsState;
 pub use clock::Clock;
 pub use pay_later::PayLaterState;
 pub use shop_config::ShopConfigState;
-pub use store::{tables, Batch, Loader};
+pub use store::{Batch, Loader, Persisted};
 pub use storefront::StorefrontState;
-pub use table::{Log, Table};
 pub use transactions::*;
 pub use webhook_subscriptions::WebhookSubscriptionsState;
 
-use crate::apis;
 use crate::auth::{Keys, Tokens};
 use crate::control::door::ControlDoor;
 use crate::faults::Faults;
@@ -196,7 +193,7 @@ impl Drop for DataGuard<'_> {
         // until the rows are committed.
         if let Some(store) = self.store {
             if self.data.has_changes() {
-                if let Err(error) = store.save(&mut self.data) {
+                if let Err(error) = store.save(&mut *self.data) {
                     store.fail(&error);
                 }
             }
@@ -204,19 +201,11 @@ impl Drop for DataGuard<'_> {
     }
 }
 
-/// A part of [`Data`] kept in the state file: it says whether it changed,
-/// writes its changed rows and reads itself back.
-pub trait Persisted: Sized {
-    fn has_changes(&self) -> bool;
-    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()>;
-    fn load(loader: &Loader) -> Result<Self, String>;
-}
-
 /// State of every API; each module owns its part.
 #[derive(Default)]
 pub struct Data {
     pub transactions: Transactions,
-    pub payment_page: apis::payment_page::State,
+    pub payment_page: payment_page::PaymentPageState,
     pub pay_later: PayLaterState,
     pub bank_accounts: BankAccountsState,
     pub shop_config: ShopConfigState,
@@ -248,7 +237,7 @@ impl Persisted for Data {
     fn load(loader: &Loader) -> Result<Self, String> {
         Ok(Self {
             transactions: Transactions::load(loader)?,
-            payment_page: apis::payment_page::State::load(loader)?,
+            payment_page: payment_page::PaymentPageState::load(loader)?,
             pay_later: PayLaterState::load(loader)?,
             bank_accounts: BankAccountsState::load(loader)?,
             shop_config: ShopConfigState::load(loader)?,

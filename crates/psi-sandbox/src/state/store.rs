@@ -35,7 +35,6 @@
 //! view of it. The lock goes with the process, also when it is killed.
 
 use super::table::{Log, Table};
-use super::Persisted;
 use crate::StartError;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use serde::de::DeserializeOwned;
@@ -86,10 +85,18 @@ pub struct Store {
     connection: Mutex<Connection>,
 }
 
-/// What a state file held at start-up.
-pub struct Opened {
+/// A part of the data kept in the state file: it says whether it changed,
+/// writes its changed rows and reads itself back.
+pub trait Persisted: Sized {
+    fn has_changes(&self) -> bool;
+    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()>;
+    fn load(loader: &Loader) -> Result<Self, String>;
+}
+
+/// What a state file held at start-up: `D` is the data it keeps.
+pub struct Opened<D> {
     pub store: Store,
-    pub data: super::Data,
+    pub data: D,
     pub clock_offset_seconds: i64,
     pub signing_key: [u8; 32],
 }
@@ -98,7 +105,7 @@ pub struct Opened {
 ///
 /// The file is created when missing, its directory is not: a mistyped
 /// directory should be an error, not a new tree of folders.
-pub fn open(path: &Path) -> Result<Opened, StartError> {
+pub fn open<D: Persisted>(path: &Path) -> Result<Opened<D>, StartError> {
     let refuse = |reason: String| StartError::State {
         path: path.to_owned(),
         reason,
@@ -117,7 +124,7 @@ pub fn open(path: &Path) -> Result<Opened, StartError> {
         .transpose()
         .map_err(refuse)?
         .unwrap_or(0);
-    let data = super::Data::load(&Loader {
+    let data = D::load(&Loader {
         connection: &connection,
     })
     .map_err(refuse)?;
@@ -340,7 +347,7 @@ fn signing_key(connection: &Connection, fresh: bool) -> Result<[u8; 32], String>
 
 impl Store {
     /// Writes what changed in `data`, in one SQLite transaction.
-    pub fn save(&self, data: &mut super::Data) -> rusqlite::Result<()> {
+    pub fn save(&self, data: &mut impl Persisted) -> rusqlite::Result<()> {
         let mut connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
         let transaction = connection.transaction()?;
         data.save(&Batch {
@@ -498,6 +505,11 @@ impl Loader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The sandbox's data from the state file at `path`.
+    fn open(path: &Path) -> Result<Opened<crate::state::Data>, StartError> {
+        super::open(path)
+    }
 
     fn temporary(name: &str) -> PathBuf {
         let directory = std::env::temp_dir().join(format!(

@@ -331,7 +331,7 @@ fn a_long_stored_order_is_read_back_whole() {
     let json_length = serde_json::to_vec(&long).unwrap().len();
     assert!(json_length > 4096, "{json_length} bytes is not longer");
     for request in [&long, &short, &long] {
-        let stored = super::StoredRequest::new(request);
+        let stored = crate::models::transaction::StoredRequest::new(request);
         assert_eq!(stored.get().order_data, request.order_data);
         let summary = stored.summary();
         let order = request.order_data.as_ref().unwrap();
@@ -357,7 +357,9 @@ fn a_panic_holding_the_data_lock_leaves_it_usable() {
         let now = state.clock.now_local();
         let mut data = state.data();
         data.transactions
-            .insert(super::demo_transaction(0, &template, now));
+            .insert(crate::models::transaction::demo_transaction(
+                0, &template, now,
+            ));
     }
     drop(state);
     let again = start(&path);

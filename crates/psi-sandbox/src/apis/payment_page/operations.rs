@@ -1,31 +1,32 @@
 //! The three operations of the document: createSession, getSessionRecord
 //! and listSessionRecords.
 
-use super::{landing_page, validation, RememberedCall, Session, State as Pages};
-use crate::errors::{decline, parse_body, unsupported_media_type};
+use crate::errors::{decline, decline_with, parse_body, unsupported_media_type};
 use crate::http::extract::{Bearer, PaymentPage};
 use crate::media_type::{self, Expected};
+use crate::models::payment_page::canonical;
+use crate::models::payment_page::idempotency::{
+    RememberedCall, IDEMPOTENCY_KEY_LIFETIME, MAX_IDEMPOTENCY_KEY_CHARS,
+};
+use crate::models::payment_page::session::Session;
+use crate::models::payment_page::validation::{self, Findings};
+use crate::state::payment_page::PaymentPageState;
 use crate::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use chrono::{DateTime, Duration, FixedOffset, NaiveDate};
-use psi_payment_page::types::{SessionRecord, SessionRecordList, SessionRequest, SessionResponse};
+use chrono::{DateTime, FixedOffset, NaiveDate};
+use psi_payment_page::types::{SessionRecordList, SessionRequest, SessionResponse};
 use std::collections::HashMap;
-
-/// The longest Idempotency-Key the document allows.
-const MAX_IDEMPOTENCY_KEY_CHARS: usize = 64;
-/// How long an Idempotency-Key is remembered (docs/service-notes.md).
-const IDEMPOTENCY_KEY_LIFETIME: Duration = Duration::hours(24);
 
 /// A session creation as it arrived, parsed.
 struct Creation {
     /// (token subject, key) when an Idempotency-Key was sent.
     key: Option<(String, String)>,
-    /// The body's canonical digest ([`super::canonical`]), taken only
-    /// when a key was sent.
+    /// The body's canonical digest ([`canonical`]), taken only when a key
+    /// was sent.
     digest: String,
     request: SessionRequest,
 }
@@ -56,7 +57,7 @@ pub(super) async fn create_session(
         .and_then(|urls| urls.webhook_url.as_deref());
     if let Some(refusal) = webhook_url.and_then(|url| state.webhook_refusal(url)) {
         let field = ("$.url_data.webhook_url".to_owned(), refusal);
-        return crate::errors::decline_with(
+        return decline_with(
             StatusCode::UNPROCESSABLE_ENTITY,
             Some("PAYMENT_ATTRIBUTE"),
             &["INVALID_FIELD"],
@@ -67,7 +68,7 @@ pub(super) async fn create_session(
     let digest = match &key {
         Some(_) => std::str::from_utf8(&body)
             .ok()
-            .and_then(super::canonical::digest)
+            .and_then(canonical::digest)
             .unwrap_or_default(),
         None => String::new(),
     };
@@ -87,8 +88,16 @@ pub(super) async fn create_session(
             };
             (StatusCode::CREATED, Json(response)).into_response()
         }
-        Err(refusal) => refusal.into_response(),
+        Err(refused) => refused.into_response(),
     }
+}
+
+/// The address the merchant redirects the buyer to.
+fn landing_page(sandbox_url: &str, session_id: &str) -> String {
+    format!(
+        "{}/pps/landing/{session_id}",
+        sandbox_url.trim_end_matches('/')
+    )
 }
 
 /// The Idempotency-Key header, if sent; longer than 64 characters is a 400.
@@ -104,25 +113,38 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, &'static str> 
 }
 
 /// Why a session was not created.
-enum Refusal {
+enum CreationRefusal {
     /// The key was used before with another body.
     KeyReused,
-    Invalid(validation::Findings),
+    /// The request breaks the specification's rules: a 422.
+    Invalid(Findings),
 }
 
-impl IntoResponse for Refusal {
+impl IntoResponse for CreationRefusal {
     fn into_response(self) -> Response {
         match self {
-            Refusal::KeyReused => decline(
+            CreationRefusal::KeyReused => decline(
                 StatusCode::CONFLICT,
                 &["IDEMPOTENCY_KEY_REUSED"],
                 vec![idempotency_key_field(
                     "was already used with a different body",
                 )],
             ),
-            Refusal::Invalid(findings) => findings.into_response(),
+            CreationRefusal::Invalid(findings) => declined(findings),
         }
     }
+}
+
+/// One 422 decline for all findings.
+fn declined(findings: Findings) -> Response {
+    let category = findings.category();
+    let reasons = findings.reasons();
+    decline_with(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        Some(category),
+        &reasons,
+        findings.into_fields(),
+    )
 }
 
 fn idempotency_key_field(message: &str) -> (String, String) {
@@ -137,30 +159,24 @@ fn idempotency_key_field(message: &str) -> (String, String) {
 /// created nothing, so its key may be retried (a 5xx, as the provider's public documentation (docs/service-notes.md)
 /// say, and also a 4xx).
 fn create_or_replay(
-    pages: &mut Pages,
+    pages: &mut PaymentPageState,
     creation: Creation,
     now: DateTime<FixedOffset>,
     max_sessions: usize,
-) -> Result<String, Refusal> {
+) -> Result<String, CreationRefusal> {
     pages.forget_expired_keys(now, IDEMPOTENCY_KEY_LIFETIME);
     if let Some(call) = creation
         .key
         .as_ref()
-        .and_then(|key| pages.idempotency_keys.get(key))
+        .and_then(|key| pages.remembered_call(key))
     {
-        let remembered = match (&call.digest, &call.body) {
-            (digest, Some(legacy)) if digest.is_empty() => {
-                super::canonical::digest(&legacy.to_string()).unwrap_or_default()
-            }
-            (digest, _) => digest.clone(),
-        };
-        return if remembered == creation.digest {
+        return if call.request_digest() == creation.digest {
             Ok(call.session_id.clone())
         } else {
-            Err(Refusal::KeyReused)
+            Err(CreationRefusal::KeyReused)
         };
     }
-    validation::check(&creation.request, now.date_naive()).map_err(Refusal::Invalid)?;
+    validation::check(&creation.request, now.date_naive()).map_err(CreationRefusal::Invalid)?;
     let session_id = uuid::Uuid::new_v4().to_string();
     if let Some(key) = creation.key {
         let call = RememberedCall {
@@ -182,25 +198,11 @@ pub(super) async fn get_session_record(
     _: Bearer<PaymentPage>,
 ) -> Response {
     let now = state.clock.now_local();
-    let record = read_record(&mut state.data().payment_page, &session_id, now);
+    let record = state.data().payment_page.record(&session_id, now);
     match record {
         Some(record) => Json(record).into_response(),
         None => decline(StatusCode::NOT_FOUND, &["SESSION_NOT_FOUND"], Vec::new()),
     }
-}
-
-fn read_record(
-    pages: &mut Pages,
-    session_id: &str,
-    now: DateTime<FixedOffset>,
-) -> Option<SessionRecord> {
-    if pages.sessions.get(session_id)?.is_due(now) {
-        pages.sessions.get_mut(session_id)?.expire_if_due(now);
-    }
-    pages
-        .sessions
-        .get(session_id)
-        .map(|session| session.record())
 }
 
 pub(super) async fn list_session_records(
@@ -223,25 +225,6 @@ pub(super) async fn list_session_records(
         );
     };
     let now = state.clock.now_local();
-    let records = records_of_day(&mut state.data().payment_page, day, now);
+    let records = state.data().payment_page.records_of_day(day, now);
     Json(SessionRecordList(records)).into_response()
-}
-
-/// The records of the sessions created on `day` in +01:00 (the offset of
-/// every sandbox time), oldest first.
-fn records_of_day(
-    pages: &mut Pages,
-    day: NaiveDate,
-    now: DateTime<FixedOffset>,
-) -> Vec<SessionRecord> {
-    let of_day = |session: &Session| session.created.date_naive() == day;
-    pages.expire_due(now, of_day);
-    let mut sessions: Vec<&Session> = pages
-        .sessions
-        .values()
-        .map(|session| &**session)
-        .filter(|s| of_day(s))
-        .collect();
-    sessions.sort_by_key(|session| session.created);
-    sessions.into_iter().map(Session::record).collect()
 }

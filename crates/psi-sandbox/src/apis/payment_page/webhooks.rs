@@ -1,7 +1,8 @@
 //! Notifications, as the service sends them: signed in `X-Signature` with
 //! the demo webhook secret ([`crate::auth::signature`]), retried with backoff
 //! until a 2xx answer, every attempt recorded for `GET /__sandbox/webhooks`
-//! (a log of at most `--max-deliveries`, see [`queue`]).
+//! (a log of at most `--max-deliveries`, see
+//! [`crate::state::payment_page::PaymentPageState::queue_delivery`]).
 //!
 //! - The session notification: the session record (the JSON of
 //!   `GET /pps/api/v1/session-record/{id}`) POSTed to the session's
@@ -10,79 +11,24 @@
 //!   subscription (`/__sandbox/webhook-subscriptions`), not to the session's
 //!   `webhook_url`.
 
-use super::State as Pages;
+use crate::models::payment_page::webhook_delivery::{Attempt, WebhookDelivery, MAX_ATTEMPTS};
 use crate::AppState;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::Json;
-use chrono::{DateTime, FixedOffset};
 use psi_payment_page::types::SessionRecord;
-use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// Attempts per notification, including the first.
-const MAX_ATTEMPTS: usize = 5;
 /// Wait before the first retry; it doubles after each failed attempt
 /// (100, 200, 400, 800 ms), short so tests need not wait long.
 const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 /// A receiver that does not answer within this counts as failed.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// One notification of one session state, or of one invoice.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct WebhookDelivery {
-    pub kind: DeliveryKind,
-    pub session_id: String,
-    /// The session's status, or `INVOICE`.
-    pub session_status: String,
-    pub url: String,
-    /// The raw body, the same bytes on every attempt.
-    pub body: String,
-    /// A receiver answered 2xx.
-    pub delivered: bool,
-    pub attempts: Vec<Attempt>,
-}
-
-/// What a notification is about: `session` or `invoice` in JSON.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DeliveryKind {
-    Session,
-    Invoice,
-}
-
-/// One POST of a notification.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Attempt {
-    /// Sandbox time of the attempt.
-    pub at: DateTime<FixedOffset>,
-    /// The X-Signature header sent, signed at `at`.
-    pub signature: String,
-    /// The receiver's status, when it answered.
-    pub status: Option<u16>,
-    /// Why no answer came (connection refused, timeout).
-    pub error: Option<String>,
-}
-
 /// Queues the notification of `record` and sends it in the background.
 /// Called after the data lock is released.
 pub(super) fn notify(state: &AppState, record: &SessionRecord, url: &str) {
-    let status = record
-        .session_status
-        .as_ref()
-        .map(|s| s.to_string())
-        .unwrap_or_default();
-    let body = serde_json::to_string(record).expect("a session record serialises");
-    let delivery = WebhookDelivery {
-        kind: DeliveryKind::Session,
-        session_id: record.session_id.clone().unwrap_or_default(),
-        session_status: status,
-        url: url.to_owned(),
-        body,
-        delivered: false,
-        attempts: Vec::new(),
-    };
-    send_in_background(state, delivery);
+    send_in_background(state, WebhookDelivery::of_session(record, url));
 }
 
 /// Queues the invoice notification of a completed session's transaction
@@ -113,82 +59,25 @@ pub(super) fn notify_invoice(state: &AppState, session_id: &str, transaction_id:
     });
     let body = notification.to_string();
     for url in subscribers {
-        let delivery = WebhookDelivery {
-            kind: DeliveryKind::Invoice,
-            session_id: session_id.to_owned(),
-            session_status: "INVOICE".to_owned(),
-            url,
-            body: body.clone(),
-            delivered: false,
-            attempts: Vec::new(),
-        };
+        let delivery = WebhookDelivery::of_invoice(session_id, url, body.clone());
         send_in_background(state, delivery);
     }
 }
 
 fn send_in_background(state: &AppState, delivery: WebhookDelivery) {
-    let number = queue(
-        &mut state.data().payment_page,
-        delivery,
-        state.limits.max_deliveries,
-    );
+    let number = state
+        .data()
+        .payment_page
+        .queue_delivery(delivery, state.limits.max_deliveries);
     tokio::spawn(deliver(state.clone(), number));
 }
-
-/// Appends `delivery` to the log and answers its number. A log holding
-/// `max` notifications first drops its oldest finished ones (delivered,
-/// given up or not sent), down to half of `max`; one still being sent is
-/// never dropped, nor anything after it.
-fn queue(pages: &mut Pages, delivery: WebhookDelivery, max: usize) -> usize {
-    let log = &pages.webhooks;
-    if log.len() >= max.max(1) {
-        let wanted = log.len() - max / 2;
-        let finished = log
-            .iter()
-            .take(wanted)
-            .take_while(|delivery| is_finished(delivery))
-            .count();
-        pages.webhooks.drop_front(finished);
-        pages.webhooks_dropped += finished;
-    }
-    pages.webhooks.push(delivery) + pages.webhooks_dropped
-}
-
-/// Delivered, out of attempts, or never to be sent (`--webhook-allow`).
-fn is_finished(delivery: &WebhookDelivery) -> bool {
-    let refused = delivery
-        .attempts
-        .last()
-        .and_then(|attempt| attempt.error.as_deref())
-        .is_some_and(|error| error.starts_with(NOT_SENT));
-    delivery.delivered || delivery.attempts.len() >= MAX_ATTEMPTS || refused
-}
-
-/// The log position of the delivery numbered `number`, if it is kept.
-fn position(pages: &Pages, number: usize) -> Option<usize> {
-    number
-        .checked_sub(pages.webhooks_dropped)
-        .filter(|position| *position < pages.webhooks.len())
-}
-
-/// The prefix of a logged attempt that was never sent (`--webhook-allow`).
-const NOT_SENT: &str = "not sent: ";
 
 /// Resumes the notifications a stopped sandbox left pending (in the
 /// `--state` file: not delivered, attempts left, not refused by the
 /// allow-list): each goes on with its next attempt after the backoff that
 /// attempt has. Called once as the sandbox starts.
 pub fn resume(state: &AppState) {
-    let pending: Vec<usize> = state
-        .data()
-        .payment_page
-        .webhooks
-        .iter()
-        .enumerate()
-        .filter(|(_, delivery)| !is_finished(delivery))
-        .map(|(position, _)| position)
-        .collect();
-    // No notification was dropped yet: a position is its number.
+    let pending = state.data().payment_page.pending_deliveries();
     for number in pending {
         tokio::spawn(deliver(state.clone(), number));
     }
@@ -199,10 +88,9 @@ pub fn resume(state: &AppState) {
 async fn deliver(state: AppState, number: usize) {
     let (url, body, made) = {
         let data = state.data();
-        let Some(position) = position(&data.payment_page, number) else {
+        let Some(delivery) = data.payment_page.delivery(number) else {
             return;
         };
-        let delivery = &data.payment_page.webhooks[position];
         (
             delivery.url.clone(),
             delivery.body.clone(),
@@ -211,12 +99,7 @@ async fn deliver(state: AppState, number: usize) {
     };
     if let Some(refusal) = state.webhook_refusal(&url) {
         // Stored before the allow-list was set: logged, never sent.
-        let attempt = Attempt {
-            at: state.clock.now_local(),
-            signature: String::new(),
-            status: None,
-            error: Some(format!("{NOT_SENT}{refusal}")),
-        };
+        let attempt = Attempt::not_sent(state.clock.now_local(), &refusal);
         record(&state, number, attempt, false);
         return;
     }
@@ -263,14 +146,10 @@ async fn send_once(state: &AppState, url: &str, body: &str) -> Attempt {
 }
 
 fn record(state: &AppState, number: usize, attempt: Attempt, delivered: bool) {
-    let mut data = state.data();
-    let pages = &mut data.payment_page;
-    // A delivery being sent is never dropped, so it is found.
-    if let Some(position) = position(pages, number) {
-        let delivery = &mut pages.webhooks[position];
-        delivery.attempts.push(attempt);
-        delivery.delivered |= delivered;
-    }
+    state
+        .data()
+        .payment_page
+        .record_attempt(number, attempt, delivered);
 }
 
 /// `GET /__sandbox/webhooks`: every notification so far, oldest first.

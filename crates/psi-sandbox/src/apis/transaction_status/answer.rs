@@ -1,5 +1,5 @@
 //! The transaction status answer, serialised with serde from the stored
-//! order's compact form ([`crate::state::compact`]) without building the
+//! order's compact form ([`crate::models::transaction::compact`]) without building the
 //! generated types.
 //!
 //! The compact form keeps each string and amount of the order as its JSON
@@ -12,8 +12,11 @@
 //! The outstanding amount is a `Decimal`, exact; the generated type holds
 //! the payment status as free-form JSON, which would carry it as a float.
 
-use crate::state::compact::{string_of, Basket, Order, Text, ITEM_KEYS, SPECIAL_ITEM_KEYS};
-use crate::state::{Label, TransactionId};
+use crate::models::order_status::{payment_status_label, MAXIMUM_PROCESSING_OFFSET_IN_HOURS};
+use crate::models::transaction::compact::{
+    string_of, Basket, Order, Text, ITEM_KEYS, SPECIAL_ITEM_KEYS,
+};
+use crate::models::transaction::{Label, TransactionId};
 use chrono::{DateTime, FixedOffset, NaiveDate};
 use psi_runtime::Decimal;
 use serde::ser::SerializeMap as _;
@@ -54,9 +57,7 @@ pub fn write(record: &Record<'_>, order: &Order<'_>, shop_name: &str, today: Nai
         partner_transaction_id: order.partner_transaction_id.and_then(raw),
         payment_information: PaymentInformation {
             dunning_status: Dunning { level: 0 },
-            maximum_processing_offset_in_hours: Decimal::from(
-                super::MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
-            ),
+            maximum_processing_offset_in_hours: Decimal::from(MAXIMUM_PROCESSING_OFFSET_IN_HOURS),
             payment_method: PaymentMethod {
                 payment_option: record.payment_option,
                 transfer_type: record.transfer_type,
@@ -64,7 +65,7 @@ pub fn write(record: &Record<'_>, order: &Order<'_>, shop_name: &str, today: Nai
             payment_status: PaymentStatus {
                 due_date: record.due_date,
                 outstanding_amount: order.gross_total().into(),
-                status: super::payment_status_label(record.due_date, today),
+                status: payment_status_label(record.due_date, today),
             },
         },
         shop_baskets: order

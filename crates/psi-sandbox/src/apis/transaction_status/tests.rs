@@ -3,11 +3,13 @@
 //! before: the order parsed, the generated answer built and serialised).
 
 use super::answer;
-use crate::apis::order_status::{dunning_status, payment_method, payment_status_of};
-use crate::state::{
-    currency_of, gross_total_of, label, OrderSummary, StoredRequest, TransactionId,
+use crate::models::order_status::{
+    dunning_status, payment_method, payment_status_of, MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
 };
-use crate::Transaction;
+use crate::models::transaction::stored_request::{currency_of, gross_total_of};
+use crate::models::transaction::{
+    demo_transaction, label, OrderSummary, StoredRequest, Transaction, TransactionId,
+};
 use chrono::{DateTime, NaiveDate};
 use psi_payment_page::types::{BasketItem, SessionRequest, ShopBasket, SpecialItem};
 use psi_runtime::Decimal;
@@ -65,7 +67,7 @@ fn day(text: &str) -> NaiveDate {
 fn the_demo_order_answers_as_the_generated_types_do() {
     let template = crate::demo::session_request("https://shop.example.com/webhook");
     let now = DateTime::parse_from_rfc3339("2026-11-20T10:15:30+01:00").expect("a time");
-    let transaction = crate::state::demo_transaction(7, &template, now);
+    let transaction = demo_transaction(7, &template, now);
     for today in [day("2026-11-20"), day("2026-12-31")] {
         let written = written(&transaction, "Sandbox shop", today);
         assert_eq!(written, reference(&transaction, "Sandbox shop", today));
@@ -253,7 +255,7 @@ fn generated_answer(
             .collect(),
         payment_information: Some(PaymentInformationDto {
             maximum_processing_offset_in_hours: Some(Decimal::from(
-                super::MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
+                MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
             )),
             payment_method: payment_method(transaction),
             payment_status: payment_status_of(transaction, gross_total, today),

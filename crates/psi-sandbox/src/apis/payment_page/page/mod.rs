@@ -6,11 +6,12 @@
 //! | GET | /pps/landing/{session_id}?lang= | the checkout page; a new session moves to IN_PROGRESS |
 //! | POST | /pps/landing/{session_id}?lang= | the chosen outcome (`application/x-www-form-urlencoded`) |
 //!
-//! The page shows every shop basket (items, special items, discounts, VAT,
-//! net and gross totals, currency; amounts from the request's exact
-//! decimals), the billing address, the delivery in each of the document's
-//! five shapes and the payment methods the session allows ([`methods`]).
-//! It is written in the buyer's `language` (`de` German, else English;
+//! The page ([`crate::render::payment_page`]) shows every shop basket
+//! (items, special items, discounts, VAT, net and gross totals, currency;
+//! amounts from the request's exact decimals), the billing address, the
+//! delivery in each of the document's five shapes and the payment methods
+//! the session allows ([`crate::models::payment_page::methods`]). It is
+//! written in the buyer's `language` (`de` German, else English;
 //! `?lang=en|de` overrides). HTML5 with inline CSS: no script, no external
 //! asset, every field labelled, every text from the request escaped.
 //!
@@ -53,27 +54,22 @@
 //! - A form the page never produces (unknown action, method not offered,
 //!   category not one of the seven) is 400 with the field and the rule.
 
-mod form;
-mod html;
-mod methods;
-mod order;
 mod outcome;
-mod people;
-mod render;
-mod text;
 
-use super::buyer::{self, Choice, Ending, Refused};
-use super::Session;
+use super::buyer;
+use crate::html::escape;
+use crate::models::payment_page::methods::{Method, Offer};
+use crate::models::payment_page::session::{CannotEnd, Choice, Ending, Session};
+use crate::render::payment_page::form::Entered;
+use crate::render::payment_page::pages;
+use crate::render::payment_page::text::Lang;
 use crate::AppState;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::Form;
-use form::Entered;
-use methods::{Method, Offer};
 use outcome::{Invalid, Outcome, Posted};
 use serde::Deserialize;
-use text::Lang;
 
 /// `?lang=en|de`.
 #[derive(Debug, Default, Deserialize)]
@@ -92,9 +88,9 @@ pub(super) async fn show(
     };
     let lang = Lang::of(&session, query.lang.as_deref());
     if !session.is_open() {
-        return Html(render::closed(&session, lang)).into_response();
+        return Html(pages::closed(&session, lang)).into_response();
     }
-    Html(render::checkout(&session, lang, &Entered::default())).into_response()
+    Html(pages::checkout(&session, lang, &Entered::default())).into_response()
 }
 
 /// `POST /pps/landing/{session_id}`: the tester's choice.
@@ -121,23 +117,24 @@ pub(super) async fn submit(
                 account_holder: posted.account_holder.unwrap_or_default(),
                 iban_invalid: true,
             };
-            let page = render::checkout(&session, lang, &entered);
+            let page = pages::checkout(&session, lang, &entered);
             return (StatusCode::UNPROCESSABLE_ENTITY, Html(page)).into_response();
         }
         Err(Invalid::Form(rule)) => {
-            let body = format!("<p><code>{}</code></p>", html::escape(&rule));
-            let page = render::message_page(lang, "400 Bad Request", &body);
+            let body = format!("<p><code>{}</code></p>", escape(&rule));
+            let page = pages::message_page(lang, "400 Bad Request", &body);
             return (StatusCode::BAD_REQUEST, Html(page)).into_response();
         }
     };
     match buyer::end(&state, &session_id, ending) {
         Ok(ended) => go_back(&ended, lang),
         // Ended or expired between the visit above and now.
-        Err(Refused::NotOpen(_)) | Err(Refused::Unknown) => match buyer::visit(&state, &session_id)
-        {
-            Some(session) => closed(&session, lang),
-            None => unknown(&query),
-        },
+        Err(CannotEnd::NotOpen(_)) | Err(CannotEnd::Unknown) => {
+            match buyer::visit(&state, &session_id) {
+                Some(session) => closed(&session, lang),
+                None => unknown(&query),
+            }
+        }
     }
 }
 
@@ -163,17 +160,18 @@ fn ending(outcome: Outcome) -> Ending {
 /// 303 to the shop's address for the session's new status, unchanged; the
 /// result page when there is none.
 fn go_back(session: &Session, lang: Lang) -> Response {
-    let location = render::return_address(session)
+    let location = session
+        .return_address()
         .1
         .and_then(|url| HeaderValue::from_str(url).ok());
     match location {
         Some(location) => (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response(),
-        None => Html(render::done(session, lang)).into_response(),
+        None => Html(pages::done(session, lang)).into_response(),
     }
 }
 
 fn closed(session: &Session, lang: Lang) -> Response {
-    (StatusCode::CONFLICT, Html(render::closed(session, lang))).into_response()
+    (StatusCode::CONFLICT, Html(pages::closed(session, lang))).into_response()
 }
 
 fn unknown(query: &LangQuery) -> Response {
@@ -182,9 +180,6 @@ fn unknown(query: &LangQuery) -> Response {
         .as_deref()
         .map(Lang::from_code)
         .unwrap_or(Lang::En);
-    let page = render::message_page(lang, "404 Not Found", "<p>Unknown payment session.</p>");
+    let page = pages::message_page(lang, "404 Not Found", "<p>Unknown payment session.</p>");
     (StatusCode::NOT_FOUND, Html(page)).into_response()
 }
-
-#[cfg(test)]
-mod tests;

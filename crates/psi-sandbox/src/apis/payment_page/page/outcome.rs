@@ -1,8 +1,8 @@
 //! The page's form, parsed: which button was pressed, with which method,
 //! IBAN and decline category.
 
-use super::super::buyer::decline_category;
-use super::methods::Method;
+use crate::models::payment_page::methods::Method;
+use crate::models::payment_page::session::decline_category;
 use psi_payment_page::types::DeclineCategory;
 use serde::Deserialize;
 

@@ -6,9 +6,6 @@
 //! pre-flight checks (`psi::preflight`) so that each can catch the other's
 //! mistakes.
 
-use crate::errors::decline_with;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use chrono::NaiveDate;
 use psi_payment_page::types::{Buyer, OrderData, ShopBasket, UrlData};
 use psi_runtime::Decimal;
@@ -50,17 +47,47 @@ impl Invalid {
     }
 }
 
-/// Every invalid field of a declined request; answered as a 422 decline.
-pub(super) struct Findings(Vec<Invalid>);
+/// Every invalid field of a declined request; answered as one 422 decline
+/// of [`Findings::category`] with [`Findings::reasons`].
+pub struct Findings(Vec<Invalid>);
 
-impl IntoResponse for Findings {
-    fn into_response(self) -> Response {
-        declined(self.0)
+impl Findings {
+    /// The decline's one category: the payment attributes weigh more than
+    /// the buyer's data, which the buyer could fix.
+    pub fn category(&self) -> &'static str {
+        if self
+            .0
+            .iter()
+            .any(|invalid| invalid.category == PAYMENT_ATTRIBUTE)
+        {
+            PAYMENT_ATTRIBUTE
+        } else {
+            BUYER_DATA
+        }
+    }
+
+    /// The reasons of the findings, each once, in the order found.
+    pub fn reasons(&self) -> Vec<&'static str> {
+        let mut reasons: Vec<&'static str> = Vec::new();
+        for invalid in &self.0 {
+            if !reasons.contains(&invalid.reason) {
+                reasons.push(invalid.reason);
+            }
+        }
+        reasons
+    }
+
+    /// Every invalid field as its JSON path and the rule it breaks.
+    pub fn into_fields(self) -> Vec<(String, String)> {
+        self.0
+            .into_iter()
+            .map(|invalid| (invalid.path, invalid.message))
+            .collect()
     }
 }
 
 /// `Ok` for a request the service accepts, else every invalid field.
-pub(super) fn check(
+pub fn check(
     request: &psi_payment_page::types::SessionRequest,
     today: NaiveDate,
 ) -> Result<(), Findings> {
@@ -94,35 +121,6 @@ pub fn check_order_data(order: &OrderData, today: NaiveDate) -> Result<(), Vec<(
             .map(|invalid| (invalid.path, invalid.message))
             .collect())
     }
-}
-
-/// One decline for all findings. A decline has one category: the payment
-/// attributes weigh more than the buyer's data, which the buyer could fix.
-fn declined(found: Vec<Invalid>) -> Response {
-    let category = if found
-        .iter()
-        .any(|invalid| invalid.category == PAYMENT_ATTRIBUTE)
-    {
-        PAYMENT_ATTRIBUTE
-    } else {
-        BUYER_DATA
-    };
-    let mut reasons: Vec<&str> = Vec::new();
-    for invalid in &found {
-        if !reasons.contains(&invalid.reason) {
-            reasons.push(invalid.reason);
-        }
-    }
-    let fields = found
-        .into_iter()
-        .map(|invalid| (invalid.path, invalid.message))
-        .collect();
-    decline_with(
-        StatusCode::UNPROCESSABLE_ENTITY,
-        Some(category),
-        &reasons,
-        fields,
-    )
 }
 
 fn check_order(order: &OrderData, today: NaiveDate, found: &mut Vec<Invalid>) {
@@ -389,7 +387,7 @@ fn check_urls(urls: &UrlData, found: &mut Vec<Invalid>) {
 }
 
 fn is_web_address(text: &str) -> bool {
-    reqwest::Url::parse(text)
+    url::Url::parse(text)
         .is_ok_and(|url| matches!(url.scheme(), "http" | "https") && url.has_host())
 }
 

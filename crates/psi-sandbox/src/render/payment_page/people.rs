@@ -1,8 +1,8 @@
 //! The buyer card (name, company, contact, billing address) and the
 //! delivery card in each of the five shapes the document allows.
 
-use super::html::escape;
 use super::text::{Lang, Text};
+use crate::html::escape;
 use psi_payment_page::types::{Address, Buyer, Delivery, OrderData};
 
 /// Lines of text, each escaped, joined with `<br>`; empty ones left out.

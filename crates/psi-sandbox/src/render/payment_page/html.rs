@@ -2,11 +2,8 @@
 //! (inline CSS only; no script, no external asset).
 
 use super::text::Lang;
+use crate::html::escape;
 use psi_runtime::Decimal;
-
-/// Text for HTML content and attribute values. Every string that comes
-/// from a request goes through this.
-pub(super) use crate::html::escape;
 
 /// An amount with at least two decimals, from the decimal's own digits
 /// (never through a float): 43.8 -> `43.80`, 0.125 -> `0.125`; German

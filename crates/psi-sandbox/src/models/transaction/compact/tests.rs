@@ -2,7 +2,7 @@
 //! comes back whole: the same JSON text, the same generated value.
 
 use super::{decode, split, Order, Text, ITEM_KEYS};
-use crate::state::StoredRequest;
+use crate::models::transaction::stored_request::StoredRequest;
 use psi_payment_page::types::{BasketItem, SessionRequest, ShopBasket, SpecialItem, Vat};
 
 /// The request as `StoredRequest::new` keeps it: its order, no URLs.

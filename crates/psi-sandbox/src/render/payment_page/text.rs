@@ -2,12 +2,13 @@
 //! `order_data.buyer.language` chooses (`de...` is German, anything else or
 //! none English); `?lang=en|de` on the page's address overrides it.
 
-use super::super::Session;
+use crate::models::payment_page::methods::Method;
+use crate::models::payment_page::session::Session;
 use psi_payment_page::types::Buyer;
 
 /// A language the page is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Lang {
+pub enum Lang {
     En,
     De,
 }
@@ -68,7 +69,7 @@ impl Lang {
 
 /// Every string the page shows that does not come from the request.
 /// `{amount}`, `{status}`, `{id}` and `{field}` are filled in where named.
-pub(super) struct Text {
+pub struct Text {
     pub title: &'static str,
     pub sandbox_badge: &'static str,
     pub order: &'static str,
@@ -128,6 +129,19 @@ pub(super) struct Text {
     pub done_title: &'static str,
     pub done_body: &'static str,
     pub done_no_redirect: &'static str,
+}
+
+impl Text {
+    /// The name of `method` and the one-line hint shown next to its radio
+    /// button.
+    pub fn method_label(&self, method: Method) -> (&'static str, &'static str) {
+        match method {
+            Method::OpenInvoice => (self.open_invoice, self.open_invoice_hint),
+            Method::Instalment => (self.instalment, self.instalment_hint),
+            Method::Prepayment => (self.prepayment, self.prepayment_hint),
+            Method::DirectDebit => (self.direct_debit, self.direct_debit_hint),
+        }
+    }
 }
 
 const EN: Text = Text {

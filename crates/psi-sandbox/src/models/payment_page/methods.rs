@@ -1,4 +1,4 @@
-//! The payment methods the page offers and what a payment stores.
+//! The payment methods the hosted page offers and what a payment stores.
 //!
 //! | method | payment_option | transfer_type | restriction values it answers to |
 //! |---|---|---|---|
@@ -14,11 +14,10 @@
 //! field the restriction gives. A restriction nothing answers to offers
 //! every method, with a note on the page.
 
-use super::text::Text;
 use psi_payment_page::types::PaymentMethodRestriction;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Method {
+pub enum Method {
     OpenInvoice,
     Instalment,
     Prepayment,
@@ -91,21 +90,11 @@ impl Method {
         fits(&restriction.payment_option, self.option_names())
             && fits(&restriction.transfer_type, self.transfer_names())
     }
-
-    /// The name and the one-line hint shown next to the radio button.
-    pub fn label(self, text: &Text) -> (&'static str, &'static str) {
-        match self {
-            Method::OpenInvoice => (text.open_invoice, text.open_invoice_hint),
-            Method::Instalment => (text.instalment, text.instalment_hint),
-            Method::Prepayment => (text.prepayment, text.prepayment_hint),
-            Method::DirectDebit => (text.direct_debit, text.direct_debit_hint),
-        }
-    }
 }
 
 /// The methods a session offers.
 #[derive(Debug, PartialEq, Eq)]
-pub(super) struct Offer {
+pub struct Offer {
     pub methods: Vec<Method>,
     /// The restriction as given, when no method answers to it.
     pub unknown_restriction: Option<String>,

@@ -1,8 +1,9 @@
 //! The order card: every shop basket with its items, special items,
 //! discounts, VAT and totals, and the amount due.
 
-use super::html::{escape, money, number};
+use super::html::{money, number};
 use super::text::{Lang, Text};
+use crate::html::escape;
 use psi_payment_page::types::{BasketItem, OrderData, ShopBasket, SpecialItem};
 use psi_runtime::Decimal;
 use std::fmt::Write;

@@ -2,7 +2,7 @@
 //! rest of the request and without their keys.
 //!
 //! A transaction keeps its session request in two parts
-//! ([`super::StoredRequest`]): the order's `currency`,
+//! ([`super::stored_request::StoredRequest`]): the order's `currency`,
 //! `partner_transaction_id` and `shop_baskets` as an [`Order`] encoded
 //! with postcard, and everything else as deflated JSON. A lookup decodes
 //! the first part borrowing its strings: no inflating, no JSON parsing.

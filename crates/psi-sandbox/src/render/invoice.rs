@@ -6,7 +6,7 @@
 //! items, special items, VAT lines, gross total, due date and transaction id.
 
 use crate::amounts;
-use crate::Transaction;
+use crate::models::transaction::Transaction;
 use chrono::NaiveDate;
 use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref, Str, TextStr};
 use psi_payment_page::types::{Address, BasketItem, Buyer, SpecialItem};
@@ -664,11 +664,12 @@ mod tests {
         }))
         .expect("a valid session request");
         Transaction {
-            id: crate::state::TransactionId::parse("12-34567890123456789").expect("an id"),
+            id: crate::models::transaction::TransactionId::parse("12-34567890123456789")
+                .expect("an id"),
             session_id: uuid::Uuid::nil(),
             created: chrono::DateTime::parse_from_rfc3339("2024-05-13T10:15:30+02:00")
                 .expect("a timestamp"),
-            request: crate::state::StoredRequest::new(&request),
+            request: crate::models::transaction::StoredRequest::new(&request),
             payment_option: "OPEN_INVOICE".into(),
             transfer_type: "BANK_TRANSFER".into(),
             correspondence_id: "7f3c2a10-5b8e-4d6f-9a21-3c4b5d6e7f80"
@@ -723,7 +724,7 @@ mod tests {
         let mut request = transaction.request.get();
         let order_data = request.order_data.as_mut().expect("order data");
         order_data.shop_baskets[0].vats.clear();
-        transaction.request = crate::state::StoredRequest::new(&request);
+        transaction.request = crate::models::transaction::StoredRequest::new(&request);
         let invoice = Invoice::of(&transaction, Seller::sandbox());
         assert_eq!(invoice.vats.len(), 1);
         assert_eq!(invoice.vats[0].net_amount, Decimal::new(368, 1));
@@ -780,7 +781,7 @@ mod tests {
             .shop_baskets[0];
         let item = basket.items[0].clone();
         basket.items = vec![item; 40];
-        transaction.request = crate::state::StoredRequest::new(&request);
+        transaction.request = crate::models::transaction::StoredRequest::new(&request);
         let pdf = pdf(&Invoice::of(&transaction, Seller::sandbox()));
         assert!(contains(&pdf, "/Count 2"));
     }

@@ -1,17 +1,17 @@
 //! Whole pages: the checkout, a closed session, the result shown when the
 //! shop gave no address to go back to, and an unknown session.
 
-use super::super::Session;
 use super::form::{outcome_card, payment_card, Entered};
-use super::html::{document, escape, fill, link};
-use super::methods::Offer;
+use super::html::{document, fill, link};
 use super::order::{self, priced};
 use super::people::{buyer_card, delivery_card};
 use super::text::Lang;
-use psi_payment_page::types::SessionStatus;
+use crate::html::escape;
+use crate::models::payment_page::methods::Offer;
+use crate::models::payment_page::session::Session;
 
 /// The checkout page of an open session.
-pub(super) fn checkout(session: &Session, lang: Lang, entered: &Entered) -> String {
+pub fn checkout(session: &Session, lang: Lang, entered: &Entered) -> String {
     let text = lang.text();
     let request = &session.request;
     let order = request.order_data.as_ref();
@@ -40,29 +40,12 @@ pub(super) fn checkout(session: &Session, lang: Lang, entered: &Entered) -> Stri
     document(lang, text.title, &body)
 }
 
-/// Which `url_data` field a session in `status` goes back to, and its
-/// value when the request has one.
-pub(super) fn return_address(session: &Session) -> (&'static str, Option<&str>) {
-    let field = match session.status {
-        SessionStatus::Completed => "success_url",
-        SessionStatus::Canceled => "cancel_url",
-        _ => "failure_url",
-    };
-    let urls = session.request.url_data.as_ref();
-    let url = urls.and_then(|urls| match field {
-        "success_url" => urls.success_url.as_deref(),
-        "cancel_url" => urls.cancel_url.as_deref(),
-        _ => urls.failure_url.as_deref(),
-    });
-    (field, url)
-}
-
 /// A session that can no longer be paid: its status and a link back to
 /// the shop's matching address.
-pub(super) fn closed(session: &Session, lang: Lang) -> String {
+pub fn closed(session: &Session, lang: Lang) -> String {
     let text = lang.text();
     let body = with_id_and_status(text.closed_body, session);
-    let back = match return_address(session).1 {
+    let back = match session.return_address().1 {
         Some(url) => format!("<p>{}</p>", link(url, text.back_to_shop)),
         None => String::new(),
     };
@@ -86,9 +69,9 @@ fn with_id_and_status(template: &str, session: &Session) -> String {
 }
 
 /// The result of an outcome whose shop address is missing.
-pub(super) fn done(session: &Session, lang: Lang) -> String {
+pub fn done(session: &Session, lang: Lang) -> String {
     let text = lang.text();
-    let (field, _) = return_address(session);
+    let (field, _) = session.return_address();
     let body = with_id_and_status(text.done_body, session);
     let why = fill(
         text.done_no_redirect,
@@ -103,7 +86,7 @@ pub(super) fn done(session: &Session, lang: Lang) -> String {
 }
 
 /// A short page with a heading and a paragraph or two (already HTML).
-pub(super) fn message_page(lang: Lang, title: &str, body: &str) -> String {
+pub fn message_page(lang: Lang, title: &str, body: &str) -> String {
     let text = lang.text();
     document(
         lang,

@@ -2,17 +2,18 @@
 //! sandbox's outcome buttons. Plain HTML: a radio group, labelled fields
 //! and one submit button per outcome, no script.
 
-use super::super::buyer::DECLINE_CATEGORIES;
-use super::html::{escape, fill};
-use super::methods::{Method, Offer};
+use super::html::fill;
 use super::text::{Lang, Text};
+use crate::html::escape;
+use crate::models::payment_page::methods::{Method, Offer};
+use crate::models::payment_page::session::DECLINE_CATEGORIES;
 use psi_payment_page::types::UrlData;
 use std::fmt::Write;
 
 /// What the tester entered, kept when the page is shown again. No `Debug`:
 /// it holds bank details.
 #[derive(Default)]
-pub(super) struct Entered {
+pub struct Entered {
     pub method: Option<Method>,
     pub iban: String,
     pub account_holder: String,
@@ -38,7 +39,7 @@ pub(super) fn payment_card(offer: &Offer, entered: &Entered, text: &Text) -> Str
         );
     }
     for &method in &offer.methods {
-        let (name, hint) = method.label(text);
+        let (name, hint) = text.method_label(method);
         let value = method.form_value();
         let checked = if method == chosen { " checked" } else { "" };
         let _ = writeln!(

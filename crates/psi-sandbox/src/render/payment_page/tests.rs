@@ -1,10 +1,10 @@
 //! The rendered pages: escaping, language, what the checkout shows.
 
-use super::super::Session;
 use super::form::Entered;
-use super::methods::Method;
-use super::render;
+use super::pages;
 use super::text::Lang;
+use crate::models::payment_page::methods::Method;
+use crate::models::payment_page::session::Session;
 use chrono::{FixedOffset, TimeZone};
 use psi_payment_page::types::{SessionRequest, SessionStatus};
 use serde_json::{json, Value};
@@ -28,7 +28,7 @@ fn demo() -> Session {
 }
 
 fn page(session: &Session, lang: Lang) -> String {
-    render::checkout(session, lang, &Entered::default())
+    pages::checkout(session, lang, &Entered::default())
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn text_from_the_request_is_escaped_everywhere() {
 
     let mut ended = session.clone();
     ended.status = SessionStatus::Error;
-    let closed = render::closed(&ended, Lang::En);
+    let closed = pages::closed(&ended, Lang::En);
     assert!(
         !closed.contains("javascript:alert"),
         "not even as text: only http(s) links"
@@ -180,7 +180,7 @@ fn a_refused_iban_is_shown_again_with_a_message_next_to_it() {
         account_holder: "Erika".to_owned(),
         iban_invalid: true,
     };
-    let html = render::checkout(&demo(), Lang::En, &entered);
+    let html = pages::checkout(&demo(), Lang::En, &entered);
     assert!(html.contains("value=\"direct_debit\" checked"));
     assert!(html.contains("value=\"DE00 &lt;b&gt;\""));
     assert!(html.contains("aria-invalid=\"true\" aria-describedby=\"iban-error\""));
@@ -249,7 +249,7 @@ fn a_closed_session_links_back_to_the_matching_address() {
         (SessionStatus::Expired, "https://shop.example.com/failure"),
     ] {
         session.status = status.clone();
-        let html = render::closed(&session, Lang::En);
+        let html = pages::closed(&session, Lang::En);
         assert!(
             html.contains(&format!("<a href=\"{url}\">Back to the shop</a>")),
             "{html}"
