@@ -165,6 +165,9 @@ pub struct Settings {
     /// Documents served from their examples besides the bundled ones
     /// ([`Settings::with_document`]).
     documents: Vec<Document>,
+    /// Transactions and storefront orders stored on start and again on
+    /// every reset (`--seed`).
+    pub seed: Option<std::sync::Arc<seed::Seed>>,
 }
 
 impl Default for Settings {
@@ -178,6 +181,7 @@ impl Default for Settings {
             control_token: None,
             webhook_allow: Vec::new(),
             limits: Limits::default(),
+            seed: None,
             documents: Vec::new(),
         }
     }
@@ -187,6 +191,12 @@ impl Settings {
     /// Listen on `address`.
     pub fn address(mut self, address: SocketAddr) -> Self {
         self.address = address;
+        self
+    }
+
+    /// Stores `seed`'s entries on start and on every reset.
+    pub fn seed(mut self, seed: seed::Seed) -> Self {
+        self.seed = Some(std::sync::Arc::new(seed));
         self
     }
 
@@ -268,6 +278,7 @@ impl std::fmt::Debug for Settings {
             .field("public_url", &self.public_url)
             .field("webhook_allow", &self.webhook_allow)
             .field("limits", &self.limits)
+            .field("seed", &self.seed.as_ref().map(|seed| seed.path()))
             .field(
                 "documents",
                 &self.documents.iter().map(|d| d.name).collect::<Vec<_>>(),
@@ -280,6 +291,11 @@ impl std::fmt::Debug for Settings {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum StartError {
+    /// The seed could not be stored (`--seed`).
+    Seed {
+        /// Why, naming the entry.
+        reason: String,
+    },
     /// The address could not be bound.
     Bind {
         /// The address asked for.
@@ -337,6 +353,7 @@ impl std::fmt::Display for StartError {
                 write!(f, "the document {name} cannot be served: {reason}")
             }
             StartError::Tls { reason } => write!(f, "{reason}"),
+            StartError::Seed { reason } => write!(f, "{reason}"),
             StartError::ControlToken { address } => write!(
                 f,
                 "--control-token: needed when listening on {}, beyond loopback: \
@@ -353,6 +370,7 @@ impl std::error::Error for StartError {
         match self {
             StartError::Bind { source, .. } => Some(source),
             StartError::State { .. }
+            | StartError::Seed { .. }
             | StartError::PublicUrl { .. }
             | StartError::Tls { .. }
             | StartError::ControlToken { .. }
@@ -405,13 +423,22 @@ impl Sandbox {
         if !address.ip().is_loopback() && !token_given {
             return Err(StartError::ControlToken { address });
         }
-        let state: AppState = std::sync::Arc::new(Shared::new(url, &settings)?);
+        let state: AppState = std::sync::Arc::new(Shared::new(url, local_url(address), &settings)?);
         apis::payment_page::resume_notifications(&state);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = http::app(state.clone());
         tokio::spawn(http::serve::serve(listener, app, settings.limits, async {
             let _ = stopped.await;
         }));
+        if let Some(seed) = &settings.seed {
+            let report = seed
+                .apply_with_token(&state.local_url, state.control_token.as_deref())
+                .await
+                .map_err(|error| StartError::Seed {
+                    reason: error.to_string(),
+                })?;
+            tracing::info!(stored = report.stored, kept = report.kept, "seeded");
+        }
         Ok(Sandbox {
             state,
             address,
@@ -460,6 +487,17 @@ impl Sandbox {
         }
         bytes / count.max(1)
     }
+}
+
+/// The address the sandbox reaches itself at (to store its seed): the
+/// address listened on, through loopback when that is every interface.
+fn local_url(listening: SocketAddr) -> String {
+    let ip = match listening.ip() {
+        std::net::IpAddr::V4(ip) if ip.is_unspecified() => std::net::Ipv4Addr::LOCALHOST.into(),
+        std::net::IpAddr::V6(ip) if ip.is_unspecified() => std::net::Ipv6Addr::LOCALHOST.into(),
+        ip => ip,
+    };
+    format!("http://{}", SocketAddr::new(ip, listening.port()))
 }
 
 /// The address clients use: the one given, or the one listened on.

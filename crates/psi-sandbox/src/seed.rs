@@ -106,6 +106,11 @@ impl Seed {
         })
     }
 
+    /// The seed file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// Stores every entry in the sandbox at `url` through its control API,
     /// transactions first (orders may take their lines from one).
     pub async fn apply(&self, url: &str) -> Result<Report, SeedError> {

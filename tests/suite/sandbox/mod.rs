@@ -7,6 +7,7 @@ mod journal;
 mod lookups;
 mod prefer;
 mod remembered_tokens;
+mod reset;
 
 use psi_sandbox::Sandbox;
 use serde_json::{json, Value};

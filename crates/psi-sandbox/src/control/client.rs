@@ -285,4 +285,15 @@ impl Control {
     pub async fn clear_requests(&self) -> Result<Value, ControlError> {
         self.delete("requests").await
     }
+
+    /// Empties the sandbox for the next test (`POST /__sandbox/reset`):
+    /// every collection, the faults and the journal; the `--seed` entries
+    /// are stored again and issued tokens stay valid. Answers how many seed
+    /// entries were stored.
+    pub async fn reset(&self) -> Result<u64, ControlError> {
+        let answer = self.post("reset", json!({})).await?;
+        answer["seeded"]
+            .as_u64()
+            .ok_or_else(|| ControlError(format!("reset: no count of seeded entries in {answer}")))
+    }
 }

@@ -26,6 +26,7 @@
 //! | GET | /__sandbox/shop-config/{partner_profile_id}/{shop_id} | the stored shop configuration |
 //! | GET | /__sandbox/requests | the request journal: the last 1,000 requests outside the control API (`method`, `path` with IBANs masked, `operation_id`, `status`, `at`, `duration_ms`), oldest first |
 //! | DELETE | /__sandbox/requests | empties the request journal |
+//! | POST | /__sandbox/reset | empties every collection (also in the state file), disarms every fault, empties the journal and stores the `--seed` entries again; the clock, the signing key (issued tokens stay valid) and the settings stay; 200 `{"seeded"}` |
 //!
 //! Errors of the control API are `{"error": "..."}`. Every call passes
 //! the door ([`super::door`]) first: a `Host` naming this sandbox, the
@@ -51,6 +52,7 @@ pub fn routes() -> Router<AppState> {
         .route("/__sandbox/transactions", post(store_transaction))
         .route("/__sandbox/transactions/{transaction_id}", get(transaction))
         .route("/__sandbox/requests", get(requests).delete(forget_requests))
+        .route("/__sandbox/reset", post(reset))
 }
 
 /// The demo webhook secret is shown; one the operator chose is not (they
@@ -266,4 +268,30 @@ async fn requests(State(state): State<AppState>) -> Response {
 async fn forget_requests(State(state): State<AppState>) -> StatusCode {
     state.journal.clear();
     StatusCode::NO_CONTENT
+}
+
+/// `POST /__sandbox/reset`: a clean sandbox for the next test. Every
+/// collection is emptied (sessions, transactions, bookings, bank accounts,
+/// shop configurations, storefront orders, subscriptions, the delivery
+/// log), in the state file too; every fault is disarmed and the request
+/// journal emptied; then the `--seed` entries are stored again. The clock,
+/// the signing key (so every issued token stays valid) and the settings
+/// stay. Answers 200 `{"seeded"}`, the number of seed entries stored.
+async fn reset(State(state): State<AppState>) -> Response {
+    state.empty();
+    state.faults.clear();
+    state.journal.clear();
+    let seeded = match &state.seed {
+        None => 0,
+        Some(seed) => {
+            let token = state.control_token.as_deref();
+            match seed.apply_with_token(&state.local_url, token).await {
+                Ok(report) => report.stored,
+                Err(error) => {
+                    return control_error(StatusCode::INTERNAL_SERVER_ERROR, error.to_string())
+                }
+            }
+        }
+    };
+    Json(serde_json::json!({ "seeded": seeded })).into_response()
 }

@@ -63,6 +63,11 @@ pub struct Shared {
     webhook_allow: Vec<String>,
     /// The token control calls must carry (`--control-token`).
     pub control_token: Option<String>,
+    /// Where the sandbox reaches itself (loopback when it listens on every
+    /// interface).
+    pub local_url: String,
+    /// Stored on start and on every reset (`--seed`).
+    pub seed: Option<Arc<crate::seed::Seed>>,
     /// What a control call must show ([`crate::control::door`]).
     pub control_door: ControlDoor,
     pub faults: Faults,
@@ -82,7 +87,11 @@ pub struct Shared {
 impl Shared {
     /// The state `settings` ask for: empty, or loaded from the state file.
     /// Fails only when `settings.state` names a file that cannot be used.
-    pub fn new(url: String, settings: &crate::Settings) -> Result<Self, crate::StartError> {
+    pub fn new(
+        url: String,
+        local_url: String,
+        settings: &crate::Settings,
+    ) -> Result<Self, crate::StartError> {
         let examples = crate::examples::Served::compile(&url, &settings.documents)
             .map_err(|(name, reason)| crate::StartError::Document { name, reason })?;
         let preferred = crate::examples::Preferred::compile(&url)
@@ -107,6 +116,8 @@ impl Shared {
             tokens,
             webhook_secret: settings.webhook_secret.clone(),
             control_token: settings.control_token.clone(),
+            local_url,
+            seed: settings.seed.clone(),
             webhook_allow: settings.webhook_allow.clone(),
             limits: settings.limits,
             control_door: ControlDoor::new(&url, settings.control_token.clone()),
@@ -138,6 +149,17 @@ impl Shared {
                 self.webhook_allow.join(", ")
             )),
         }
+    }
+
+    /// Empties every collection, in memory and in the state file, under the
+    /// data lock. A failed write stops the sandbox, as every failed write
+    /// does.
+    pub fn empty(&self) {
+        let mut data = self.data.lock().unwrap_or_else(|p| p.into_inner());
+        *data = match self.store.as_deref() {
+            None => Data::default(),
+            Some(store) => store.empty(),
+        };
     }
 
     /// The data, locked. Handlers hold it briefly and never across an

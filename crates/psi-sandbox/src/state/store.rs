@@ -363,6 +363,33 @@ impl Store {
         connection.total_changes()
     }
 
+    /// Deletes every row of every table, in one SQLite transaction, and
+    /// reads the emptied data back (tracked, so later changes are saved).
+    /// The clock's offset and the signing key stay. A failure stops the
+    /// sandbox ([`Store::fail`]).
+    pub fn empty<D: Persisted>(&self) -> D {
+        let mut connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
+        let emptied = connection.transaction().and_then(|transaction| {
+            for table in tables::KEYED.iter().chain(tables::LOGS.iter()) {
+                transaction.execute(&format!("DELETE FROM {table}"), [])?;
+            }
+            transaction.commit()
+        });
+        if let Err(error) = emptied {
+            drop(connection);
+            self.fail(&error);
+        }
+        match D::load(&Loader {
+            connection: &connection,
+        }) {
+            Ok(data) => data,
+            Err(reason) => {
+                drop(connection);
+                self.stop(&reason)
+            }
+        }
+    }
+
     /// Writes the clock's offset.
     pub fn save_clock_offset(&self, seconds: i64) -> rusqlite::Result<()> {
         let connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
@@ -373,10 +400,14 @@ impl Store {
     /// file must not be acknowledged: the handler has not answered yet, and
     /// never will.
     pub fn fail(&self, error: &rusqlite::Error) -> ! {
+        self.stop(&explain(error))
+    }
+
+    /// Stops the sandbox, saying why the state file cannot be written.
+    fn stop(&self, reason: &str) -> ! {
         let message = format!(
-            "psi-sandbox: --state {}: cannot write ({}); stopping, so that no change is acknowledged that is not saved",
+            "psi-sandbox: --state {}: cannot write ({reason}); stopping, so that no change is acknowledged that is not saved",
             self.path.display(),
-            explain(error)
         );
         tracing::error!("{message}");
         eprintln!("{message}");

@@ -28,7 +28,7 @@ fn state_file(name: &str) -> std::path::PathBuf {
 
 fn start(path: &std::path::Path) -> AppState {
     let settings = crate::Settings::default().state(path);
-    Arc::new(Shared::new(URL.to_owned(), &settings).expect("the state file opens"))
+    Arc::new(Shared::new(URL.to_owned(), URL.to_owned(), &settings).expect("the state file opens"))
 }
 
 /// One call through the whole router; answers the status and the JSON body

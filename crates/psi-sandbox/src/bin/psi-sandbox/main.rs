@@ -67,6 +67,9 @@ async fn run(args: args::Args) -> Result<(), String> {
     limits.max_connections = args.max_connections;
     limits.header_read_timeout = args.header_read_timeout;
     settings = settings.limits(limits);
+    if let Some(seed) = seed {
+        settings = settings.seed(seed);
+    }
     for host in args.webhook_allow {
         settings = settings.webhook_allow(host);
     }
@@ -77,13 +80,6 @@ async fn run(args: args::Args) -> Result<(), String> {
     let sandbox = Sandbox::start_with(settings)
         .await
         .map_err(|e| e.to_string())?;
-    if let Some(seed) = seed {
-        let report = seed
-            .apply_with_token(sandbox.url(), control_token.as_deref())
-            .await
-            .map_err(|e| e.to_string())?;
-        tracing::info!(stored = report.stored, kept = report.kept, "seeded");
-    }
     print_banner(&sandbox);
     stopped().await;
     drop(sandbox);
