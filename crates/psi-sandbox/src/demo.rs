@@ -62,3 +62,14 @@ pub fn shop_configuration() -> ShopConfiguration {
     }))
     .expect("the demo shop configuration is valid")
 }
+
+/// The demo merchant's credentials (printed by `cargo run -p psi-sandbox`).
+pub const DEMO_CLIENT_ID: &str = "sandbox-merchant";
+/// The client secret of the demo merchant (`DEMO_CLIENT_ID`).
+pub const DEMO_CLIENT_SECRET: &str = "sandbox-client-secret";
+/// The storefront platform's demo credentials.
+pub const DEMO_PLATFORM_CLIENT_ID: &str = "sandbox-platform";
+/// The client secret of the demo storefront platform client.
+pub const DEMO_PLATFORM_CLIENT_SECRET: &str = "sandbox-platform-secret";
+/// The secret webhooks are signed with.
+pub const DEMO_WEBHOOK_SECRET: &str = "sandbox-webhook-secret";

@@ -24,9 +24,7 @@
 //! Each route declares its operationId ([`crate::http::operation`]); the
 //! middleware there takes one hit of a fault armed for it and applies it.
 
-use crate::http::api_errors::{Owner, Problem};
-use axum::http::{header, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderValue, StatusCode};
 use serde::Deserialize;
 use std::sync::{Arc, Mutex};
 
@@ -137,68 +135,5 @@ impl Faults {
             faults.remove(position);
         }
         Some(fault)
-    }
-}
-
-impl Fault {
-    /// The answer of a fault before processing to a call of `path`, if
-    /// it has a status (without one the call proceeds after the delay):
-    /// an error status in the error body of the API owning `path`, any
-    /// other with an empty JSON object.
-    pub fn before_processing(&self, path: &str) -> Option<Response> {
-        let status = StatusCode::from_u16(self.status?).ok()?;
-        let mut response = if status.is_client_error() || status.is_server_error() {
-            injected(path, status)
-        } else {
-            (status, axum::Json(serde_json::json!({}))).into_response()
-        };
-        if status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE {
-            response
-                .headers_mut()
-                .insert("retry-after", HeaderValue::from_static("0"));
-        }
-        Some(response)
-    }
-
-    /// The answer replacing the handler's after processing: the fault's
-    /// status, body and Content-Type.
-    pub fn replacement(&self) -> Response {
-        let status = self
-            .status
-            .and_then(|status| StatusCode::from_u16(status).ok())
-            .unwrap_or(StatusCode::OK);
-        let Some(body) = &self.body else {
-            return status.into_response();
-        };
-        let content_type = self.content_type.as_deref().unwrap_or("application/json");
-        let content_type = HeaderValue::from_str(content_type)
-            .unwrap_or_else(|_| HeaderValue::from_static("application/json"));
-        (
-            status,
-            [(header::CONTENT_TYPE, content_type)],
-            body.to_string(),
-        )
-            .into_response()
-    }
-}
-
-/// An injected error `status` in the error body of the API owning `path`:
-/// the reason is the status's name (`SERVICE_UNAVAILABLE`); a payment
-/// API's decline carries the category its documents give the status.
-fn injected(path: &str, status: StatusCode) -> Response {
-    let reason = status
-        .canonical_reason()
-        .unwrap_or("ERROR")
-        .to_ascii_uppercase()
-        .replace([' ', '-'], "_");
-    let message = format!(
-        "an armed fault (POST /__sandbox/faults) answers {}",
-        status.as_u16()
-    );
-    match Owner::of_path(path) {
-        Owner::Payment => {
-            crate::errors::decline(status, &[&reason], vec![("$".to_owned(), message)])
-        }
-        owner => owner.refuse(status, Problem::new("INJECTED_FAULT", message)),
     }
 }

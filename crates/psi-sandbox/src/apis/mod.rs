@@ -10,7 +10,7 @@ pub mod storefront;
 pub mod transaction_status;
 pub mod webhook_subscriptions;
 
-use crate::AppState;
+use crate::state::AppState;
 use axum::Router;
 
 pub fn routes() -> Router<AppState> {

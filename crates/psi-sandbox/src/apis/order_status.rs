@@ -19,8 +19,8 @@ use crate::models::order_status::{
 };
 use crate::models::transaction::Transaction;
 use crate::render::invoice::{self, Invoice, Seller};
+use crate::state::AppState;
 use crate::state::Data;
-use crate::AppState;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};

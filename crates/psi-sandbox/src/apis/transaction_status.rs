@@ -15,7 +15,7 @@ mod answer;
 use super::order_status::{shop_name_of, transaction_not_found};
 use crate::http::extract::{Bearer, TransactionStatus};
 use crate::http::operation::declare;
-use crate::AppState;
+use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};

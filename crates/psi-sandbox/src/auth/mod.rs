@@ -9,6 +9,7 @@
 //! [`crate::http::extract::Bearer`] extractor).
 
 pub mod audiences;
+pub(crate) mod control_door;
 pub(crate) mod jwt_hs256;
 mod server;
 pub mod signature;

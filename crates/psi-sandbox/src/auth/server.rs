@@ -6,7 +6,7 @@ use super::audiences::{self, PLATFORM_AUDIENCE};
 use crate::errors::parse_body;
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
-use crate::AppState;
+use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -102,8 +102,8 @@ async fn service_token(
         Ok(request) => request,
         Err(response) => return response,
     };
-    if request.client_id != crate::DEMO_CLIENT_ID
-        || request.client_secret != crate::DEMO_CLIENT_SECRET
+    if request.client_id != crate::demo::DEMO_CLIENT_ID
+        || request.client_secret != crate::demo::DEMO_CLIENT_SECRET
     {
         return unauthorized("unknown client or wrong secret");
     }
@@ -131,18 +131,18 @@ async fn platform_token(
         Ok(request) => request,
         Err(response) => return response,
     };
-    let id_ok = request.client_id.as_deref() == Some(crate::DEMO_PLATFORM_CLIENT_ID);
+    let id_ok = request.client_id.as_deref() == Some(crate::demo::DEMO_PLATFORM_CLIENT_ID);
     let secret_ok = request
         .client_secret
         .as_ref()
-        .is_some_and(|s| s.expose() == crate::DEMO_PLATFORM_CLIENT_SECRET);
+        .is_some_and(|s| s.expose() == crate::demo::DEMO_PLATFORM_CLIENT_SECRET);
     if !(id_ok && secret_ok) {
         return unauthorized("unknown platform client or wrong secret");
     }
     issue(
         &state,
         PLATFORM_AUDIENCE,
-        crate::DEMO_PLATFORM_CLIENT_ID,
+        crate::demo::DEMO_PLATFORM_CLIENT_ID,
         request.scope,
     )
 }

@@ -3,7 +3,7 @@
 //! balancer or an orchestrator's probe.
 //!
 //! It lives under the control prefix but passes no door
-//! ([`super::door`]): a probe comes by whatever address reaches the
+//! ([`crate::auth::control_door`]): a probe comes by whatever address reaches the
 //! sandbox and carries no control token, and the answer says nothing
 //! beyond that the process serves.
 
@@ -11,7 +11,7 @@ use axum::routing::get;
 use axum::{Json, Router};
 
 /// The path of the health check.
-pub const PATH: &str = "/__sandbox/health";
+pub const PATH: &str = crate::auth::control_door::HEALTH_PATH;
 
 /// The health check's one route.
 pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {

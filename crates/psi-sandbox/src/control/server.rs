@@ -29,12 +29,12 @@
 //! | POST | /__sandbox/reset | empties every collection (also in the state file), disarms every fault, empties the journal and stores the `--seed` entries again; the clock, the signing key (issued tokens stay valid) and the settings stay; 200 `{"seeded"}` |
 //!
 //! Errors of the control API are `{"error": "..."}`. Every call passes
-//! the door ([`super::door`]) first: a `Host` naming this sandbox, the
+//! the door ([`crate::auth::control_door`]) first: a `Host` naming this sandbox, the
 //! control token when there is one, and `application/json` on writes.
 
 use super::wire::{StoredTransaction, PREFIX};
 use crate::auth::audiences::Addresses;
-use crate::AppState;
+use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -59,14 +59,14 @@ pub fn routes() -> Router<AppState> {
 /// know it, and anyone else reaching the control API should not).
 async fn about(State(state): State<AppState>) -> impl IntoResponse {
     let webhook_secret =
-        (state.webhook_secret == crate::DEMO_WEBHOOK_SECRET).then_some(&state.webhook_secret);
+        (state.webhook_secret == crate::demo::DEMO_WEBHOOK_SECRET).then_some(&state.webhook_secret);
     Json(serde_json::json!({
         "url": state.url,
         "addresses": Addresses::of(&state.url),
-        "client_id": crate::DEMO_CLIENT_ID,
-        "client_secret": crate::DEMO_CLIENT_SECRET,
-        "platform_client_id": crate::DEMO_PLATFORM_CLIENT_ID,
-        "platform_client_secret": crate::DEMO_PLATFORM_CLIENT_SECRET,
+        "client_id": crate::demo::DEMO_CLIENT_ID,
+        "client_secret": crate::demo::DEMO_CLIENT_SECRET,
+        "platform_client_id": crate::demo::DEMO_PLATFORM_CLIENT_ID,
+        "platform_client_secret": crate::demo::DEMO_PLATFORM_CLIENT_SECRET,
         "webhook_secret": webhook_secret,
         "now": state.clock.now_local(),
         "documents": state.examples.about(),
@@ -205,7 +205,7 @@ async fn store_transaction(State(state): State<AppState>, body: Bytes) -> Respon
             .collect();
         return control_error(StatusCode::UNPROCESSABLE_ENTITY, fields.join("; "));
     }
-    let transaction = crate::Transaction {
+    let transaction = crate::state::Transaction {
         id,
         session_id: uuid::Uuid::new_v4(),
         created,
@@ -246,7 +246,7 @@ async fn disarm_faults(State(state): State<AppState>) -> impl IntoResponse {
 }
 
 /// A stored transaction in the control API's shape.
-fn stored(transaction: &crate::Transaction) -> StoredTransaction {
+fn stored(transaction: &crate::state::Transaction) -> StoredTransaction {
     StoredTransaction {
         transaction_id: transaction.id.to_string(),
         session_id: transaction.session_id.to_string(),

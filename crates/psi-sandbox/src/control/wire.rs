@@ -6,7 +6,7 @@ use psi_payment_page::types::OrderData;
 use serde::{Deserialize, Serialize};
 
 /// Path prefix of the control API.
-pub const PREFIX: &str = "/__sandbox";
+pub use crate::auth::control_door::PREFIX;
 
 /// A stored transaction as `GET /__sandbox/transactions/{id}` answers it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

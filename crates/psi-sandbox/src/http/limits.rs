@@ -29,7 +29,7 @@ pub const MAX_HEADER_BYTES: usize = 64 * 1024;
 /// The largest body served; also axum's default body limit.
 pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 
-/// Before routing ([`super::app`]): the rest of the stack answers
+/// Before routing ([`crate::router`]): the rest of the stack answers
 /// `request` if it is within the limits; otherwise the refusal is answered.
 ///
 /// A request without a body (every GET a client sends) has nothing to

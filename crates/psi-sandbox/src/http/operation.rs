@@ -8,14 +8,15 @@
 //! one (`Prefer: code=…`, [`DocumentedAnswers`]), and marks the answer with
 //! its [`OperationId`] for the request log line ([`super::request_log`]).
 //! The armed faults and the documented answers reach it as request
-//! extensions that [`super`] adds.
+//! extensions that [`crate::router`] adds.
 
+use super::api_errors::{Owner, Problem};
 use crate::faults::{Fault, Faults, Network};
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
-use axum::http::HeaderMap;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::MethodRouter;
 use axum::Extension;
 use std::sync::Arc;
@@ -57,7 +58,7 @@ async fn declared(
 /// The documented answers a request asks for with `Prefer: code=<status>`
 /// (and `example=<name>`), by operationId: the example of that status from
 /// the operation's document, instead of the handler's work; `None` when
-/// the request asks for none. A request extension that [`super`] adds.
+/// the request asks for none. A request extension that [`crate::router`] adds.
 #[derive(Clone)]
 pub struct DocumentedAnswers(Arc<AnswerFor>);
 
@@ -108,14 +109,14 @@ where
     let answer = if fault.after_processing {
         let processed = handler(request).await;
         match fault.status {
-            Some(_) => fault.replacement(),
+            Some(_) => replacement(&fault),
             None => processed,
         }
     } else if fault.network == Some(Network::Drop) {
         return close_without_answer();
     } else {
         let path = request.uri().path().to_owned();
-        match fault.before_processing(&path) {
+        match before_processing(&fault, &path) {
             Some(answer) => answer,
             None => handler(request).await,
         }
@@ -164,4 +165,65 @@ async fn cut(answer: Response, half: bool) -> Response {
         )),
     ];
     Response::from_parts(parts, Body::from_stream(futures_util::stream::iter(frames)))
+}
+
+/// The answer of a fault before processing to a call of `path`, if
+/// it has a status (without one the call proceeds after the delay):
+/// an error status in the error body of the API owning `path`, any
+/// other with an empty JSON object.
+fn before_processing(fault: &Fault, path: &str) -> Option<Response> {
+    let status = StatusCode::from_u16(fault.status?).ok()?;
+    let mut response = if status.is_client_error() || status.is_server_error() {
+        injected(path, status)
+    } else {
+        (status, axum::Json(serde_json::json!({}))).into_response()
+    };
+    if status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE {
+        response
+            .headers_mut()
+            .insert("retry-after", HeaderValue::from_static("0"));
+    }
+    Some(response)
+}
+
+/// The answer replacing the handler's after processing: the fault's
+/// status, body and Content-Type.
+fn replacement(fault: &Fault) -> Response {
+    let status = fault
+        .status
+        .and_then(|status| StatusCode::from_u16(status).ok())
+        .unwrap_or(StatusCode::OK);
+    let Some(body) = &fault.body else {
+        return status.into_response();
+    };
+    let content_type = fault.content_type.as_deref().unwrap_or("application/json");
+    let content_type = HeaderValue::from_str(content_type)
+        .unwrap_or_else(|_| HeaderValue::from_static("application/json"));
+    (
+        status,
+        [(header::CONTENT_TYPE, content_type)],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// An injected error `status` in the error body of the API owning `path`:
+/// the reason is the status's name (`SERVICE_UNAVAILABLE`); a payment
+/// API's decline carries the category its documents give the status.
+fn injected(path: &str, status: StatusCode) -> Response {
+    let reason = status
+        .canonical_reason()
+        .unwrap_or("ERROR")
+        .to_ascii_uppercase()
+        .replace([' ', '-'], "_");
+    let message = format!(
+        "an armed fault (POST /__sandbox/faults) answers {}",
+        status.as_u16()
+    );
+    match Owner::of_path(path) {
+        Owner::Payment => {
+            crate::errors::decline(status, &[&reason], vec![("$".to_owned(), message)])
+        }
+        owner => owner.refuse(status, Problem::new("INJECTED_FAULT", message)),
+    }
 }

@@ -9,8 +9,8 @@
 //! routes that are no document's operation (the control API, the hosted
 //! page) log `-`.
 
-use super::journal::{Entry, Journal};
 use super::operation::OperationId;
+use crate::state::journal::{Entry, Journal};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -20,7 +20,7 @@ use std::time::Instant;
 /// The `tracing` target of the request lines.
 pub const TARGET: &str = "psi_sandbox::request";
 
-/// Outermost around every request ([`super`]): times the rest of the
+/// Outermost around every request ([`crate::router`]): times the rest of the
 /// stack answering `request`, logs the call once answered and keeps it in
 /// the request journal ([`Journal`]) unless it is a control call.
 ///

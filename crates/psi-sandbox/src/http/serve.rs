@@ -42,7 +42,7 @@ const REQUEST_START_BYTES: usize = 512;
 pub async fn serve(
     listener: TcpListener,
     app: axum::Router,
-    limits: crate::Limits,
+    limits: crate::settings::Limits,
     stop: impl Future<Output = ()>,
 ) {
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();

@@ -21,6 +21,7 @@
 
 mod bank_accounts;
 pub mod clock;
+pub mod journal;
 mod pay_later;
 pub mod payment_page;
 mod shop_config;
@@ -39,10 +40,10 @@ pub use storefront::StorefrontState;
 pub use transactions::*;
 pub use webhook_subscriptions::WebhookSubscriptionsState;
 
+use crate::auth::control_door::ControlDoor;
 use crate::auth::{Keys, Tokens};
-use crate::control::door::ControlDoor;
 use crate::faults::Faults;
-use crate::http::journal::Journal;
+use crate::state::journal::Journal;
 use axum::extract::FromRef;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -58,7 +59,7 @@ pub struct Shared {
     /// Signs session and invoice webhooks (`--webhook-secret`).
     pub webhook_secret: String,
     /// The caps on what requests can make the sandbox keep.
-    pub limits: crate::Limits,
+    pub limits: crate::settings::Limits,
     /// The hosts webhooks may go to; empty: any (`--webhook-allow`).
     webhook_allow: Vec<String>,
     /// The token control calls must carry (`--control-token`).
@@ -68,7 +69,7 @@ pub struct Shared {
     pub local_url: String,
     /// Stored on start and on every reset (`--seed`).
     pub seed: Option<Arc<crate::seed::Seed>>,
-    /// What a control call must show ([`crate::control::door`]).
+    /// What a control call must show ([`crate::auth::control_door`]).
     pub control_door: ControlDoor,
     pub faults: Faults,
     /// The most recent requests (`GET /__sandbox/requests`).
@@ -90,12 +91,12 @@ impl Shared {
     pub fn new(
         url: String,
         local_url: String,
-        settings: &crate::Settings,
-    ) -> Result<Self, crate::StartError> {
+        settings: &crate::settings::Settings,
+    ) -> Result<Self, crate::settings::StartError> {
         let examples = crate::examples::Served::compile(&url, &settings.documents)
-            .map_err(|(name, reason)| crate::StartError::Document { name, reason })?;
+            .map_err(|(name, reason)| crate::settings::StartError::Document { name, reason })?;
         let preferred = crate::examples::Preferred::compile(&url)
-            .map_err(|(name, reason)| crate::StartError::Document { name, reason })?;
+            .map_err(|(name, reason)| crate::settings::StartError::Document { name, reason })?;
         let (data, clock, keys, store) = match &settings.state {
             None => (Data::default(), Clock::default(), Keys::random(), None),
             Some(path) => {
@@ -125,7 +126,8 @@ impl Shared {
             journal: Journal::default(),
             data: Mutex::new(data),
             store,
-            http: crate::tls::http_client().map_err(|reason| crate::StartError::Tls { reason })?,
+            http: crate::tls::http_client()
+                .map_err(|reason| crate::settings::StartError::Tls { reason })?,
             examples,
             preferred: Arc::new(preferred),
             url,

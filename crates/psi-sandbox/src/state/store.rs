@@ -35,7 +35,7 @@
 //! view of it. The lock goes with the process, also when it is killed.
 
 use super::table::{Log, Table};
-use crate::StartError;
+use crate::settings::StartError;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use serde::de::DeserializeOwned;
 use serde::Serialize;

@@ -27,7 +27,7 @@ fn state_file(name: &str) -> std::path::PathBuf {
 }
 
 fn start(path: &std::path::Path) -> AppState {
-    let settings = crate::Settings::default().state(path);
+    let settings = crate::settings::Settings::default().state(path);
     Arc::new(Shared::new(URL.to_owned(), URL.to_owned(), &settings).expect("the state file opens"))
 }
 
@@ -58,7 +58,7 @@ async fn call(
         request = request.header(*name, *value);
     }
     let body = body.map_or_else(Body::empty, |body| Body::from(body.to_string()));
-    let response = crate::http::app(state.clone())
+    let response = crate::router::app(state.clone())
         .oneshot(request.body(body).expect("a request"))
         .await
         .expect("the router answers");
@@ -72,10 +72,10 @@ async fn call(
 
 async fn token(state: &AppState, service: Service) -> String {
     let (status, answer) = if service == Service::Storefront {
-        let body = json!({"client_id": crate::DEMO_PLATFORM_CLIENT_ID, "client_secret": crate::DEMO_PLATFORM_CLIENT_SECRET, "grant_type": "client_credentials", "scope": "write"});
+        let body = json!({"client_id": crate::demo::DEMO_PLATFORM_CLIENT_ID, "client_secret": crate::demo::DEMO_PLATFORM_CLIENT_SECRET, "grant_type": "client_credentials", "scope": "write"});
         call(state, "POST", "/api/oauth/token", None, Some(body), &[]).await
     } else {
-        let body = json!({"client_id": crate::DEMO_CLIENT_ID, "client_secret": crate::DEMO_CLIENT_SECRET, "audience": audience_of(URL, service), "grant_type": "client_credentials"});
+        let body = json!({"client_id": crate::demo::DEMO_CLIENT_ID, "client_secret": crate::demo::DEMO_CLIENT_SECRET, "audience": audience_of(URL, service), "grant_type": "client_credentials"});
         call(state, "POST", "/oauth/token", None, Some(body), &[]).await
     };
     assert_eq!(status, StatusCode::OK, "{answer}");

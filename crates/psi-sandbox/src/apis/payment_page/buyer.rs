@@ -8,7 +8,7 @@ use super::webhooks;
 use crate::models::payment_page::session::{
     decline_category, CannotEnd, Choice, Ending, Session, DECLINE_CATEGORIES,
 };
-use crate::AppState;
+use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;

@@ -38,7 +38,7 @@ pub use crate::models::payment_page::validation::check_order_data;
 pub use webhooks::resume as resume_notifications;
 
 use crate::http::operation::declare;
-use crate::AppState;
+use crate::state::AppState;
 use axum::routing::{get, post};
 use axum::Router;
 

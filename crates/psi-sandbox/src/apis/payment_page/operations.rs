@@ -11,7 +11,7 @@ use crate::models::payment_page::idempotency::{
 use crate::models::payment_page::session::Session;
 use crate::models::payment_page::validation::{self, Findings};
 use crate::state::payment_page::PaymentPageState;
-use crate::AppState;
+use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};

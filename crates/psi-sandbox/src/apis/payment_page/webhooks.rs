@@ -12,7 +12,7 @@
 //!   `webhook_url`.
 
 use crate::models::payment_page::webhook_delivery::{Attempt, WebhookDelivery, MAX_ATTEMPTS};
-use crate::AppState;
+use crate::state::AppState;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use axum::Json;

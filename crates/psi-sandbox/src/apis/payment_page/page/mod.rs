@@ -63,7 +63,7 @@ use crate::models::payment_page::session::{CannotEnd, Choice, Ending, Session};
 use crate::render::payment_page::form::Entered;
 use crate::render::payment_page::pages;
 use crate::render::payment_page::text::Lang;
-use crate::AppState;
+use crate::state::AppState;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};

@@ -13,9 +13,8 @@
 //! only `text/plain`, form or multipart bodies without the browser asking
 //! first (and the sandbox never answers such a question with CORS headers).
 //! Every refusal is `{"error"}`, the control API's shape. The health check
-//! (`/__sandbox/health`, [`super::health`]) passes without any of these.
+//! (`/__sandbox/health`, [`crate::control::health`]) passes without any of these.
 
-use super::wire::PREFIX;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
@@ -23,6 +22,12 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
+
+/// Path prefix of the control API.
+pub const PREFIX: &str = "/__sandbox";
+
+/// The health check's path: under the prefix, but past no door.
+pub const HEALTH_PATH: &str = "/__sandbox/health";
 
 /// What the door checks against: the name this sandbox answers to and
 /// the control token, when there is one. Cheap to clone; the middleware
@@ -62,7 +67,7 @@ fn refusal(door: &Keys, request: &Request) -> Option<Response> {
     let control = path
         .strip_prefix(PREFIX)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
-    if !control || path == super::health::PATH {
+    if !control || path == HEALTH_PATH {
         return None;
     }
     let refuse = |status: StatusCode, message: String| {
