@@ -89,6 +89,8 @@ pub struct Sandbox {
     state: AppState,
     address: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
+    /// The webhook scheduler's task, aborted when the sandbox stops.
+    notifications: tokio::task::JoinHandle<()>,
 }
 
 /// The caps on what requests can make a sandbox keep or hold open, so
@@ -406,7 +408,7 @@ impl Sandbox {
             return Err(StartError::ControlToken { address });
         }
         let state: AppState = std::sync::Arc::new(Shared::new(url, &settings)?);
-        apis::payment_page::resume_notifications(&state);
+        let notifications = apis::payment_page::schedule_notifications(state.clone());
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = http::app(state.clone());
         tokio::spawn(http::serve::serve(listener, app, settings.limits, async {
@@ -416,6 +418,7 @@ impl Sandbox {
             state,
             address,
             stop: Some(stop),
+            notifications,
         })
     }
 
@@ -492,5 +495,6 @@ impl Drop for Sandbox {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+        self.notifications.abort();
     }
 }
