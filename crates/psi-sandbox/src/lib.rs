@@ -408,7 +408,7 @@ impl Sandbox {
             return Err(StartError::ControlToken { address });
         }
         let state: AppState = std::sync::Arc::new(Shared::new(url, &settings)?);
-        let notifications = apis::payment_page::schedule_notifications(state.clone());
+        let notifications = apis::payment_page::schedule_notifications(&state);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = http::app(state.clone());
         tokio::spawn(http::serve::serve(listener, app, settings.limits, async {

@@ -278,7 +278,9 @@ async fn a_resent_notification_is_a_second_signed_delivery_of_the_same_body() {
     assert_eq!(received.len(), 2);
     assert_eq!(received[0].body, received[1].body);
     for request in &received {
-        verifier.verify(signature_of(request), &request.body).unwrap();
+        verifier
+            .verify(signature_of(request), &request.body)
+            .unwrap();
     }
     let log = control.webhooks().await.unwrap();
     let log = log.as_array().unwrap();
@@ -342,7 +344,10 @@ async fn session_and_invoice_notifications_on_demand_arrive_signed() {
             &invoice_notification.body,
         )
         .unwrap();
-    assert_eq!(invoice.transaction_id.as_deref(), Some(transaction.as_str()));
+    assert_eq!(
+        invoice.transaction_id.as_deref(),
+        Some(transaction.as_str())
+    );
     // The same shape as the automatic ones: the same bodies.
     for request in on_demand {
         let automatic = automatic
@@ -404,7 +409,10 @@ async fn a_retry_comes_when_the_sandbox_clock_reaches_its_due_time() {
     let first = delivery["attempts"][0].clone();
     assert_eq!(first["status"], 500, "{delivery}");
     let due = time(&delivery["next_attempt_at"]);
-    assert_eq!(due - time(&first["at"]), chrono::Duration::milliseconds(100));
+    assert_eq!(
+        due - time(&first["at"]),
+        chrono::Duration::milliseconds(100)
+    );
 
     // Well past the backoff in wall time, but the sandbox clock is an hour
     // before the due time: no retry.

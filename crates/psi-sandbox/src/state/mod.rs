@@ -76,7 +76,7 @@ pub struct Shared {
     /// Wakes the webhook scheduler: a delivery was queued or attempted, or
     /// the clock moved (`notify_one` keeps the wake-up for a scheduler not
     /// waiting yet, so none is lost).
-    pub webhook_wake: tokio::sync::Notify,
+    pub webhook_wake: Arc<tokio::sync::Notify>,
     /// The hand-emulated APIs' documented examples (`Prefer: code=…`).
     pub preferred: Arc<crate::examples::Preferred>,
     /// The documents served from their examples.
@@ -119,7 +119,7 @@ impl Shared {
             data: Mutex::new(data),
             store,
             http: crate::tls::http_client().map_err(|reason| crate::StartError::Tls { reason })?,
-            webhook_wake: tokio::sync::Notify::new(),
+            webhook_wake: Arc::new(tokio::sync::Notify::new()),
             examples,
             preferred: Arc::new(preferred),
             url,

@@ -27,6 +27,7 @@
 #[cfg(doc)]
 use crate::models::payment_page::webhook_delivery::backoff;
 use crate::models::payment_page::webhook_delivery::{Attempt, WebhookDelivery};
+use crate::state::Shared;
 use crate::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -34,7 +35,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use psi_payment_page::types::SessionRecord;
 use serde::Serialize;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
+use tokio::sync::Notify;
 
 /// A receiver that does not answer within this counts as failed.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -102,8 +105,11 @@ fn send_in_background(state: &AppState, delivery: WebhookDelivery) -> usize {
 /// due on the sandbox clock, the unfinished ones of a `--state` file first
 /// (each at the due time kept, at once when that has passed). Called once
 /// as the sandbox starts; the sandbox aborts the task when it stops.
-pub fn schedule(state: AppState) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(run_schedule(state))
+pub fn schedule(state: &AppState) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(run_schedule(
+        std::sync::Arc::downgrade(state),
+        state.webhook_wake.clone(),
+    ))
 }
 
 /// Takes what is due, sends each in its own task, then sleeps until the
@@ -111,19 +117,27 @@ pub fn schedule(state: AppState) -> tokio::task::JoinHandle<()> {
 /// advance), whichever comes first; with nothing scheduled, until a
 /// wake-up. The sandbox clock runs with wall time, so a sleep of the
 /// difference ends at the due time unless the clock is moved meanwhile,
-/// which wakes it.
-async fn run_schedule(state: AppState) {
+/// which wakes it. It holds the state only while it looks (a weak
+/// reference otherwise), so a state nothing else holds is dropped, and
+/// the scheduler ends at its next wake-up.
+async fn run_schedule(state: Weak<Shared>, wake: Arc<Notify>) {
     loop {
-        let now = state.clock.now_local();
-        let (due, next) = {
-            let mut data = state.data();
-            let due = data.payment_page.take_due(now);
-            (due, data.payment_page.next_due())
+        let (now, next) = {
+            let Some(state) = state.upgrade() else {
+                return;
+            };
+            let now = state.clock.now_local();
+            let (due, next) = {
+                let mut data = state.data();
+                let due = data.payment_page.take_due(now);
+                (due, data.payment_page.next_due())
+            };
+            for number in due {
+                tokio::spawn(attempt(state.clone(), number));
+            }
+            (now, next)
         };
-        for number in due {
-            tokio::spawn(attempt(state.clone(), number));
-        }
-        let woken = state.webhook_wake.notified();
+        let woken = wake.notified();
         match next {
             Some(at) => {
                 let wait = (at - now).to_std().unwrap_or_default();
