@@ -84,6 +84,8 @@ pub struct Sandbox {
     state: AppState,
     address: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
+    /// The webhook scheduler's task, aborted when the sandbox stops.
+    notifications: tokio::task::JoinHandle<()>,
 }
 
 impl Sandbox {
@@ -122,7 +124,7 @@ impl Sandbox {
             return Err(StartError::ControlToken { address });
         }
         let state: AppState = std::sync::Arc::new(Shared::new(url, local_url(address), &settings)?);
-        apis::payment_page::resume_notifications(&state);
+        let notifications = apis::payment_page::schedule_notifications(&state);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let app = router::app(state.clone());
         tokio::spawn(http::serve::serve(listener, app, settings.limits, async {
@@ -141,6 +143,7 @@ impl Sandbox {
             state,
             address,
             stop: Some(stop),
+            notifications,
         })
     }
 
@@ -228,5 +231,6 @@ impl Drop for Sandbox {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+        self.notifications.abort();
     }
 }

@@ -418,6 +418,15 @@ async fn every_call_of_the_control_client_is_an_operation_of_the_document() {
     }
     let webhooks = control.webhooks().await.expect("webhooks");
     document.assert_valid("WebhookDeliveryList", &webhooks, "webhooks()");
+    let resent = control.resend_webhook(0).await.expect("resent");
+    document.assert_valid("WebhookDelivery", &resent, "resend_webhook()");
+    let notified = control.notify_session(session).await.expect("notified");
+    document.assert_valid("WebhookDelivery", &notified, "notify_session()");
+    let invoiced = control
+        .notify_invoice("12-34567890123456789")
+        .await
+        .expect("notified");
+    document.assert_valid("WebhookDeliveryList", &invoiced, "notify_invoice()");
     let subscribed = control
         .subscribe_invoice_webhooks("http://127.0.0.1:9000/invoice")
         .await
@@ -490,6 +499,9 @@ async fn every_call_of_the_control_client_is_an_operation_of_the_document() {
         "withdrawPayLater",
         "seedStorefrontOrder",
         "listWebhookDeliveries",
+        "resendWebhookDelivery",
+        "notifySession",
+        "notifyInvoice",
         "subscribeInvoiceWebhook",
         "listInvoiceWebhookSubscriptions",
         "clearInvoiceWebhookSubscriptions",
@@ -895,6 +907,52 @@ async fn the_sandbox_answers_as_the_document_declares() {
         BTreeSet::from(["invoice", "session"]),
         "{deliveries}"
     );
+    // Notifications on demand and again, each a new delivery (202).
+    checked
+        .expect(M::POST, "/__sandbox/webhooks/0/resend", None, 202)
+        .await;
+    checked
+        .expect(M::POST, "/__sandbox/webhooks/999999/resend", None, 404)
+        .await;
+    checked
+        .expect(M::POST, "/__sandbox/webhooks/first/resend", None, 404)
+        .await;
+    checked
+        .expect(
+            M::POST,
+            &format!("/__sandbox/sessions/{invoiced}/notify"),
+            Some(json!({})),
+            202,
+        )
+        .await;
+    checked
+        .expect(M::POST, "/__sandbox/sessions/unknown/notify", None, 404)
+        .await;
+    let transaction = deliveries
+        .as_array()
+        .expect("a list")
+        .iter()
+        .find(|d| d["kind"] == "invoice")
+        .and_then(|d| serde_json::from_str::<Value>(d["body"].as_str()?).ok())
+        .expect("an invoice notification");
+    let invoiced_transaction = transaction["transaction_id"].as_str().expect("an id");
+    let none = checked
+        .expect(
+            M::POST,
+            &format!("/__sandbox/transactions/{invoiced_transaction}/notify-invoice"),
+            None,
+            202,
+        )
+        .await;
+    assert_eq!(none, json!([]), "no subscription is left");
+    checked
+        .expect(
+            M::POST,
+            "/__sandbox/transactions/12-00000000000000000/notify-invoice",
+            None,
+            404,
+        )
+        .await;
 
     let config = "/__sandbox/shop-config/pp0123456789/shop-1";
     let unknown = checked.expect(M::GET, config, None, 404).await;

@@ -217,3 +217,232 @@ async fn invoice_notifications_go_to_every_subscription_and_only_there() {
         .await;
     assert!(refused.unwrap_err().to_string().contains("400"));
 }
+
+/// A receiver answering 204 to every POST.
+async fn accepting_receiver() -> MockServer {
+    let receiver = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(204))
+        .mount(&receiver)
+        .await;
+    receiver
+}
+
+/// The header `X-Signature` of a received notification.
+fn signature_of(request: &wiremock::Request) -> &str {
+    request
+        .headers
+        .get("x-signature")
+        .expect("signed")
+        .to_str()
+        .expect("text")
+}
+
+/// Creates a session notified at `webhook_url`; answers its id.
+async fn new_session(client: &psi::Client, webhook_url: &str) -> String {
+    client
+        .payment_page()
+        .create_session()
+        .body(session_request(webhook_url))
+        .send()
+        .await
+        .unwrap()
+        .into_inner()
+        .session_id
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_resent_notification_is_a_second_signed_delivery_of_the_same_body() {
+    let (sandbox, client) = sandbox().await;
+    let control = sandbox.control();
+    let receiver = accepting_receiver().await;
+    let session = new_session(&client, &format!("{}/hooks", receiver.uri())).await;
+    control
+        .complete_session(&session, "OPEN_INVOICE")
+        .await
+        .unwrap();
+    received_bodies(&receiver, 1).await;
+    let log = control.webhooks().await.unwrap();
+    let first = &log[0];
+    assert_eq!(first["number"], 0, "{log}");
+
+    let resent = control.resend_webhook(0).await.unwrap();
+    assert_eq!(resent["number"], 1, "{resent}");
+    assert_eq!(resent["body"], first["body"]);
+    assert_eq!(resent["url"], first["url"]);
+    assert_eq!(resent["kind"], "session");
+
+    let verifier = WebhookVerifier::new(psi_sandbox::DEMO_WEBHOOK_SECRET);
+    let received = received_bodies(&receiver, 2).await;
+    assert_eq!(received.len(), 2);
+    assert_eq!(received[0].body, received[1].body);
+    for request in &received {
+        verifier
+            .verify(signature_of(request), &request.body)
+            .unwrap();
+    }
+    let log = control.webhooks().await.unwrap();
+    let log = log.as_array().unwrap();
+    assert_eq!(log.len(), 2);
+    assert!(log.iter().all(|delivery| delivery["delivered"] == true));
+    // The one resent is left as it was: one attempt each.
+    assert!(log
+        .iter()
+        .all(|delivery| delivery["attempts"].as_array().unwrap().len() == 1));
+
+    let unknown = control.resend_webhook(7).await.unwrap_err().to_string();
+    assert!(unknown.contains("404"), "{unknown}");
+}
+
+#[tokio::test]
+async fn session_and_invoice_notifications_on_demand_arrive_signed() {
+    let (sandbox, client) = sandbox().await;
+    let control = sandbox.control();
+    let receiver = accepting_receiver().await;
+    control
+        .subscribe_invoice_webhooks(&format!("{}/invoices", receiver.uri()))
+        .await
+        .unwrap();
+    let session = new_session(&client, &format!("{}/hooks", receiver.uri())).await;
+    let transaction = control
+        .complete_session(&session, "OPEN_INVOICE")
+        .await
+        .unwrap();
+    let automatic = received_bodies(&receiver, 2).await;
+
+    let queued = control.notify_session(&session).await.unwrap();
+    assert_eq!(queued["kind"], "session", "{queued}");
+    assert_eq!(queued["session_status"], "COMPLETED");
+    let queued = control.notify_invoice(&transaction).await.unwrap();
+    let queued = queued.as_array().unwrap();
+    assert_eq!(queued.len(), 1, "one per subscription");
+    assert_eq!(queued[0]["kind"], "invoice");
+
+    let verifier = WebhookVerifier::new(psi_sandbox::DEMO_WEBHOOK_SECRET);
+    let received = received_bodies(&receiver, 4).await;
+    let on_demand = &received[2..];
+    let session_notification = on_demand
+        .iter()
+        .find(|request| request.url.path() == "/hooks")
+        .expect("the session notification");
+    let record = verifier
+        .parse_session_notification(
+            signature_of(session_notification),
+            &session_notification.body,
+        )
+        .unwrap();
+    assert_eq!(record.session_id.as_deref(), Some(session.as_str()));
+    assert_eq!(record.transaction_id.as_deref(), Some(transaction.as_str()));
+    let invoice_notification = on_demand
+        .iter()
+        .find(|request| request.url.path() == "/invoices")
+        .expect("the invoice notification");
+    let invoice = verifier
+        .parse_invoice_notification(
+            signature_of(invoice_notification),
+            &invoice_notification.body,
+        )
+        .unwrap();
+    assert_eq!(
+        invoice.transaction_id.as_deref(),
+        Some(transaction.as_str())
+    );
+    // The same shape as the automatic ones: the same bodies.
+    for request in on_demand {
+        let automatic = automatic
+            .iter()
+            .find(|first| first.url.path() == request.url.path())
+            .unwrap();
+        assert_eq!(automatic.body, request.body, "{}", request.url.path());
+    }
+
+    let unknown = control.notify_session("no-such-session").await.unwrap_err();
+    assert!(unknown.to_string().contains("404"), "{unknown}");
+    let unknown = control
+        .notify_invoice("12-00000000000000000")
+        .await
+        .unwrap_err();
+    assert!(unknown.to_string().contains("404"), "{unknown}");
+}
+
+/// A failed attempt's retry is due on the sandbox clock: with the clock
+/// moved back an hour it does not come after its 100 ms of backoff; moved
+/// forward again, past the due time, it comes at once.
+#[tokio::test]
+async fn a_retry_comes_when_the_sandbox_clock_reaches_its_due_time() {
+    use chrono::{DateTime, FixedOffset};
+    let (sandbox, client) = sandbox().await;
+    let control = sandbox.control();
+    let receiver = MockServer::start().await;
+    // The first attempt fails, answering late enough for the clock to be
+    // moved back before it is recorded; every later one succeeds.
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500).set_delay(Duration::from_millis(1500)))
+        .up_to_n_times(1)
+        .mount(&receiver)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(204))
+        .mount(&receiver)
+        .await;
+    let session = new_session(&client, &format!("{}/hooks", receiver.uri())).await;
+    control
+        .complete_session(&session, "OPEN_INVOICE")
+        .await
+        .unwrap();
+    received_bodies(&receiver, 1).await;
+    control.advance_clock(-3600).await.unwrap();
+
+    let time = |value: &serde_json::Value| {
+        DateTime::<FixedOffset>::parse_from_rfc3339(value.as_str().expect("a time"))
+            .expect("an RFC 3339 time")
+    };
+    let mut delivery = serde_json::Value::Null;
+    for _ in 0..100 {
+        delivery = control.webhooks().await.unwrap()[0].clone();
+        if delivery["attempts"].as_array().unwrap().len() == 1 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let first = delivery["attempts"][0].clone();
+    assert_eq!(first["status"], 500, "{delivery}");
+    let due = time(&delivery["next_attempt_at"]);
+    assert_eq!(
+        due - time(&first["at"]),
+        chrono::Duration::milliseconds(100)
+    );
+
+    // Well past the backoff in wall time, but the sandbox clock is an hour
+    // before the due time: no retry.
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert_eq!(receiver.received_requests().await.unwrap().len(), 1);
+    let delivery = control.webhooks().await.unwrap()[0].clone();
+    assert_eq!(delivery["attempts"].as_array().unwrap().len(), 1);
+    assert_eq!(delivery["delivered"], false);
+
+    // Back past the due time: the retry comes at once.
+    let advanced = std::time::Instant::now();
+    control.advance_clock(3600).await.unwrap();
+    received_bodies(&receiver, 2).await;
+    assert!(
+        advanced.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        advanced.elapsed()
+    );
+    let mut delivery = serde_json::Value::Null;
+    for _ in 0..100 {
+        delivery = control.webhooks().await.unwrap()[0].clone();
+        if delivery["delivered"] == true {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(delivery["delivered"], true, "{delivery}");
+    let attempts = delivery["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2);
+    assert_eq!(attempts[1]["status"], 204);
+    assert!(time(&attempts[1]["at"]) >= due, "{delivery}");
+    assert!(delivery["next_attempt_at"].is_null(), "{delivery}");
+}

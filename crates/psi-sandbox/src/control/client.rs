@@ -258,6 +258,34 @@ impl Control {
         self.get("webhooks").await
     }
 
+    /// Sends the delivery numbered `number` (its `number` in
+    /// [`Control::webhooks`]) again as a new delivery: the same body to the
+    /// same receiver, signed anew. Answers the new delivery (its `number`,
+    /// no attempt yet); an unknown number is an error (404).
+    pub async fn resend_webhook(&self, number: u64) -> Result<Value, ControlError> {
+        self.post(&format!("webhooks/{number}/resend"), json!({}))
+            .await
+    }
+
+    /// Sends the session notification of the session as it is now to its
+    /// `webhook_url`, as a new delivery, which it answers; an unknown
+    /// session (404) or one without a `webhook_url` (409) is an error.
+    pub async fn notify_session(&self, session_id: &str) -> Result<Value, ControlError> {
+        self.post(&format!("sessions/{session_id}/notify"), json!({}))
+            .await
+    }
+
+    /// Sends the invoice notification of the stored transaction to every
+    /// subscription; answers the new deliveries (an empty list without a
+    /// subscription); an unknown transaction is an error (404).
+    pub async fn notify_invoice(&self, transaction_id: &str) -> Result<Value, ControlError> {
+        self.post(
+            &format!("transactions/{transaction_id}/notify-invoice"),
+            json!({}),
+        )
+        .await
+    }
+
     /// Subscribes `url` to the invoice notifications.
     pub async fn subscribe_invoice_webhooks(&self, url: &str) -> Result<Value, ControlError> {
         self.post("webhook-subscriptions", json!({ "url": url }))

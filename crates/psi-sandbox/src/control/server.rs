@@ -15,14 +15,18 @@
 //! | POST | /__sandbox/sessions/{id}/fail | the payment fails (`{"category"?}`: a 422 decline category, default RISK_DECISION) |
 //! | POST | /__sandbox/sessions/{id}/expire | the session expires now |
 //! | POST | /__sandbox/sessions/{id}/fraud-cancel | FRAUD_CANCELLATION_REQUESTED |
+//! | POST | /__sandbox/sessions/{id}/notify | sends the session notification of the session as it is now to its `webhook_url`, as a new delivery: 202 the new delivery, 404 unknown, 409 without a `webhook_url` |
 //! | GET | /__sandbox/transactions/{id} | the stored transaction (`StoredTransaction`) |
+//! | POST | /__sandbox/transactions/{id}/notify-invoice | sends the transaction's invoice notification to every subscription: 202 the new deliveries (none without a subscription), 404 unknown |
 //! | POST | /__sandbox/transactions | stores a transaction as the back office has it (`--seed`); 201 `StoredTransaction`, 422 naming each field the session checks refuse, 409 for an existing id |
 //! | POST | /__sandbox/pay-later/{transaction_id}/withdraw | withdraws a booking |
 //! | POST | /__sandbox/storefront/orders | seeds a storefront order |
 //! | POST | /__sandbox/webhook-subscriptions | `{"url"}` subscribes a receiver to invoice notifications |
 //! | GET | /__sandbox/webhook-subscriptions | the invoice webhook subscriptions |
 //! | DELETE | /__sandbox/webhook-subscriptions | removes every subscription |
-//! | GET | /__sandbox/webhooks | every notification sent (session and invoice) with its attempts |
+//! | GET | /__sandbox/webhooks | every notification sent (session and invoice) with its `number`, attempts and `next_attempt_at` (sandbox time; `null` once finished) |
+//! | POST | /__sandbox/webhooks/{number}/resend | sends a logged notification again (same body, signed anew) as a new delivery: 202 the new delivery, 404 for a number not kept |
+//! | | | attempts are due on the sandbox clock (at once, then 100 ms after a failure, doubling, five in all): an advance sends what it makes due at once |
 //! | GET | /__sandbox/shop-config/{partner_profile_id}/{shop_id} | the stored shop configuration |
 //! | GET | /__sandbox/requests | the request journal: the last 1,000 requests outside the control API (`method`, `path` with IBANs masked, `operation_id`, `status`, `at`, `duration_ms`), oldest first |
 //! | DELETE | /__sandbox/requests | empties the request journal |
@@ -87,7 +91,12 @@ async fn advance_clock(State(state): State<AppState>, body: Bytes) -> Response {
         Err(response) => return response,
     };
     match state.clock.advance(advance.seconds) {
-        Ok(_) => Json(serde_json::json!({"now": state.clock.now_local()})).into_response(),
+        Ok(_) => {
+            // What the move makes due is sent now, not after the sleep
+            // the scheduler started before it.
+            state.webhook_wake.notify_one();
+            Json(serde_json::json!({"now": state.clock.now_local()})).into_response()
+        }
         Err(refused) => (
             StatusCode::BAD_REQUEST,
             Json(serde_json::json!({

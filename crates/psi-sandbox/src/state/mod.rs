@@ -79,6 +79,10 @@ pub struct Shared {
     store: Option<Arc<store::Store>>,
     /// For webhook deliveries.
     pub http: reqwest::Client,
+    /// Wakes the webhook scheduler: a delivery was queued or attempted, or
+    /// the clock moved (`notify_one` keeps the wake-up for a scheduler not
+    /// waiting yet, so none is lost).
+    pub webhook_wake: Arc<tokio::sync::Notify>,
     /// The hand-emulated APIs' documented examples (`Prefer: code=…`).
     pub preferred: Arc<crate::examples::Preferred>,
     /// The documents served from their examples.
@@ -128,6 +132,7 @@ impl Shared {
             store,
             http: crate::tls::http_client()
                 .map_err(|reason| crate::settings::StartError::Tls { reason })?,
+            webhook_wake: Arc::new(tokio::sync::Notify::new()),
             examples,
             preferred: Arc::new(preferred),
             url,

@@ -41,6 +41,11 @@ pub struct PaymentPageState {
     /// The remembered keys by when they were remembered, so that expired
     /// ones are pruned from the front without a scan of every key.
     key_expiry: BTreeSet<(DateTime<FixedOffset>, (String, String))>,
+    /// The unfinished deliveries not being sent, by when their next attempt
+    /// is due (sandbox time) and number: what the webhook scheduler takes
+    /// from the front ([`PaymentPageState::take_due`]). Not stored: rebuilt
+    /// from the log's unfinished deliveries.
+    schedule: BTreeSet<(DateTime<FixedOffset>, usize)>,
 }
 
 impl Persisted for PaymentPageState {
@@ -70,13 +75,24 @@ impl Persisted for PaymentPageState {
             .iter()
             .map(|(key, call)| (call.remembered_at, key.clone()))
             .collect();
+        let webhooks: Log<WebhookDelivery> = loader.log(tables::WEBHOOK_DELIVERIES)?;
+        // What a stopped sandbox left unfinished goes on with its next
+        // attempt at the time kept; a delivery cut short before its first
+        // attempt is due at once.
+        let at_once = DateTime::<chrono::Utc>::UNIX_EPOCH.fixed_offset();
+        let schedule = webhooks
+            .iter()
+            .enumerate()
+            .filter_map(|(number, delivery)| Some((delivery.due(at_once)?, number)))
+            .collect();
         Ok(Self {
             sessions,
-            webhooks: loader.log(tables::WEBHOOK_DELIVERIES)?,
+            webhooks,
             idempotency_keys,
             order,
             key_expiry,
             webhooks_dropped: 0,
+            schedule,
         })
     }
 }
@@ -232,11 +248,16 @@ impl PaymentPageState {
         Ok((Session::clone(session), transaction))
     }
 
-    /// Appends `delivery` to the log and answers its number. A log holding
+    /// Appends `delivery` to the log, due at `now`, and answers its number. A log holding
     /// `max` notifications first drops its oldest finished ones (delivered,
     /// given up or not sent), down to half of `max`; one still being sent
     /// is never dropped, nor anything after it.
-    pub fn queue_delivery(&mut self, delivery: WebhookDelivery, max: usize) -> usize {
+    pub fn queue_delivery(
+        &mut self,
+        delivery: WebhookDelivery,
+        max: usize,
+        now: DateTime<FixedOffset>,
+    ) -> usize {
         let log = &self.webhooks;
         if log.len() >= max.max(1) {
             let wanted = log.len() - max / 2;
@@ -248,7 +269,12 @@ impl PaymentPageState {
             self.webhooks.drop_front(finished);
             self.webhooks_dropped += finished;
         }
-        self.webhooks.push(delivery) + self.webhooks_dropped
+        let due = delivery.due(now);
+        let number = self.webhooks.push(delivery) + self.webhooks_dropped;
+        if let Some(due) = due {
+            self.schedule.insert((due, number));
+        }
+        number
     }
 
     /// The log position of the delivery numbered `number`, if it is kept.
@@ -265,24 +291,42 @@ impl PaymentPageState {
     }
 
     /// Adds `attempt` to the delivery numbered `number`, delivered when a
-    /// receiver answered 2xx. A delivery being sent is never dropped, so
-    /// it is found.
+    /// receiver answered 2xx, and schedules its next attempt unless it is
+    /// finished. A delivery being sent is never dropped, so it is found.
     pub fn record_attempt(&mut self, number: usize, attempt: Attempt, delivered: bool) {
         if let Some(position) = self.position(number) {
             let delivery = &mut self.webhooks[position];
-            delivery.attempts.push(attempt);
-            delivery.delivered |= delivered;
+            delivery.record(attempt, delivered);
+            if let Some(due) = delivery.next_attempt_at {
+                self.schedule.insert((due, number));
+            }
         }
     }
 
-    /// The numbers of the deliveries not finished yet (in a state file: not
-    /// delivered, attempts left, not refused by the allow-list).
-    pub fn pending_deliveries(&self) -> Vec<usize> {
+    /// The deliveries kept with their numbers, oldest first.
+    pub fn numbered_deliveries(&self) -> impl Iterator<Item = (usize, &WebhookDelivery)> {
+        let dropped = self.webhooks_dropped;
         self.webhooks
             .iter()
             .enumerate()
-            .filter(|(_, delivery)| !delivery.is_finished())
-            .map(|(position, _)| position + self.webhooks_dropped)
-            .collect()
+            .map(move |(position, delivery)| (position + dropped, delivery))
+    }
+
+    /// Takes the numbers of the deliveries due at `now` off the schedule,
+    /// earliest first: the caller sends their next attempt and records it
+    /// ([`PaymentPageState::record_attempt`]), which schedules the one after.
+    pub fn take_due(&mut self, now: DateTime<FixedOffset>) -> Vec<usize> {
+        let mut due = Vec::new();
+        while self.schedule.first().is_some_and(|(at, _)| *at <= now) {
+            if let Some((_, number)) = self.schedule.pop_first() {
+                due.push(number);
+            }
+        }
+        due
+    }
+
+    /// When the earliest scheduled attempt is due, if any is.
+    pub fn next_due(&self) -> Option<DateTime<FixedOffset>> {
+        self.schedule.first().map(|(at, _)| *at)
     }
 }

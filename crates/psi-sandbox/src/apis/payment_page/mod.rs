@@ -13,7 +13,10 @@
 //! | POST | /__sandbox/sessions/{id}/expire | EXPIRED now |
 //! | POST | /__sandbox/sessions/{id}/fraud-cancel | FRAUD_CANCELLATION_REQUESTED |
 //! | GET | /__sandbox/sessions | every session's record, oldest first |
-//! | GET | /__sandbox/webhooks | every notification (session and invoice) with its attempts |
+//! | POST | /__sandbox/sessions/{id}/notify | the session notification of the session as it is now, again |
+//! | POST | /__sandbox/transactions/{id}/notify-invoice | the invoice notification of a transaction, to every subscription |
+//! | GET | /__sandbox/webhooks | every notification (session and invoice) with its number and attempts |
+//! | POST | /__sandbox/webhooks/{number}/resend | a logged notification again, as a new delivery |
 //!
 //! A session lives CREATED -> IN_PROGRESS (landing page) -> COMPLETED,
 //! CANCELED, ERROR, EXPIRED or FRAUD_CANCELLATION_REQUESTED (the page or the
@@ -35,7 +38,7 @@ mod webhooks;
 
 /// The session's order checks, for the control API's stored transactions.
 pub use crate::models::payment_page::validation::check_order_data;
-pub use webhooks::resume as resume_notifications;
+pub use webhooks::schedule as schedule_notifications;
 
 use crate::http::operation::declare;
 use crate::state::AppState;
@@ -77,6 +80,18 @@ pub fn routes() -> Router<AppState> {
             "/__sandbox/sessions/{session_id}/fraud-cancel",
             post(buyer::fraud_cancel),
         )
+        .route(
+            "/__sandbox/sessions/{session_id}/notify",
+            post(webhooks::notify_session),
+        )
+        .route(
+            "/__sandbox/transactions/{transaction_id}/notify-invoice",
+            post(webhooks::notify_transaction_invoice),
+        )
         .route("/__sandbox/sessions", get(buyer::list_sessions))
         .route("/__sandbox/webhooks", get(webhooks::list))
+        .route(
+            "/__sandbox/webhooks/{number}/resend",
+            post(webhooks::resend),
+        )
 }

@@ -10,40 +10,60 @@
 //! - The invoice notification: POSTed to every invoice webhook
 //!   subscription (`/__sandbox/webhook-subscriptions`), not to the session's
 //!   `webhook_url`.
+//!
+//! Both are also sent on demand (`POST /__sandbox/sessions/{id}/notify`,
+//! `POST /__sandbox/transactions/{id}/notify-invoice`), and a logged one is
+//! sent again as a new delivery (`POST /__sandbox/webhooks/{number}/resend`).
+//!
+//! Attempts run on the sandbox clock: each delivery's next attempt is due
+//! at a sandbox time (at once for a new one, then 100 ms after the first
+//! failed attempt, doubling, [`backoff`]), and one scheduler task per
+//! sandbox ([`schedule`]) sleeps until the earliest due time, woken early
+//! (through `Shared::webhook_wake`) when a delivery is queued or attempted
+//! or the clock is advanced, so `POST /__sandbox/clock/advance` sends what
+//! is then due at once. The clock runs with wall time, so without an
+//! advance the backoff takes its wall time.
 
-use crate::models::payment_page::webhook_delivery::{Attempt, WebhookDelivery, MAX_ATTEMPTS};
-use crate::state::AppState;
-use axum::extract::State;
-use axum::response::IntoResponse;
+#[cfg(doc)]
+use crate::models::payment_page::webhook_delivery::backoff;
+use crate::models::payment_page::webhook_delivery::{Attempt, WebhookDelivery};
+use crate::state::{AppState, Shared};
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use psi_payment_page::types::SessionRecord;
+use serde::Serialize;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
+use tokio::sync::Notify;
 
-/// Wait before the first retry; it doubles after each failed attempt
-/// (100, 200, 400, 800 ms), short so tests need not wait long.
-const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 /// A receiver that does not answer within this counts as failed.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// Queues the notification of `record` and sends it in the background.
 /// Called after the data lock is released.
-pub(super) fn notify(state: &AppState, record: &SessionRecord, url: &str) {
-    send_in_background(state, WebhookDelivery::of_session(record, url));
+/// Answers the delivery's number.
+pub(super) fn notify(state: &AppState, record: &SessionRecord, url: &str) -> usize {
+    send_in_background(state, WebhookDelivery::of_session(record, url))
 }
 
 /// Queues the invoice notification of a completed session's transaction
 /// (docs/service-notes.md: the correspondence id and, per format, the address to
 /// fetch it from, the merchant's order reference and the transaction id),
 /// signed and retried like the session notification, to every invoice
-/// webhook subscription.
-pub(super) fn notify_invoice(state: &AppState, session_id: &str, transaction_id: &str) {
+/// webhook subscription. Answers the deliveries' numbers (none without a
+/// subscription), or `None` for an unknown transaction.
+pub(super) fn notify_invoice(
+    state: &AppState,
+    session_id: &str,
+    transaction_id: &str,
+) -> Option<Vec<usize>> {
+    let transaction = state.data().transactions.get(transaction_id).cloned()?;
     let subscribers = state.data().webhook_subscriptions.urls();
     if subscribers.is_empty() {
-        return;
+        return Some(Vec::new());
     }
-    let Some(transaction) = state.data().transactions.get(transaction_id).cloned() else {
-        return;
-    };
     let address = |format: &str| {
         format!(
             "{}/api/order/{}/correspondences/invoices/{}/{format}",
@@ -58,65 +78,102 @@ pub(super) fn notify_invoice(state: &AppState, session_id: &str, transaction_id:
         "order_reference": transaction.partner_transaction_id(),
     });
     let body = notification.to_string();
-    for url in subscribers {
-        let delivery = WebhookDelivery::of_invoice(session_id, url, body.clone());
-        send_in_background(state, delivery);
+    let numbers = subscribers
+        .into_iter()
+        .map(|url| {
+            let delivery = WebhookDelivery::of_invoice(session_id, url, body.clone());
+            send_in_background(state, delivery)
+        })
+        .collect();
+    Some(numbers)
+}
+
+/// Queues `delivery`, due now, wakes the scheduler and answers its number.
+fn send_in_background(state: &AppState, delivery: WebhookDelivery) -> usize {
+    let now = state.clock.now_local();
+    let number =
+        state
+            .data()
+            .payment_page
+            .queue_delivery(delivery, state.limits.max_deliveries, now);
+    state.webhook_wake.notify_one();
+    number
+}
+
+/// Starts the scheduler that sends each delivery's attempts when they are
+/// due on the sandbox clock, the unfinished ones of a `--state` file first
+/// (each at the due time kept, at once when that has passed). Called once
+/// as the sandbox starts; the sandbox aborts the task when it stops.
+pub fn schedule(state: &AppState) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(run_schedule(
+        std::sync::Arc::downgrade(state),
+        state.webhook_wake.clone(),
+    ))
+}
+
+/// Takes what is due, sends each in its own task, then sleeps until the
+/// next due time or a wake-up (a queued or attempted delivery, a clock
+/// advance), whichever comes first; with nothing scheduled, until a
+/// wake-up. The sandbox clock runs with wall time, so a sleep of the
+/// difference ends at the due time unless the clock is moved meanwhile,
+/// which wakes it. It holds the state only while it looks (a weak
+/// reference otherwise), so a state nothing else holds is dropped, and
+/// the scheduler ends at its next wake-up.
+async fn run_schedule(state: Weak<Shared>, wake: Arc<Notify>) {
+    loop {
+        let (now, next) = {
+            let Some(state) = state.upgrade() else {
+                return;
+            };
+            let now = state.clock.now_local();
+            let (due, next) = {
+                let mut data = state.data();
+                let due = data.payment_page.take_due(now);
+                (due, data.payment_page.next_due())
+            };
+            for number in due {
+                tokio::spawn(attempt(state.clone(), number));
+            }
+            (now, next)
+        };
+        let woken = wake.notified();
+        match next {
+            Some(at) => {
+                let wait = (at - now).to_std().unwrap_or_default();
+                let _ = tokio::time::timeout(wait, woken).await;
+            }
+            None => woken.await,
+        }
     }
 }
 
-fn send_in_background(state: &AppState, delivery: WebhookDelivery) {
-    let number = state
-        .data()
-        .payment_page
-        .queue_delivery(delivery, state.limits.max_deliveries);
-    tokio::spawn(deliver(state.clone(), number));
-}
-
-/// Resumes the notifications a stopped sandbox left pending (in the
-/// `--state` file: not delivered, attempts left, not refused by the
-/// allow-list): each goes on with its next attempt after the backoff that
-/// attempt has. Called once as the sandbox starts.
-pub fn resume(state: &AppState) {
-    let pending = state.data().payment_page.pending_deliveries();
-    for number in pending {
-        tokio::spawn(deliver(state.clone(), number));
-    }
-}
-
-/// Sends until a 2xx answer or the attempts are used up, from the attempt
-/// the delivery has reached (the first for a new one).
-async fn deliver(state: AppState, number: usize) {
-    let (url, body, made) = {
+/// Sends the next attempt of the delivery numbered `number` and records
+/// it, which schedules the one after unless it is finished, then wakes the
+/// scheduler to see the new due time.
+async fn attempt(state: AppState, number: usize) {
+    let (url, body) = {
         let data = state.data();
         let Some(delivery) = data.payment_page.delivery(number) else {
             return;
         };
-        (
-            delivery.url.clone(),
-            delivery.body.clone(),
-            delivery.attempts.len(),
-        )
+        (delivery.url.clone(), delivery.body.clone())
     };
-    if let Some(refusal) = state.webhook_refusal(&url) {
+    let (attempt, delivered) = match state.webhook_refusal(&url) {
         // Stored before the allow-list was set: logged, never sent.
-        let attempt = Attempt::not_sent(state.clock.now_local(), &refusal);
-        record(&state, number, attempt, false);
-        return;
-    }
-    for attempt in made + 1..=MAX_ATTEMPTS {
-        if attempt > 1 {
-            // 100 ms before the second attempt, doubling after each.
-            tokio::time::sleep(FIRST_BACKOFF * (1u32 << (attempt - 2))).await;
+        Some(refusal) => (Attempt::not_sent(state.clock.now_local(), &refusal), false),
+        None => {
+            let attempt = send_once(&state, &url, &body).await;
+            let delivered = attempt
+                .status
+                .is_some_and(|status| (200..300).contains(&status));
+            (attempt, delivered)
         }
-        let result = send_once(&state, &url, &body).await;
-        let delivered = result
-            .status
-            .is_some_and(|status| (200..300).contains(&status));
-        record(&state, number, result, delivered);
-        if delivered {
-            return;
-        }
-    }
+    };
+    state
+        .data()
+        .payment_page
+        .record_attempt(number, attempt, delivered);
+    state.webhook_wake.notify_one();
 }
 
 /// One signed POST; signed anew so the timestamp is that of the attempt.
@@ -145,15 +202,123 @@ async fn send_once(state: &AppState, url: &str, body: &str) -> Attempt {
     }
 }
 
-fn record(state: &AppState, number: usize, attempt: Attempt, delivered: bool) {
-    state
-        .data()
+/// `GET /__sandbox/webhooks`: every notification so far, oldest first.
+/// Each with its `number`, which `POST /__sandbox/webhooks/{number}/resend`
+/// names it by.
+pub(super) async fn list(State(state): State<AppState>) -> impl IntoResponse {
+    let data = state.data();
+    let deliveries: Vec<Listed<'_>> = data
         .payment_page
-        .record_attempt(number, attempt, delivered);
+        .numbered_deliveries()
+        .map(|(number, delivery)| Listed { number, delivery })
+        .collect();
+    Json(serde_json::to_value(deliveries).expect("deliveries serialise"))
 }
 
-/// `GET /__sandbox/webhooks`: every notification so far, oldest first.
-pub(super) async fn list(State(state): State<AppState>) -> impl IntoResponse {
-    let deliveries = state.data().payment_page.webhooks.to_vec();
-    Json(deliveries)
+/// A delivery as the control API shows it: its number, then its fields.
+#[derive(Serialize)]
+struct Listed<'a> {
+    number: usize,
+    #[serde(flatten)]
+    delivery: &'a WebhookDelivery,
+}
+
+/// The deliveries numbered `numbers` as the control API shows them (a
+/// delivery queued just now is kept: only finished ones are dropped).
+fn listed(state: &AppState, numbers: &[usize]) -> Vec<serde_json::Value> {
+    let data = state.data();
+    numbers
+        .iter()
+        .filter_map(|&number| {
+            let delivery = data.payment_page.delivery(number)?;
+            serde_json::to_value(Listed { number, delivery }).ok()
+        })
+        .collect()
+}
+
+/// `POST /__sandbox/webhooks/{number}/resend`: the delivery numbered
+/// `number` again, as a new delivery with the same kind, session, receiver
+/// and body, signed anew at each of its own attempts. 202 with the new
+/// delivery (its number, no attempt yet); 404 for a number not kept.
+pub(super) async fn resend(State(state): State<AppState>, Path(number): Path<String>) -> Response {
+    let kept = number.parse::<usize>().ok().and_then(|number| {
+        state
+            .data()
+            .payment_page
+            .delivery(number)
+            .map(WebhookDelivery::resent)
+    });
+    let Some(again) = kept else {
+        return not_found(format!("no delivery {number} is kept"));
+    };
+    let number = send_in_background(&state, again);
+    accepted(listed(&state, &[number]).pop())
+}
+
+/// `POST /__sandbox/sessions/{id}/notify`: the session notification of the
+/// session as it is now (the record `GET /pps/api/v1/session-record/{id}`
+/// answers) to its `url_data.webhook_url`, whatever its status. 202 with
+/// the new delivery; 404 for an unknown session, 409 for one without a
+/// `webhook_url`.
+pub(super) async fn notify_session(
+    State(state): State<AppState>,
+    Path(session_id): Path<String>,
+) -> Response {
+    let now = state.clock.now_local();
+    let found = {
+        let mut data = state.data();
+        let url = data
+            .payment_page
+            .sessions
+            .get(&session_id)
+            .map(|session| session.webhook_url.clone());
+        url.zip(data.payment_page.record(&session_id, now))
+    };
+    match found {
+        None => not_found(format!("no session {session_id}")),
+        Some((None, _)) => (
+            StatusCode::CONFLICT,
+            Json(serde_json::json!({
+                "error": format!("session {session_id} has no url_data.webhook_url to notify")
+            })),
+        )
+            .into_response(),
+        Some((Some(url), record)) => {
+            let number = notify(&state, &record, &url);
+            accepted(listed(&state, &[number]).pop())
+        }
+    }
+}
+
+/// `POST /__sandbox/transactions/{id}/notify-invoice`: the invoice
+/// notification of the stored transaction to every subscription. 202 with
+/// the new deliveries, one per subscription (none without one); 404 for an
+/// unknown transaction.
+pub(super) async fn notify_transaction_invoice(
+    State(state): State<AppState>,
+    Path(transaction_id): Path<String>,
+) -> Response {
+    let session_id = state
+        .data()
+        .transactions
+        .get(&transaction_id)
+        .map(|transaction| transaction.session_id.to_string());
+    let numbers =
+        session_id.and_then(|session_id| notify_invoice(&state, &session_id, &transaction_id));
+    match numbers {
+        Some(numbers) => accepted(listed(&state, &numbers)),
+        None => not_found(format!("no transaction {transaction_id}")),
+    }
+}
+
+fn accepted(body: impl Serialize) -> Response {
+    (StatusCode::ACCEPTED, Json(body)).into_response()
+}
+
+fn not_found(message: String) -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        Json(serde_json::json!({ "error": message })),
+    )
+        .into_response()
 }

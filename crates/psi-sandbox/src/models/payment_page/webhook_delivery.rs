@@ -3,12 +3,17 @@
 //! `url_data.webhook_url`) and the invoice notification (to every invoice
 //! webhook subscription).
 
-use chrono::{DateTime, FixedOffset};
+use chrono::{DateTime, Duration, FixedOffset};
 use psi_payment_page::types::SessionRecord;
 use serde::{Deserialize, Serialize};
 
 /// Attempts per notification, including the first.
 pub const MAX_ATTEMPTS: usize = 5;
+
+/// The wait before the second attempt; it doubles after each failed
+/// attempt (100, 200, 400, 800 ms of sandbox time), short so tests need
+/// not wait long.
+const FIRST_BACKOFF_MS: i64 = 100;
 
 /// The prefix of a logged attempt that was never sent (`--webhook-allow`).
 const NOT_SENT: &str = "not sent: ";
@@ -26,6 +31,11 @@ pub struct WebhookDelivery {
     /// A receiver answered 2xx.
     pub delivered: bool,
     pub attempts: Vec<Attempt>,
+    /// The sandbox time the next attempt is due at; `None` once finished.
+    /// Read as absent from a state file written before it was kept
+    /// ([`WebhookDelivery::due`] then derives it from the attempts).
+    #[serde(default)]
+    pub next_attempt_at: Option<DateTime<FixedOffset>>,
 }
 
 /// What a notification is about: `session` or `invoice` in JSON.
@@ -79,6 +89,7 @@ impl WebhookDelivery {
             body,
             delivered: false,
             attempts: Vec::new(),
+            next_attempt_at: None,
         }
     }
 
@@ -93,7 +104,53 @@ impl WebhookDelivery {
             body,
             delivered: false,
             attempts: Vec::new(),
+            next_attempt_at: None,
         }
+    }
+
+    /// The same notification again, not sent yet: the same kind, session,
+    /// receiver and body (`POST /__sandbox/webhooks/{number}/resend`).
+    pub fn resent(&self) -> Self {
+        Self {
+            kind: self.kind,
+            session_id: self.session_id.clone(),
+            session_status: self.session_status.clone(),
+            url: self.url.clone(),
+            body: self.body.clone(),
+            delivered: false,
+            attempts: Vec::new(),
+            next_attempt_at: None,
+        }
+    }
+
+    /// When the next attempt is due on the sandbox clock, `None` once
+    /// finished: the time kept, else (a state file written before it was
+    /// kept, or a delivery not scheduled yet) the last attempt's time plus
+    /// its backoff, or `now` before the first attempt.
+    pub fn due(&self, now: DateTime<FixedOffset>) -> Option<DateTime<FixedOffset>> {
+        if self.is_finished() {
+            return None;
+        }
+        if let Some(at) = self.next_attempt_at {
+            return Some(at);
+        }
+        Some(match self.attempts.last() {
+            Some(last) => last.at + backoff(self.attempts.len()),
+            None => now,
+        })
+    }
+
+    /// Adds `attempt`, delivered when a receiver answered 2xx, and
+    /// schedules the next one [`backoff`] after it unless finished.
+    pub fn record(&mut self, attempt: Attempt, delivered: bool) {
+        let at = attempt.at;
+        self.attempts.push(attempt);
+        self.delivered |= delivered;
+        self.next_attempt_at = if self.is_finished() {
+            None
+        } else {
+            Some(at + backoff(self.attempts.len()))
+        };
     }
 
     /// Delivered, out of attempts, or never to be sent (`--webhook-allow`).
@@ -104,5 +161,48 @@ impl WebhookDelivery {
             .and_then(|attempt| attempt.error.as_deref())
             .is_some_and(|error| error.starts_with(NOT_SENT));
         self.delivered || self.attempts.len() >= MAX_ATTEMPTS || refused
+    }
+}
+
+/// The wait after the `made`-th failed attempt: 100 ms after the first,
+/// doubling after each.
+pub fn backoff(made: usize) -> Duration {
+    let doublings = made.saturating_sub(1).min(16) as u32;
+    Duration::milliseconds(FIRST_BACKOFF_MS << doublings)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_backoff_doubles_from_100_ms() {
+        let waits: Vec<i64> = (1..MAX_ATTEMPTS)
+            .map(|made| backoff(made).num_milliseconds())
+            .collect();
+        assert_eq!(waits, [100, 200, 400, 800]);
+    }
+
+    #[test]
+    fn a_failed_attempt_schedules_the_next_and_the_last_none() {
+        let now = DateTime::parse_from_rfc3339("2026-11-02T10:00:00+01:00").expect("a time");
+        let mut delivery = WebhookDelivery::of_invoice("s", "http://x/".into(), "{}".into());
+        assert_eq!(delivery.due(now), Some(now));
+        let failed = |at| Attempt {
+            at,
+            signature: String::new(),
+            status: Some(500),
+            error: None,
+        };
+        delivery.record(failed(now), false);
+        assert_eq!(delivery.due(now), Some(now + Duration::milliseconds(100)));
+        // A state file without the due time: derived from the attempts.
+        delivery.next_attempt_at = None;
+        assert_eq!(delivery.due(now), Some(now + Duration::milliseconds(100)));
+        for _ in 1..MAX_ATTEMPTS {
+            delivery.record(failed(now), false);
+        }
+        assert_eq!(delivery.due(now), None);
+        assert_eq!(delivery.next_attempt_at, None);
     }
 }
