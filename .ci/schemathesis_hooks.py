@@ -68,6 +68,10 @@ def expected_refusal(failure, case, response) -> dict | None:
             # An accepted request, recognised by its query alone.
             if re.fullmatch(refusal["query"], query):
                 return refusal
+        elif "body" in refusal:
+            # An accepted request, recognised by its JSON body.
+            if re.search(refusal["body"], json.dumps(case.body, sort_keys=True)):
+                return refusal
         elif found and all(any(p.search(problem) for p in refusal["compiled"]) for problem in found):
             return refusal
     return None

@@ -84,7 +84,10 @@ impl Fault {
             .status
             .is_some_and(|status| StatusCode::from_u16(status).is_err())
         {
-            return Some("status is not an HTTP status".to_owned());
+            return Some("status is not an HTTP status (100 to 999)".to_owned());
+        }
+        if self.count == 0 {
+            return Some("count must be at least 1: a fault for no call never applies".to_owned());
         }
         if self.after_processing {
             if self.status.is_none() && self.network.is_none() {

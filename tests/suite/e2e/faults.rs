@@ -466,3 +466,16 @@ async fn a_booking_whose_answer_is_cut_fails_without_a_status_and_is_not_sent_ag
         );
     }
 }
+
+#[tokio::test]
+async fn a_fault_that_would_never_apply_is_refused() {
+    let (sandbox, _client) = sandbox().await;
+    for fault in [
+        serde_json::json!({"operation": "getPayLaterStatus", "status": 503, "count": 0}),
+        serde_json::json!({"operation": "getPayLaterStatus", "status": 42}),
+        serde_json::json!({"operation": "bookPayLaterOffer", "after_processing": true}),
+    ] {
+        let refused = sandbox.control().post("faults", fault.clone()).await;
+        assert!(refused.is_err(), "{fault} was armed");
+    }
+}
