@@ -132,7 +132,7 @@ impl Sandbox {
         }));
         if let Some(seed) = &settings.seed {
             let report = seed
-                .apply_with_token(&state.local_url, state.control_token.as_deref())
+                .apply_with_token(&state.local_url, state.control_door.token())
                 .await
                 .map_err(|error| StartError::Seed {
                     reason: error.to_string(),
@@ -165,7 +165,7 @@ impl Sandbox {
     /// The test-control API of this sandbox.
     pub fn control(&self) -> Control {
         let control = Control::with_client(self.url(), self.state.http.clone());
-        match &self.state.control_token {
+        match self.state.control_door.token() {
             Some(token) => control.with_token(token),
             None => control,
         }

@@ -295,6 +295,25 @@ async fn arm(sandbox: &psi_sandbox::Sandbox, fault: serde_json::Value) {
     sandbox.control().post("faults", fault).await.unwrap();
 }
 
+/// Books the first pay later offer of `transaction`.
+async fn book_first_offer(
+    client: &psi::Client,
+    transaction: &str,
+) -> Result<
+    psi::pay_later::ResponseValue<psi::pay_later::types::PayLaterBookingOutcome>,
+    psi::pay_later::Error<psi::pay_later::types::DeclineResponse>,
+> {
+    client
+        .pay_later()
+        .book_pay_later_offer()
+        .transaction_id(transaction)
+        .body(psi::pay_later::types::PayLaterBookingRequest {
+            offer_id: "payl-1".to_owned(),
+        })
+        .send()
+        .await
+}
+
 /// How many requests of `operation` the sandbox received.
 async fn received(sandbox: &psi_sandbox::Sandbox, operation: &str) -> usize {
     let journal = sandbox.control().requests().await.unwrap();
@@ -364,14 +383,7 @@ async fn a_booking_whose_answer_is_lost_is_not_sent_again() {
         serde_json::json!({"operation": "bookPayLaterOffer", "after_processing": true, "network": "drop"}),
     )
     .await;
-    let error = client
-        .pay_later()
-        .book_pay_later_offer()
-        .transaction_id(&transaction)
-        .body(psi::pay_later::types::PayLaterBookingRequest {
-            offer_id: "payl-1".to_owned(),
-        })
-        .send()
+    let error = book_first_offer(&client, &transaction)
         .await
         .expect_err("the answer never came");
     assert_eq!(error.status(), None, "{error}");
@@ -448,14 +460,7 @@ async fn a_booking_whose_answer_is_cut_fails_without_a_status_and_is_not_sent_ag
             serde_json::json!({"operation": "bookPayLaterOffer", "network": network}),
         )
         .await;
-        let error = client
-            .pay_later()
-            .book_pay_later_offer()
-            .transaction_id(&transaction)
-            .body(psi::pay_later::types::PayLaterBookingRequest {
-                offer_id: "payl-1".to_owned(),
-            })
-            .send()
+        let error = book_first_offer(&client, &transaction)
             .await
             .expect_err("a cut answer is no answer");
         assert_eq!(error.status(), None, "{network}: {error}");

@@ -43,11 +43,22 @@ struct Keys {
     token: Option<String>,
 }
 
+/// Whether `path` is the control API's (`/__sandbox` or below it).
+pub fn is_control_path(path: &str) -> bool {
+    path.strip_prefix(PREFIX)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
 impl ControlDoor {
     /// The door of a sandbox reached at `url` (`http://host[:port]`).
     pub fn new(url: &str, token: Option<String>) -> Self {
         let host = host_name(url.strip_prefix("http://").unwrap_or(url));
         ControlDoor(Arc::new(Keys { host, token }))
+    }
+
+    /// The token control calls must carry, when there is one.
+    pub fn token(&self) -> Option<&str> {
+        self.0.token.as_deref()
     }
 }
 
@@ -64,10 +75,7 @@ pub async fn guard(State(door): State<ControlDoor>, request: Request, next: Next
 /// refusal otherwise.
 fn refusal(door: &Keys, request: &Request) -> Option<Response> {
     let path = request.uri().path();
-    let control = path
-        .strip_prefix(PREFIX)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'));
-    if !control || path == HEALTH_PATH {
+    if !is_control_path(path) || path == HEALTH_PATH {
         return None;
     }
     let refuse = |status: StatusCode, message: String| {

@@ -293,7 +293,7 @@ async fn reset(State(state): State<AppState>) -> Response {
     let seeded = match &state.seed {
         None => 0,
         Some(seed) => {
-            let token = state.control_token.as_deref();
+            let token = state.control_door.token();
             match seed.apply_with_token(&state.local_url, token).await {
                 Ok(report) => report.stored,
                 Err(error) => {

@@ -10,6 +10,7 @@
 //! page) log `-`.
 
 use super::operation::OperationId;
+use crate::auth::control_door::is_control_path;
 use crate::state::journal::{Entry, Journal};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
@@ -25,8 +26,7 @@ pub const TARGET: &str = "psi_sandbox::request";
 /// the request journal ([`Journal`]) unless it is a control call.
 ///
 /// The URI is kept by reference count (its bytes are shared with the
-/// request), and the masked path is written straight into the
-/// subscriber's line by [`Masked`].
+/// request); the path is masked once ([`Masked`]) for both.
 pub async fn log(State(journal): State<Journal>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
@@ -36,22 +36,23 @@ pub async fn log(State(journal): State<Journal>, request: Request, next: Next) -
         .extensions()
         .get::<OperationId>()
         .map_or("-", |id| id.0);
-    let path = uri.path_and_query().map_or("/", |path| path.as_str());
+    // Masked once, for the log line and the journal alike.
+    let path = Masked(uri.path_and_query().map_or("/", |path| path.as_str())).to_string();
     let status = response.status().as_u16();
     let duration_ms = (started.elapsed().as_secs_f64() * 1e6).round() / 1e3;
     tracing::info!(
         target: TARGET,
         method = %method,
-        path = %Masked(path),
+        path = %path,
         operation_id = operation,
         status,
         duration_ms,
         "request"
     );
-    if !is_control(uri.path()) {
+    if !is_control_path(uri.path()) {
         journal.record(Entry {
             method: method.to_string(),
-            path: Masked(path).to_string(),
+            path,
             operation_id: operation,
             status,
             at: chrono::Utc::now(),
@@ -59,12 +60,6 @@ pub async fn log(State(journal): State<Journal>, request: Request, next: Next) -
         });
     }
     response
-}
-
-/// Whether `path` is the control API's.
-fn is_control(path: &str) -> bool {
-    path.strip_prefix(crate::control::PREFIX)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// A path written with every segment that is a valid IBAN masked

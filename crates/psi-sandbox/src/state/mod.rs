@@ -62,8 +62,6 @@ pub struct Shared {
     pub limits: crate::settings::Limits,
     /// The hosts webhooks may go to; empty: any (`--webhook-allow`).
     webhook_allow: Vec<String>,
-    /// The token control calls must carry (`--control-token`).
-    pub control_token: Option<String>,
     /// Where the sandbox reaches itself (loopback when it listens on every
     /// interface).
     pub local_url: String,
@@ -120,7 +118,6 @@ impl Shared {
             clock,
             tokens,
             webhook_secret: settings.webhook_secret.clone(),
-            control_token: settings.control_token.clone(),
             local_url,
             seed: settings.seed.clone(),
             webhook_allow: settings.webhook_allow.clone(),
