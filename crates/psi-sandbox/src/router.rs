@@ -1,19 +1,34 @@
-//! The whole sandbox as one axum `Router`: every API's routes, the control
-//! API and the documents served from their examples, with the middleware
-//! of [`crate::http`] around them.
+//! The whole sandbox as one service: an axum `Router` with every API's
+//! routes, the control API and the documents served from their examples,
+//! inside the middleware of [`crate::http`].
 
 use crate::http::api_errors::{Owner, Problem};
 use crate::http::{limits, operation, panic, request_log};
 use crate::state::AppState;
+use axum::extract::Request;
 use axum::http::{StatusCode, Uri};
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::response::Response;
 use axum::{Extension, Router};
+use std::convert::Infallible;
+use tower::ServiceBuilder;
 
-/// The whole sandbox as one router: every API's routes, the control API
-/// and the documents served from their examples, with the middleware above.
-pub fn app(state: AppState) -> Router {
-    Router::new()
+/// The whole sandbox: the router of every route, inside the middleware
+/// every request passes, outermost first: the request log, a panic
+/// answered 500, the control door, the size limits, and the extension the
+/// operation layer reads (the armed faults, the documented answers).
+///
+/// The middleware wrap the finished router once, as axum suggests for
+/// middleware that runs before routing; `Router::layer` would wrap each
+/// route on its own, and every call would clone each layer's boxed route.
+pub fn app(
+    state: AppState,
+) -> impl tower::Service<Request, Response = Response, Error = Infallible, Future: Send + 'static>
+       + Clone
+       + Send
+       + Sync
+       + 'static {
+    let routes = Router::new()
         .merge(crate::auth::routes())
         .merge(crate::control::server::routes())
         .merge(crate::control::health::routes())
@@ -22,16 +37,20 @@ pub fn app(state: AppState) -> Router {
         .route_layer(crate::ids::Check)
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(Extension(state.faults.clone()))
-        .layer(Extension(documented_answers(&state)))
-        .layer(from_fn(limits::enforce))
+        .with_state(state.clone());
+    ServiceBuilder::new()
+        .layer(from_fn_with_state(state.journal.clone(), request_log::log))
+        .layer(from_fn(panic::answer_500))
         .layer(from_fn_with_state(
             state.control_door.clone(),
             crate::auth::control_door::guard,
         ))
-        .layer(from_fn(panic::answer_500))
-        .layer(from_fn_with_state(state.journal.clone(), request_log::log))
-        .with_state(state)
+        .layer(from_fn(limits::enforce))
+        .layer(Extension(operation::Operations {
+            faults: state.faults.clone(),
+            documented: documented_answers(&state),
+        }))
+        .service(routes)
 }
 
 /// The hand-emulated APIs' documented examples, for `Prefer: code=…`.

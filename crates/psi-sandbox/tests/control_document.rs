@@ -1042,11 +1042,11 @@ async fn the_doors_refusals_are_declared() {
 
 // --------------------------------------------------------------- routes
 
-/// The words of the control API's paths in the README's table (its path
-/// segments, and the endings it names in backticks), independent of the
-/// document.
+/// The words of the control API's paths in the operator's guide's table
+/// (this crate's README: its path segments, and the endings it names in
+/// backticks), independent of the document.
 fn readme_path_words() -> BTreeSet<String> {
-    let readme = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../README.md");
+    let readme = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md");
     let text = std::fs::read_to_string(&readme).expect("README.md");
     let word = |w: &str| {
         !w.is_empty()

@@ -7,8 +7,8 @@
 //! processing, answers a documented example when the request asks for
 //! one (`Prefer: code=…`, [`DocumentedAnswers`]), and marks the answer with
 //! its [`OperationId`] for the request log line ([`super::request_log`]).
-//! The armed faults and the documented answers reach it as request
-//! extensions that [`crate::router`] adds.
+//! The armed faults and the documented answers reach it as one request
+//! extension ([`Operations`]) that [`crate::router`] adds.
 
 use super::api_errors::{Owner, Problem};
 use crate::faults::{Fault, Faults, Network};
@@ -41,11 +41,11 @@ where
 
 async fn declared(
     State(id): State<OperationId>,
-    Extension(faults): Extension<Faults>,
-    Extension(documented): Extension<DocumentedAnswers>,
+    Extension(operations): Extension<Operations>,
     request: Request,
     next: Next,
 ) -> Response {
+    let Operations { faults, documented } = operations;
     serve(&faults, id.0, request, |request| async move {
         match (documented.0)(id.0, request.headers()) {
             Some(answer) => answer,
@@ -55,10 +55,19 @@ async fn declared(
     .await
 }
 
+/// What the middleware of every declared route reads: the armed faults
+/// and the documented answers. A request extension that [`crate::router`]
+/// adds.
+#[derive(Clone)]
+pub struct Operations {
+    pub faults: Faults,
+    pub documented: DocumentedAnswers,
+}
+
 /// The documented answers a request asks for with `Prefer: code=<status>`
 /// (and `example=<name>`), by operationId: the example of that status from
 /// the operation's document, instead of the handler's work; `None` when
-/// the request asks for none. A request extension that [`crate::router`] adds.
+/// the request asks for none.
 #[derive(Clone)]
 pub struct DocumentedAnswers(Arc<AnswerFor>);
 

@@ -51,7 +51,7 @@ pub async fn log(State(journal): State<Journal>, request: Request, next: Next) -
     );
     if !is_control_path(uri.path()) {
         journal.record(Entry {
-            method: method.to_string(),
+            method,
             path,
             operation_id: operation,
             status,

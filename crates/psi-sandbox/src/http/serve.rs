@@ -14,8 +14,12 @@
 
 use crate::http::api_errors::{Owner, Problem};
 use crate::http::operation::CloseWithoutAnswer;
+use axum::body::Body;
+use axum::extract::Request;
 use axum::http::StatusCode;
+use axum::response::Response;
 use hyper_util::rt::TokioIo;
+use std::convert::Infallible;
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -39,12 +43,15 @@ const REQUEST_START_BYTES: usize = 512;
 /// within `limits.header_read_timeout`: a connection that sends nothing, or
 /// a head slowly, is closed, as is an idle keep-alive connection after
 /// that time.
-pub async fn serve(
+pub async fn serve<App>(
     listener: TcpListener,
-    app: axum::Router,
+    app: App,
     limits: crate::settings::Limits,
     stop: impl Future<Output = ()>,
-) {
+) where
+    App: tower::Service<Request, Response = Response, Error = Infallible> + Clone + Send + 'static,
+    App::Future: Send + 'static,
+{
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let mut builder = hyper::server::conn::http1::Builder::new();
     builder
@@ -91,11 +98,18 @@ pub async fn serve(
 /// [`CloseWithoutAnswer`] (an armed fault), on which hyper closes the
 /// connection without writing anything. An axum answer cannot express
 /// that, so this adapter sits between hyper and the router.
-async fn answer(
-    mut app: axum::Router,
+async fn answer<App>(
+    mut app: App,
     request: hyper::Request<hyper::body::Incoming>,
-) -> Result<axum::response::Response, ClosedWithoutAnswer> {
-    let response = match tower::Service::call(&mut app, request).await {
+) -> Result<Response, ClosedWithoutAnswer>
+where
+    App: tower::Service<Request, Response = Response, Error = Infallible>,
+{
+    let answered = async {
+        std::future::poll_fn(|cx| app.poll_ready(cx)).await?;
+        app.call(request.map(Body::new)).await
+    };
+    let response = match answered.await {
         Ok(response) => response,
         Err(never) => match never {},
     };

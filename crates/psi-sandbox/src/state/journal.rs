@@ -17,7 +17,8 @@ pub const KEPT: usize = 1_000;
 /// One answered request.
 #[derive(Debug, Clone, Serialize)]
 pub struct Entry {
-    pub method: String,
+    #[serde(serialize_with = "method_name")]
+    pub method: axum::http::Method,
     /// Path and query, every IBAN in them masked.
     pub path: String,
     /// The operationId the route declares; `-` for routes that are no
@@ -27,6 +28,13 @@ pub struct Entry {
     /// When the answer was ready (UTC, wall clock).
     pub at: chrono::DateTime<chrono::Utc>,
     pub duration_ms: f64,
+}
+
+fn method_name<S: serde::Serializer>(
+    method: &axum::http::Method,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(method.as_str())
 }
 
 /// The journal, shared by the request log layer (which writes it) and the

@@ -74,7 +74,11 @@ pub fn write(record: &Record<'_>, order: &Order<'_>, shop_name: &str, today: Nai
             .map(|basket| BasketAnswer { basket, shop_name })
             .collect(),
     };
-    serde_json::to_vec(&answer).expect("the answer serialises: its raw texts are JSON")
+    // Room for the usual answer (a basket of a few items) at once.
+    let mut json = Vec::with_capacity(1024);
+    serde_json::to_writer(&mut json, &answer)
+        .expect("the answer serialises: its raw texts are JSON");
+    json
 }
 
 /// A stored JSON text as a raw value; `None` for a text that is not JSON,
