@@ -32,7 +32,7 @@ pub struct WebhookDelivery {
     pub delivered: bool,
     pub attempts: Vec<Attempt>,
     /// The sandbox time the next attempt is due at; `None` once finished.
-    /// Read as absent from a state file written before it was kept
+    /// Read as absent from a state file that does not hold it
     /// ([`WebhookDelivery::due`] then derives it from the attempts).
     #[serde(default)]
     pub next_attempt_at: Option<DateTime<FixedOffset>>,
