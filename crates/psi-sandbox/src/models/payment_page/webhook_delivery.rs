@@ -124,8 +124,8 @@ impl WebhookDelivery {
     }
 
     /// When the next attempt is due on the sandbox clock, `None` once
-    /// finished: the time kept, else (a state file written before it was
-    /// kept, or a delivery not scheduled yet) the last attempt's time plus
+    /// finished: the time kept, else (a state file that does not hold it,
+    /// or a delivery not scheduled yet) the last attempt's time plus
     /// its backoff, or `now` before the first attempt.
     pub fn due(&self, now: DateTime<FixedOffset>) -> Option<DateTime<FixedOffset>> {
         if self.is_finished() {
