@@ -1,5 +1,5 @@
 //! Writes `docs/hosted-payment-page.png`: the demo session's hosted payment
-//! page (in English) in headless Chromium, as shown in the README.
+//! page (in English) in headless Chromium, as the documents show it.
 //!
 //! ```text
 //! cargo run -p psi-tests --example page_screenshot

@@ -1,4 +1,4 @@
-//! Null is absence (openapi/README.md rule 18): for every example of every
+//! Null is absence (docs/document-rules.md rule 18): for every example of every
 //! document, the same value with `null` in every optional field is accepted
 //! by the published JSON Schema and parsed by the Rust type. The inputs are
 //! generated from the documents (their examples and schemas), not hand-picked,

@@ -513,7 +513,7 @@ fn verdict(accepted: bool) -> &'static str {
 /// - `format: uri` and `format: email` are plain `String`s in Rust, so only
 ///   the schema (with format validation on) checks them;
 /// - `oneOf` is "exactly one variant" in JSON Schema but first-match-wins in
-///   Rust (openapi/README.md rule 11): a value that fits two variants (a
+///   Rust (docs/document-rules.md rule 11): a value that fits two variants (a
 ///   buyer with both `company` and `person`) is rejected by the schema and
 ///   read as the first variant by Rust (a CompanyBuyer; `person` is dropped).
 #[test]

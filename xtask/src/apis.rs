@@ -295,7 +295,7 @@ pub fn all(root: &Path) -> Result<Vec<Api>, String> {
         } else if has_operations(&document) {
             return Err(format!(
                 "openapi/{stem}.yaml: has operations but no x-psi block at its root \
-                 (openapi/README.md, \"The x-psi block\")"
+                 (docs/document-rules.md, \"The x-psi block\")"
             ));
         }
     }

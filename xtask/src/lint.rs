@@ -1,4 +1,4 @@
-//! `cargo xtask lint`: the rules of `openapi/README.md`, each failure naming
+//! `cargo xtask lint`: the rules of `docs/document-rules.md`, each failure naming
 //! the document, the JSON pointer and the rule. The API documents keep every
 //! rule; the sandbox's test-control API keeps those a document of its kind
 //! can ([`Kind::SandboxControl`]).

@@ -9,7 +9,7 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   generate           regenerate crates/psi-*/src/generated.rs from openapi/
   generate --check   fail with a diff when checked-in code differs from openapi/
-  lint               check openapi/ against the rules of openapi/README.md
+  lint               check openapi/ against the rules of docs/document-rules.md
   schemas            write schemas/: bundled documents and JSON Schemas for other languages
   schemas --check    fail with a diff when schemas/ differs from openapi/
   schemas --compat <git-ref>

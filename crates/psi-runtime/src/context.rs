@@ -18,14 +18,12 @@ pub type Preflight = Arc<dyn Fn(&str, &dyn Any) -> Result<(), PreflightError> + 
 /// [`Context::with_call_span_level`] sets another: DEBUG.
 ///
 /// An INFO span is built and its fields formatted by every subscriber that
-/// logs INFO, on every call: measured, the largest part of what psi adds to
-/// a call (about 7,400 instructions of a 119,000-instruction round trip,
-/// client and in-process server together, counted with callgrind).
-/// Plain log lines lose nothing at DEBUG: a span alone writes no line, and
-/// the events that matter at INFO and above (retries, refusals, failures)
-/// are WARN events that carry the API and the operationId themselves. What
-/// an INFO subscriber no longer sees is the span itself (span-close lines,
-/// exported traces); set INFO to get it back.
+/// logs INFO, on every call, which is the largest part of what psi adds to
+/// a call. Plain log lines lose nothing at DEBUG: a span alone writes no
+/// line, and the events that matter at INFO and above (retries, refusals,
+/// failures) are WARN events that carry the API and the operationId
+/// themselves. What an INFO subscriber does not see at DEBUG is the span
+/// itself (span-close lines, exported traces); set INFO to get it.
 pub const DEFAULT_CALL_SPAN_LEVEL: tracing::Level = tracing::Level::DEBUG;
 
 /// `psi/<version> (<api>)` as a header value over static text: every call

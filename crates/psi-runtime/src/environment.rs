@@ -51,7 +51,7 @@ pub enum ConfigError {
 }
 
 // Written out rather than derived: a derive macro would be one more crate
-// in every user's clean build (BENCHMARKS.md, "Build time").
+// in every user's clean build.
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -179,8 +179,7 @@ impl Environment {
     /// Reads `PSI_BASE_URL`, `PSI_API_URL`, `PSI_AUTH_URL` and, if set,
     /// `PSI_PLATFORM_URL`, and `PSI_SHOP_CONFIG_URL` with
     /// `PSI_SHOP_CONFIG_AUDIENCE` (both or neither).
-    // `#[inline]`: compiled only into the crates that call it
-    // (BENCHMARKS.md, "Code compiled only where it is called").
+    // `#[inline]` so that only the crates that call it compile it.
     #[inline]
     pub fn from_env() -> Result<Self, ConfigError> {
         Self::from_lookup(|name| std::env::var(name).ok())

@@ -884,7 +884,7 @@ async fn the_sandbox_answers_as_the_document_declares() {
     checked
         .expect(M::GET, "/__sandbox/webhook-subscriptions", None, 200)
         .await;
-    // A completion now also announces an invoice to the subscription.
+    // With the subscription in place, a completion also announces an invoice.
     let invoiced = new_session(&http, &url, &page).await;
     control
         .complete_session(&invoiced, "OPEN_INVOICE")

@@ -1,6 +1,6 @@
 //! Calls per second through psi (token hook, retry wrapper, tracing span)
 //! against raw reqwest sending a fixed Authorization header, on the same
-//! in-process server, in the same run.
+//! in-process server, in the same run (BENCHMARKS.md, How to measure).
 //!
 //! cargo bench -p psi --bench overhead
 //! BENCH_SPAN_LEVEL=info cargo bench -p psi --bench overhead   # the call span at INFO
@@ -47,17 +47,15 @@ fn setting(name: &str, default: u64) -> u64 {
 }
 
 /// One round's length: 100 ms by default, `BENCH_ROUND_MS` to change it.
-/// A round of 100 ms is still 1,000 calls or more on either load.
+/// A round is short so that a run holds many pairs, yet long enough for
+/// many calls on either load.
 fn round_length() -> Duration {
     Duration::from_millis(setting("BENCH_ROUND_MS", 100))
 }
 /// Pairs of rounds per concurrency: 300 by default, `BENCH_ROUNDS` to change
-/// it. One pair's ratio spreads as widely with 100 ms rounds as with 1 s
-/// ones on the project's machine (BENCHMARKS.md, 2026-11-23), so what
-/// narrows the median is the number of pairs: 25 pairs of 1 s left it
-/// moving by about 0.06 between runs; 300 pairs of 100 ms (about the same
-/// minute) give an interval of about ±0.007 with 16 in flight and ±0.025
-/// with one, and medians a few minutes apart within about 0.02.
+/// it. One pair's ratio spreads about as widely with short rounds as with
+/// long ones, so what narrows the median is the number of pairs: many short
+/// rounds in the same minute give a narrower interval than a few long ones.
 fn rounds() -> u64 {
     setting("BENCH_ROUNDS", 300)
 }
@@ -66,10 +64,10 @@ const TRANSACTION: &str = "12-34567890123456789";
 const EXPIRY_LIFETIME: u64 = 2;
 const TOKEN_DELAY: Duration = Duration::from_millis(50);
 /// How long the calls across token expiry run: 30 s by default,
-/// `BENCH_EXPIRY_SECONDS` to change it. 10 s gave 9 token requests, the
-/// calls near them were 8 % of the run, and one burst of the machine's
-/// noise inside those windows moved their p99 by half (0.97 to 1.90 in six
-/// runs of the same code); 30 s gave 0.99 to 1.03 in nine.
+/// `BENCH_EXPIRY_SECONDS` to change it. A shorter run has few token
+/// requests and few calls near them, so one burst of the machine's noise
+/// inside those windows moves their p99 far; a run this long keeps it
+/// steady from run to run.
 fn expiry_run() -> Duration {
     Duration::from_secs(setting("BENCH_EXPIRY_SECONDS", 30))
 }
@@ -343,9 +341,8 @@ fn raw_request(http: &reqwest::Client, status_url: &str) -> reqwest::RequestBuil
 
 /// What the raw side does as psi does, from `BENCH_RAW_LIKE_PSI` (a
 /// comma-separated list, or `all`): a diagnostic that tells what psi's
-/// overhead is made of in time, which instruction counts do not (see
-/// BENCHMARKS.md, "2026-11-24"). The ratio printed is then psi against
-/// that side, never the reported one.
+/// overhead is made of in time, which instruction counts do not. The ratio
+/// printed is then psi against that side, never the reported one.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 struct LikePsi {
     /// `timeout`: psi's client-level request timeout (a tokio timer per call).

@@ -17,9 +17,8 @@ pub(crate) fn trimmed(url: &reqwest::Url) -> String {
 /// API, found by a scan of at most `Api::ALL.len()` entries.
 ///
 /// Not a `HashMap`: for seven keys a scan is as fast as hashing, and each
-/// `HashMap<Api, _>` compiled its own hashing, growing, inserting and
-/// dropping into every application's build (4 % of the facade crate's code;
-/// BENCHMARKS.md, "Code compiled only where it is called").
+/// `HashMap<Api, _>` would compile its own hashing, growing, inserting and
+/// dropping into every application's build.
 #[derive(Debug)]
 pub(crate) struct ApiTable<T>(Vec<(Api, T)>);
 

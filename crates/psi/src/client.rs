@@ -101,9 +101,9 @@ impl ClientBuilder {
     /// The level of each call's `psi.call` span (the API, the operationId,
     /// the attempt, the status and the duration): DEBUG unless set.
     ///
-    /// DEBUG because an INFO span is built and formatted on every call by
-    /// every subscriber that logs INFO: measured, the largest part of the
-    /// time psi adds to a call. Log lines lose nothing: a span writes no
+    /// DEBUG because every subscriber that logs INFO builds and formats an
+    /// INFO span on every call, which is the largest part of the time psi
+    /// adds to a call. Log lines lose nothing: a span writes no
     /// line by itself, and retries, refusals and failures are WARN events
     /// naming the API and the operationId at any span level. Set
     /// `tracing::Level::INFO` to have INFO subscribers see the span itself
@@ -259,8 +259,7 @@ impl Client {
     /// `PSI_SHOP_CONFIG_AUDIENCE`) and the credentials (`PSI_CLIENT_ID`,
     /// `PSI_CLIENT_SECRET`, optionally `PSI_PLATFORM_CLIENT_ID` and
     /// `PSI_PLATFORM_CLIENT_SECRET`); an error names the variable.
-    // `#[inline]`: compiled only into applications that call it
-    // (BENCHMARKS.md, "Code compiled only where it is called").
+    // `#[inline]` so that only applications that call it compile it.
     #[inline]
     pub fn from_env() -> Result<Client, ConfigError> {
         Self::builder_from_lookup(|name| std::env::var(name).ok())?.build()

@@ -57,8 +57,7 @@ pub enum Error {
 }
 
 // Display, Error and the two From impls are written out rather than derived:
-// a derive macro would be one more crate in every user's clean build
-// (BENCHMARKS.md, "Build time"). The boxed and wrapped variants are
+// a derive macro would be one more crate in every user's clean build. The boxed and wrapped variants are
 // transparent: their message and source are the inner error's.
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -41,8 +41,7 @@
 //! The functions that verify, parse and sign are `#[inline]`, for the build
 //! rather than for speed: they are compiled into the application that calls
 //! them, not into psi, so one that receives no webhooks does not compile
-//! them, nor the session record's whole JSON parser (about a sixth of
-//! psi's code; BENCHMARKS.md, "Code compiled only where it is called").
+//! them, nor the session record's whole JSON parser.
 
 use std::{fmt, sync::Arc, time::Duration};
 
@@ -350,8 +349,8 @@ pub fn sign(secret: &Secret, timestamp: i64, body: &[u8]) -> String {
 ///
 /// `hmac-sha256` rather than RustCrypto's `hmac` + `sha2`: the same function
 /// (the known answers in tests/suite/known_answers.rs are computed outside
-/// Rust), without `digest`, `typenum` and `generic-array`, which cost every
-/// user's release build about 4 s of CPU.
+/// Rust), without `digest`, `typenum` and `generic-array` in every user's
+/// release build.
 #[inline]
 fn mac(secret: &Secret, timestamp_text: &str, body: &[u8]) -> [u8; SIGNATURE_LEN] {
     let mut mac = HMAC::new(secret.expose().as_bytes());

@@ -1,5 +1,5 @@
 //! Headless Chromium driven through chromedriver (WebDriver), for the
-//! browser tests and the README's screenshot (`examples/page_screenshot.rs`
+//! browser tests and the page screenshot (`examples/page_screenshot.rs`
 //! includes this file). Self-contained: it uses no other suite module.
 
 use fantoccini::wd::Capabilities;

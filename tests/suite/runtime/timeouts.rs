@@ -1,8 +1,7 @@
 //! The retry policy's request timeout: a send that gets no answer, or an
 //! answer whose body stops halfway, ends with a timeout error (each send
-//! counted), and a streamed answer (an invoice PDF) too. These hold any
-//! other way of keeping the timeout (one was tried: BENCHMARKS.md, "the
-//! request timeout without a timer per call") to what reqwest's own does.
+//! counted), and a streamed answer (an invoice PDF) too. They hold any
+//! other way of keeping the timeout to what reqwest's own does.
 
 use super::{mount_token_endpoint, pay_later_status, NEVER, TRANSACTION};
 use psi::{Client, Credentials, Environment, RetryPolicy};

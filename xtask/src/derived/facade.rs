@@ -222,7 +222,7 @@ fn cfg(api: &Api) -> TokenStream {
 
 /// `Client::<api>()` for every API. Each is `#[inline]`: compiled into the
 /// application that calls it, so the clients of APIs it never calls are not
-/// built into it (BENCHMARKS.md, "Code compiled only where it is called").
+/// built into it.
 fn accessors(apis: &[Api]) -> TokenStream {
     let mut items = Vec::new();
     let settings: Vec<&Api> = apis.iter().filter(|api| api.address == "setting").collect();

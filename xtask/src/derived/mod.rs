@@ -1,5 +1,5 @@
 //! Files derived from the `x-psi` blocks (see [`crate::apis`]): everything
-//! that used to repeat the documents' facts by hand. `cargo xtask generate`
+//! that would otherwise repeat the documents' facts by hand. `cargo xtask generate`
 //! writes them, `--check` compares them, like the generated clients.
 
 mod crates;

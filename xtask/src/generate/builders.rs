@@ -2,13 +2,12 @@
 //! `Default`, setters and the `TryFrom` that checks and builds the type).
 //! Those functions are not generic, so without a hint every generated
 //! crate compiles them to machine code in an application's build, whether
-//! or not the application ever builds a type through them: three quarters
-//! of `psi-payment-page`'s code generation went to them. Marked
-//! `#[inline]`, each is compiled in the crate that calls it, and only when
-//! it does; so is each type's `builder()`, which would otherwise compile
-//! its builder's `Default` in. What they do is unchanged.
-//! (`psi-payment-page` in release: 1.6-1.8 s to 1.3 s of compile time;
-//! BENCHMARKS.md, "Build time".)
+//! or not the application ever builds a type through them, and they would
+//! be most of `psi-payment-page`'s code generation. Marked `#[inline]`,
+//! each is compiled in the crate that calls it, and only when it does; so
+//! is each type's `builder()`, which would otherwise compile its builder's
+//! `Default` in. What they do is unchanged; only callers compile them, which
+//! shortens every application's build (see BENCHMARKS.md).
 
 /// Marks every function of an `impl` in the `builder` module of the
 /// `types` module of `file` (progenitor's output, before psi-common keeps

@@ -1,7 +1,7 @@
 //! typify derives `schemars::JsonSchema` on every type. Few applications
 //! ask a payment client for JSON Schema, and the derive costs every user's
 //! clean build the `schemars_derive` proc macro and a second build of `syn`
-//! with more features (BENCHMARKS.md, "Build time"). So the derive is kept
+//! with more features. So the derive is kept
 //! behind each crate's `schemars` feature:
 //! `#[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]`.
 

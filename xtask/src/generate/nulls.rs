@@ -2,8 +2,8 @@
 //! optional field.
 //!
 //! The documents mark every optional property `nullable: true` (rule 18 of
-//! `openapi/README.md`), so the published schemas and the consumers in other
-//! languages accept `null`. In Rust, an optional field is already an
+//! `docs/document-rules.md`), so the published schemas and the consumers in
+//! other languages accept `null`. In Rust, an optional field is already an
 //! `Option<T>` (where `null` is `None`) or, for lists, free-form objects and
 //! fields with a default, a plain value with `#[serde(default)]`, which covers
 //! a missing field but not a `null` one. So before generation the optional

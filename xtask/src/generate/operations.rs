@@ -23,7 +23,7 @@ pub fn request_media_types(document: &Value) -> Vec<(String, String)> {
 }
 
 /// operationIds whose success is declared as the `2XX` range with a body
-/// (rule 3 of `openapi/README.md`): the service may answer any 2xx, with the
+/// (rule 3 of `docs/document-rules.md`): the service may answer any 2xx, with the
 /// body or without one, and the runtime reads an empty body as `null`.
 pub fn optional_success_bodies(document: &Value) -> Vec<String> {
     let mut out: Vec<String> = crate::lint::operation_pointers(document)
@@ -42,7 +42,7 @@ pub fn optional_success_bodies(document: &Value) -> Vec<String> {
 
 /// `(operationId, member)` of every operation whose `x-psi-refused-when-false`
 /// names a boolean member of its 2xx body that is `false` on a refusal
-/// (`openapi/README.md`, "Refusals inside a success").
+/// (`docs/document-rules.md`, "Refusals inside a success").
 pub fn refusal_members(document: &Value) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = crate::lint::operation_pointers(document)
         .into_iter()

@@ -12,7 +12,7 @@
 //! so that an answer the runtime decodes (inside `psi_runtime::leniency::lenient`)
 //! keeps a value outside its stated format as received, while the sandbox,
 //! which reads requests with the same types, still refuses it. The rules
-//! of the documents are rules for what psi sends (`openapi/README.md`).
+//! of the documents are rules for what psi sends (`docs/document-rules.md`).
 
 use quote::ToTokens;
 

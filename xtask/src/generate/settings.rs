@@ -17,13 +17,13 @@ pub fn base_settings() -> GenerationSettings {
         // retry policy), which every `send()` hands to `psi_runtime::call::send`.
         .with_inner_type(quote::quote!(::psi_runtime::Context))
         // Money, quantities and rates: exact decimals with their own serde form,
-        // no global serde_json feature (see openapi/README.md rule 7).
+        // no global serde_json feature (see docs/document-rules.md rule 7).
         .with_conversion(
             typed_schema(InstanceType::Number, "decimal"),
             "::psi_runtime::Decimal",
             [TypeImpl::Display, TypeImpl::FromStr, TypeImpl::Default].into_iter(),
         )
-        // Client secrets and tokens never print (openapi/README.md rule 17).
+        // Client secrets and tokens never print (docs/document-rules.md rule 17).
         .with_conversion(
             typed_schema(InstanceType::String, "password"),
             "::psi_runtime::Secret",

@@ -1,6 +1,6 @@
 //! Breaking changes between two bundled documents of one API.
 //!
-//! The rules (from the schema-publication issue), applied to both
+//! The rules, applied to both
 //! directions alike because the generated types serve both (a removed
 //! response field or enum value removes a Rust field or variant that
 //! callers may name; a field that becomes required turns `Option<T>` into

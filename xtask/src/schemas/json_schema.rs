@@ -4,7 +4,7 @@
 //! Each published file holds the type at its root and every named type it
 //! reaches under `$defs`, with references rewritten from
 //! `#/components/schemas/X` to `#/$defs/X` (or `#` for the type itself).
-//! Self-contained files were chosen over cross-file references (`X.json`)
+//! Self-contained files rather than cross-file references (`X.json`),
 //! because every validator and code generator resolves local `#/$defs`
 //! pointers without a base URI, a resource registry or a file loader:
 //! ajv, Python's `jsonschema`, the Rust `jsonschema` crate, quicktype,

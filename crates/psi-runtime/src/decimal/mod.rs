@@ -78,8 +78,7 @@ impl Decimal {
     // The forwarding methods and operators are `#[inline]`, as the
     // rust_decimal ones they call: a caller's arithmetic is inlined, and
     // rust_decimal's is compiled only into the crates that use it, not into
-    // every application's psi-runtime (BENCHMARKS.md, "Code compiled only
-    // where it is called").
+    // every application's psi-runtime.
 
     /// `num` × 10^-`scale`: `Decimal::new(4380, 2)` is 43.80.
     ///

@@ -6,8 +6,7 @@
 //!
 //! `#[inline]` for the build, not for speed: the walk is compiled only into
 //! the crates that call [`crate::parse_json_ignoring_nulls`], not into every
-//! application's copy of psi-runtime (BENCHMARKS.md, "Code compiled only
-//! where it is called").
+//! application's copy of psi-runtime.
 
 use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;

@@ -21,11 +21,10 @@ const EVICTION_WINDOW: usize = 64;
 pub struct PaymentPageState {
     /// By session id.
     /// Boxed: a `Session` is about 1 KB, and the table moves every row
-    /// when it grows; with the rows inline, growing past 229,376 sessions
-    /// copied about 230 MB under the data lock and stalled every request
-    /// for hundreds of milliseconds (BENCHMARKS.md, "Current figures"),
-    /// and each empty slot of the grown table held a Session's worth of
-    /// bytes.
+    /// when it grows; with the rows inline, growing a large table would copy
+    /// every session under the data lock and stall every request meanwhile,
+    /// and each empty slot of the grown table would hold a Session's worth
+    /// of bytes.
     pub sessions: Table<String, Box<Session>>,
     /// Session and invoice notifications in the order they were queued.
     pub webhooks: Log<WebhookDelivery>,

@@ -18,8 +18,7 @@
 //! Every function of this module is `#[inline]`, for the build rather than
 //! for speed: an `#[inline]` function is compiled into the crate that calls
 //! it, not into psi, so an application that never asks for advice does not
-//! compile it (about a twelfth of psi's code; BENCHMARKS.md, "Code compiled
-//! only where it is called"). One that does pays the same as before, once.
+//! compile it, and one that does compiles it once.
 
 #[cfg(feature = "bank-accounts")]
 mod bank_account;

@@ -2,13 +2,12 @@
 //! `address.country_code` (the specification: "ISO 3166-1 alpha-2"; the
 //! generated type only checks two capitals).
 //!
-//! A sorted table instead of a country crate: the crate psi used before
-//! (celes) built a perfect-hash macro and a second version of syn into
-//! every user's build for this one lookup, about a tenth of the facade's
-//! extra release build time (BENCHMARKS.md, "Build time"). The table is the
-//! 249 officially assigned codes plus XK (Kosovo), the user-assigned code in
-//! common use that the earlier check accepted too; a test compares it with
-//! celes for every two-letter string, so it says exactly what the crate said.
+//! A sorted table rather than a country crate, for the build: a crate such as
+//! celes builds a perfect-hash macro and a second version of syn into every
+//! user's build for this one lookup. The table is the 249 officially
+//! assigned codes plus XK (Kosovo), the user-assigned code in common use; a
+//! test compares it with celes (a dev-dependency) for every two-letter
+//! string, so it accepts exactly what that crate accepts.
 
 /// Sorted, upper case.
 const ASSIGNED: [&str; 250] = [

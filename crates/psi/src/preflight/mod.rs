@@ -304,8 +304,8 @@ mod tests {
         assert_eq!(check_request("createSession", &request), Ok(()));
     }
 
-    /// What the bytes check used to refuse now never becomes a request:
-    /// reading it into the generated type fails, naming the field.
+    /// An amount no decimal can hold never becomes a request: reading it
+    /// into the generated type fails, naming the field.
     #[cfg(feature = "payment-page")]
     #[test]
     fn an_amount_a_decimal_cannot_hold_never_becomes_a_session_request() {

@@ -18,8 +18,8 @@ pub struct RememberedCall {
     /// repeat is the same call when it has the same digest.
     #[serde(default)]
     pub digest: String,
-    /// The body itself, as state files of earlier sandboxes kept it: read
-    /// only to take its digest, never written.
+    /// The body itself, in a state file that holds no digest: read only to
+    /// take its digest, never written.
     #[serde(default, skip_serializing)]
     pub body: Option<serde_json::Value>,
     pub session_id: String,
@@ -27,8 +27,8 @@ pub struct RememberedCall {
 }
 
 impl RememberedCall {
-    /// The digest a repeat is compared with: the one kept, or the one of
-    /// the body an earlier sandbox kept instead.
+    /// The digest a repeat is compared with: the one kept, or, from a state
+    /// file that holds the body instead, the body's.
     pub fn request_digest(&self) -> String {
         match (&self.digest, &self.body) {
             (digest, Some(legacy)) if digest.is_empty() => {

@@ -32,7 +32,7 @@ pub struct WebhookDelivery {
     pub delivered: bool,
     pub attempts: Vec<Attempt>,
     /// The sandbox time the next attempt is due at; `None` once finished.
-    /// Read as absent from a state file written before it was kept
+    /// Read as absent from a state file that does not hold it
     /// ([`WebhookDelivery::due`] then derives it from the attempts).
     #[serde(default)]
     pub next_attempt_at: Option<DateTime<FixedOffset>>,
@@ -124,8 +124,8 @@ impl WebhookDelivery {
     }
 
     /// When the next attempt is due on the sandbox clock, `None` once
-    /// finished: the time kept, else (a state file written before it was
-    /// kept, or a delivery not scheduled yet) the last attempt's time plus
+    /// finished: the time kept, else (a state file that does not hold it,
+    /// or a delivery not scheduled yet) the last attempt's time plus
     /// its backoff, or `now` before the first attempt.
     pub fn due(&self, now: DateTime<FixedOffset>) -> Option<DateTime<FixedOffset>> {
         if self.is_finished() {

@@ -45,12 +45,12 @@ pub fn gross_total_of(order: &OrderSummary) -> psi_runtime::Decimal {
 /// its exact JSON text), and everything else (the buyer, the delivery, ...)
 /// as deflated JSON.
 ///
-/// Parsed, the provider's documented request is about 3.4 KB of small
-/// allocations; as compact JSON 1.7 KB, deflated 0.7 KB, which is what
-/// keeps 100,000 transactions under 100 MB (BENCHMARKS.md). A lookup then
-/// inflated and parsed the whole order for its baskets; now it decodes the
-/// compact part borrowing its strings ([`StoredRequest::order`]), and only
-/// readers of the whole request inflate ([`StoredRequest::json`]).
+/// Parsed, a request is many small allocations; deflated, its JSON is a
+/// fraction of that, which keeps 100,000 transactions under 100 MB
+/// (BENCHMARKS.md, Current figures). A lookup decodes the compact part
+/// borrowing its strings ([`StoredRequest::order`]) rather than inflating
+/// and parsing the whole order; only readers of the whole request inflate
+/// ([`StoredRequest::json`]).
 ///
 /// One allocation holds both parts: the compact part's length (4 bytes,
 /// little endian), the compact part, the deflated rest. It is shared by
@@ -126,8 +126,8 @@ impl StoredRequest {
     }
 }
 
-/// In the state file: the whole request as deflated JSON in base64, as
-/// before the request was kept in two parts (the file format is unchanged).
+/// In the state file: the whole request as deflated JSON in base64; the
+/// two parts are the in-memory form only.
 impl Serialize for StoredRequest {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use base64::Engine;
