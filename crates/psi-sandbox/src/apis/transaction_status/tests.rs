@@ -150,8 +150,8 @@ fn the_compact_total_and_currency_are_the_generated_types_ones() {
 
 /// `answer` with its outstanding amount written as `exact`. The generated
 /// type keeps the payment status as free-form JSON, through which the
-/// amount used to pass as a float (`10.50` became `10.5`, 17 digits an
-/// exponent); the answer now writes the exact decimal.
+/// amount would pass as a float (`10.50` as `10.5`, 17 digits with an
+/// exponent); the answer writes the exact decimal.
 fn with_outstanding(answer: &str, exact: &str) -> String {
     let key = "\"outstanding_amount\":";
     let start = answer.find(key).expect("an outstanding amount") + key.len();
