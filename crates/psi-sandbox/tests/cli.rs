@@ -126,9 +126,15 @@ impl Running {
         Running { child, url }
     }
 
-    /// Stops the process and answers what it wrote on stderr.
+    /// Stops the process as a supervisor does (SIGTERM: it finishes and
+    /// writes its last log lines) and answers what it wrote on stderr.
     async fn stop(mut self) -> String {
-        self.child.start_kill().unwrap();
+        let pid = self.child.id().expect("the sandbox runs").to_string();
+        let terminated = std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("kill runs");
+        assert!(terminated.success(), "SIGTERM reaches the sandbox");
         let mut stderr = String::new();
         self.child
             .stderr

@@ -33,7 +33,8 @@ async fn main() -> ExitCode {
             }
         };
     }
-    logging::install(args.log_format);
+    // Held to the end of `main`: dropping it writes the last lines.
+    let _log_lines = logging::install(args.log_format);
     match run(args).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
