@@ -11,11 +11,7 @@ async fn reads_are_retried_through_injected_503s() {
         .fail_next("getTransactionStatus", 503, 2)
         .await
         .unwrap();
-    let status = client
-        .transaction_status()
-        .get_transaction_status()
-        .transaction_id(&transaction)
-        .send()
+    let status = transaction_status(&client, &transaction)
         .await
         .unwrap()
         .into_inner();
@@ -34,22 +30,10 @@ async fn a_fault_outlasting_the_retries_reaches_the_caller() {
         .fail_next("getPayLaterStatus", 503, 3)
         .await
         .unwrap();
-    let error = client
-        .pay_later()
-        .get_pay_later_status()
-        .transaction_id(&transaction)
-        .send()
-        .await
-        .unwrap_err();
+    let error = pay_later_status(&client, &transaction).await.unwrap_err();
     assert_eq!(error.status(), Some(503));
     // The fault is used up: the next call succeeds.
-    client
-        .pay_later()
-        .get_pay_later_status()
-        .transaction_id(&transaction)
-        .send()
-        .await
-        .unwrap();
+    pay_later_status(&client, &transaction).await.unwrap();
 }
 
 #[tokio::test]
@@ -314,6 +298,40 @@ async fn book_first_offer(
         .await
 }
 
+/// The pay later status of `transaction`, as psi reads it.
+async fn pay_later_status(
+    client: &psi::Client,
+    transaction: &str,
+) -> Result<
+    psi::pay_later::ResponseValue<psi::pay_later::types::PayLaterStatusResponse>,
+    psi::pay_later::Error<psi::pay_later::types::DeclineResponse>,
+> {
+    client
+        .pay_later()
+        .get_pay_later_status()
+        .transaction_id(transaction)
+        .send()
+        .await
+}
+
+/// The transaction status of `transaction`, as psi reads it.
+async fn transaction_status(
+    client: &psi::Client,
+    transaction: &str,
+) -> Result<
+    psi::transaction_status::ResponseValue<
+        psi::transaction_status::types::TransactionStatusResponse,
+    >,
+    psi::transaction_status::Error<psi::transaction_status::types::DeclineResponse>,
+> {
+    client
+        .transaction_status()
+        .get_transaction_status()
+        .transaction_id(transaction)
+        .send()
+        .await
+}
+
 /// How many requests of `operation` the sandbox received.
 async fn received(sandbox: &psi_sandbox::Sandbox, operation: &str) -> usize {
     let journal = sandbox.control().requests().await.unwrap();
@@ -332,13 +350,7 @@ async fn an_injected_error_answers_in_the_apis_error_shape() {
         serde_json::json!({"operation": "getPayLaterStatus", "status": 409}),
     )
     .await;
-    let error = client
-        .pay_later()
-        .get_pay_later_status()
-        .transaction_id(&transaction)
-        .send()
-        .await
-        .unwrap_err();
+    let error = pay_later_status(&client, &transaction).await.unwrap_err();
     assert_eq!(error.status(), Some(409));
     let psi::pay_later::Error::Declined(declined) = error else {
         panic!("a declared decline, got {error}");
@@ -389,11 +401,7 @@ async fn a_booking_whose_answer_is_lost_is_not_sent_again() {
     assert_eq!(error.status(), None, "{error}");
     assert_eq!(received(&sandbox, "bookPayLaterOffer").await, 1);
     // The booking was made all the same.
-    let status = client
-        .pay_later()
-        .get_pay_later_status()
-        .transaction_id(&transaction)
-        .send()
+    let status = pay_later_status(&client, &transaction)
         .await
         .unwrap()
         .into_inner();
@@ -412,11 +420,7 @@ async fn a_call_dropped_before_processing_changes_nothing_and_a_read_is_sent_aga
         serde_json::json!({"operation": "getTransactionStatus", "network": "drop"}),
     )
     .await;
-    client
-        .transaction_status()
-        .get_transaction_status()
-        .transaction_id(&transaction)
-        .send()
+    transaction_status(&client, &transaction)
         .await
         .expect("the read is sent again");
     assert_eq!(received(&sandbox, "getTransactionStatus").await, 2);
