@@ -87,6 +87,16 @@ fn bad_flags_and_files_exit_2_naming_the_flag() {
     );
 }
 
+/// A loopback port no one listens on (free when asked; the sandbox binds
+/// it right after).
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 /// A sandbox process; killed when dropped.
 struct Running {
     child: tokio::process::Child,
@@ -322,12 +332,7 @@ async fn the_webhook_secret_and_token_lifetime_flags_take_effect() {
 
 #[tokio::test]
 async fn beyond_loopback_every_control_call_needs_the_control_token() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-        .to_string();
+    let port = free_port().to_string();
     let public_url = format!("http://127.0.0.1:{port}");
     let seed = concat!(env!("CARGO_MANIFEST_DIR"), "/seed.example.json");
     let sandbox = Running::start_with_env(
@@ -406,12 +411,7 @@ async fn without_ca_certificates_the_bundled_roots_are_used_and_logged() {
 
 #[tokio::test]
 async fn the_health_check_needs_no_control_token_and_the_health_command_asks_it() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-        .to_string();
+    let port = free_port().to_string();
     // As the container image runs it: every interface, a control token.
     let env = [
         ("PSI_SANDBOX_HOST", "0.0.0.0"),
