@@ -3,7 +3,7 @@
 //! or wrong token, an armed fault), and what the router decides (a
 //! refused id, a trailing slash, HEAD) answers as documented.
 
-use super::token;
+use super::{store_transaction, token};
 use psi_sandbox::Sandbox;
 use serde_json::{json, Value};
 
@@ -50,15 +50,8 @@ fn reasons(body: &[u8]) -> Value {
 #[tokio::test]
 async fn a_lookup_answers_the_same_with_its_id_plain_or_encoded() {
     let sandbox = Sandbox::start().await.unwrap();
-    let order = psi_sandbox::demo::session_request("https://shop.example.com/webhook").order_data;
+    store_transaction(&sandbox, TRANSACTION).await;
     let control = sandbox.control();
-    control
-        .post(
-            "transactions",
-            json!({"transaction_id": TRANSACTION, "order_data": order}),
-        )
-        .await
-        .unwrap();
     let url = sandbox.url().to_owned();
     let status_token = token(&sandbox, &format!("{url}{}", LOOKUP.trim_end_matches('/'))).await;
     let other_token = token(&sandbox, &format!("{url}/paylater")).await;

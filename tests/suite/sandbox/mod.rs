@@ -30,3 +30,17 @@ pub(super) async fn token(sandbox: &Sandbox, audience: &str) -> String {
     let body: Value = response.json().await.expect("a token body");
     body["access_token"].as_str().expect("a token").to_owned()
 }
+
+/// Stores the transaction `id` with the demo session's order, through the
+/// control API.
+pub(super) async fn store_transaction(sandbox: &Sandbox, id: &str) {
+    let order = psi_sandbox::demo::session_request("https://shop.example.com/webhook").order_data;
+    sandbox
+        .control()
+        .post(
+            "transactions",
+            json!({"transaction_id": id, "order_data": order}),
+        )
+        .await
+        .unwrap();
+}

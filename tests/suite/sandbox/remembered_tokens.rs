@@ -3,9 +3,9 @@
 //! remembered token is still refused by every other API, expires with the
 //! sandbox clock (forwards and back), and a forged copy is still refused.
 
-use super::token;
+use super::{store_transaction, token};
 use psi_sandbox::Sandbox;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 const TRANSACTION: &str = "12-00000000000000042";
 
@@ -34,15 +34,7 @@ async fn get(sandbox: &Sandbox, path: &str, token: &str) -> (u16, Vec<String>) {
 #[tokio::test]
 async fn a_remembered_token_is_refused_elsewhere_expires_and_cannot_be_forged() {
     let sandbox = Sandbox::start().await.unwrap();
-    let order = psi_sandbox::demo::session_request("https://shop.example.com/webhook").order_data;
-    sandbox
-        .control()
-        .post(
-            "transactions",
-            json!({"transaction_id": TRANSACTION, "order_data": order}),
-        )
-        .await
-        .unwrap();
+    store_transaction(&sandbox, TRANSACTION).await;
     let url = sandbox.url().to_owned();
     let lookup = format!("/transaction/status/v2/transactions/{TRANSACTION}");
     let status_token = token(

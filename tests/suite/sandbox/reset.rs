@@ -2,7 +2,7 @@
 //! too), faults disarmed, the journal emptied, the seed stored again, and
 //! every issued token still valid.
 
-use super::token;
+use super::{store_transaction, token};
 use psi_sandbox::seed::Seed;
 use psi_sandbox::{Sandbox, Settings};
 use serde_json::json;
@@ -30,15 +30,7 @@ async fn lookup(sandbox: &Sandbox, token: &str, id: &str) -> u16 {
 }
 
 async fn store_other(sandbox: &Sandbox) {
-    let order = psi_sandbox::demo::session_request("https://shop.example.com/webhook").order_data;
-    sandbox
-        .control()
-        .post(
-            "transactions",
-            json!({"transaction_id": OTHER, "order_data": order}),
-        )
-        .await
-        .unwrap();
+    store_transaction(sandbox, OTHER).await;
 }
 
 #[tokio::test]
