@@ -48,8 +48,9 @@ struct Verified(Mutex<HashMap<Box<str>, Arc<Claims>, BySignature>>);
 
 /// Hashes a token by its last bytes, its signature (random to whoever does
 /// not hold the key): SipHash over the whole token, a few hundred bytes,
-/// would be a large part of a lookup's own work. Only verified tokens are remembered, so
-/// no one can crowd one bucket; equality still compares whole tokens.
+/// would be a large part of a lookup's own work. Only verified tokens are
+/// remembered, so no one can crowd one bucket; equality still compares
+/// whole tokens.
 #[derive(Default, Clone)]
 struct BySignature(std::hash::RandomState);
 

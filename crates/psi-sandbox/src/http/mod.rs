@@ -2,8 +2,8 @@
 //! axum `Router` ([`crate::router`] puts them together), the extractors,
 //! the error answers and the connection server.
 //!
-//! Around the routes, outermost first (each an axum middleware, a tower
-//! layer):
+//! Around the router, before routing, outermost first (each an axum
+//! middleware, a tower layer, wrapping the finished router once):
 //!
 //! 1. [`request_log`]: one INFO event per request, with the operationId
 //!    the route declared ([`operation`]), also kept in the journal
@@ -12,8 +12,9 @@
 //!    shape, so the client sees an answer and the sandbox keeps serving.
 //! 3. [`crate::auth::control_door`]: what a control call must show.
 //! 4. [`limits`]: size limits, and numbers with an exponent rewritten.
-//! 5. The armed faults and the documented answers as request extensions,
-//!    for the routes' declared operations ([`operation::declare`]).
+//! 5. The armed faults and the documented answers as one request
+//!    extension ([`operation::Operations`]), for the routes' declared
+//!    operations ([`operation::declare`]).
 //!
 //! Inside the router, after routing: the path-id rule ([`crate::ids`]) and
 //! per route its operation ([`operation`]).
