@@ -84,7 +84,7 @@ struct Advance {
 }
 
 /// Answers 200 `{"now"}`, or 400 `{"error", "limit"}` when the clock would
-/// leave its range (see [`crate::clock`]) or the body is not `{"seconds": <i64>}`.
+/// leave its range (see [`crate::state::clock`]) or the body is not `{"seconds": <i64>}`.
 async fn advance_clock(State(state): State<AppState>, body: Bytes) -> Response {
     let advance: Advance = match control_body(&body) {
         Ok(advance) => advance,

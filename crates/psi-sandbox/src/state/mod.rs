@@ -3,7 +3,7 @@
 //!
 //! # How every change reaches the file before its answer
 //!
-//! The collections of [`Data`] are [`Table`]s and [`Log`]s, which note the
+//! The collections of [`Data`] are [`Table`](table::Table)s and [`Log`](table::Log)s, which note the
 //! rows a handler changes. [`Shared::data`] hands out the data locked in a
 //! [`DataGuard`]; when the guard is dropped and something changed, it
 //! writes the changed rows in one SQLite transaction while the lock is
