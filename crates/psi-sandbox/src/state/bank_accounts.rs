@@ -1,8 +1,7 @@
 //! The bank accounts kept by the sandbox.
 
-use super::store::{tables, Batch, Loader};
+use super::store::tables;
 use super::table::Table;
-use super::Persisted;
 use crate::models::bank_accounts::Buyer;
 use psi_bank_accounts::types::BankAccount;
 
@@ -12,21 +11,7 @@ pub struct BankAccountsState {
     pub(crate) accounts: Table<Buyer, BankAccount>,
 }
 
-impl Persisted for BankAccountsState {
-    fn has_changes(&self) -> bool {
-        self.accounts.has_changes()
-    }
-
-    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()> {
-        batch.table(tables::BANK_ACCOUNTS, &mut self.accounts)
-    }
-
-    fn load(loader: &Loader) -> Result<Self, String> {
-        Ok(Self {
-            accounts: loader.table(tables::BANK_ACCOUNTS)?,
-        })
-    }
-}
+persisted_as_table!(BankAccountsState, accounts, tables::BANK_ACCOUNTS);
 
 /// Never shows the accounts: they hold IBANs.
 impl std::fmt::Debug for BankAccountsState {

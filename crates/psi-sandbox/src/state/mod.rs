@@ -19,6 +19,29 @@
 //! The clock's offset is written by [`Clock::advance`] itself and the
 //! token-signing key once per file. Armed faults are not kept.
 
+/// [`store::Persisted`] for an API's state that is one [`table::Table`]:
+/// `persisted_as_table!(PayLaterState, bookings, tables::PAY_LATER_BOOKINGS)`
+/// keeps the field `bookings` in that SQLite table.
+macro_rules! persisted_as_table {
+    ($state:ty, $field:ident, $table:expr) => {
+        impl super::store::Persisted for $state {
+            fn has_changes(&self) -> bool {
+                self.$field.has_changes()
+            }
+
+            fn save(&mut self, batch: &super::store::Batch) -> rusqlite::Result<()> {
+                batch.table($table, &mut self.$field)
+            }
+
+            fn load(loader: &super::store::Loader) -> Result<Self, String> {
+                Ok(Self {
+                    $field: loader.table($table)?,
+                })
+            }
+        }
+    };
+}
+
 mod bank_accounts;
 pub mod clock;
 pub mod journal;

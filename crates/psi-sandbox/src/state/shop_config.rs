@@ -1,8 +1,7 @@
 //! The shop configurations kept by the sandbox.
 
-use super::store::{tables, Batch, Loader};
+use super::store::tables;
 use super::table::Table;
-use super::Persisted;
 use psi_shop_config::types::ShopConfiguration;
 
 /// The stored configurations, by partner profile and shop.
@@ -11,21 +10,7 @@ pub struct ShopConfigState {
     pub(crate) configurations: Table<(String, String), ShopConfiguration>,
 }
 
-impl Persisted for ShopConfigState {
-    fn has_changes(&self) -> bool {
-        self.configurations.has_changes()
-    }
-
-    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()> {
-        batch.table(tables::SHOP_CONFIGURATIONS, &mut self.configurations)
-    }
-
-    fn load(loader: &Loader) -> Result<Self, String> {
-        Ok(Self {
-            configurations: loader.table(tables::SHOP_CONFIGURATIONS)?,
-        })
-    }
-}
+persisted_as_table!(ShopConfigState, configurations, tables::SHOP_CONFIGURATIONS);
 
 impl ShopConfigState {
     pub fn get(&self, partner_profile_id: &str, shop_id: &str) -> Option<&ShopConfiguration> {

@@ -1,8 +1,7 @@
 //! The storefront orders kept by the sandbox.
 
-use super::store::{tables, Batch, Loader};
+use super::store::tables;
 use super::table::Table;
-use super::Persisted;
 use crate::models::storefront::StorefrontOrder;
 
 /// The seeded orders, by order id.
@@ -11,18 +10,4 @@ pub struct StorefrontState {
     pub(crate) orders: Table<String, StorefrontOrder>,
 }
 
-impl Persisted for StorefrontState {
-    fn has_changes(&self) -> bool {
-        self.orders.has_changes()
-    }
-
-    fn save(&mut self, batch: &Batch) -> rusqlite::Result<()> {
-        batch.table(tables::STOREFRONT_ORDERS, &mut self.orders)
-    }
-
-    fn load(loader: &Loader) -> Result<Self, String> {
-        Ok(Self {
-            orders: loader.table(tables::STOREFRONT_ORDERS)?,
-        })
-    }
-}
+persisted_as_table!(StorefrontState, orders, tables::STOREFRONT_ORDERS);
