@@ -2,12 +2,14 @@
 calls of its test-control API the tests make.
 
 ``GET <sandbox>/__sandbox`` (the sandbox's test-control API) answers its
-addresses, the demo client credentials and the webhook secret. The control
-API's bodies are the models generated from its published document
-(``models/sandbox_control.py``, from ``schemas/sandbox-control/``), like the
-APIs'. A token is issued for one API, named by its audience: ``{api_url}``
-plus the API's path in the specification's table, or ``{base_url}`` itself
-for the hosted payment page."""
+addresses, the demo client credentials and the webhook secret (the session
+notifications' key; an invoice notification is signed with its webhook
+subscription's secret). The control API's bodies are the models generated
+from its published document (``models/sandbox_control.py``, from
+``schemas/sandbox-control/``), like the APIs'. A token is issued for one
+API, named by its audience: ``{api_url}`` plus the API's path in the
+specification's table, or ``{base_url}`` itself for the hosted payment
+page."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from exact_json import loads
+from exact_json import dumps, loads
 from models.sandbox_control import (
     CompletedSession,
     CompleteSessionRequest,
@@ -65,20 +67,32 @@ class Sandbox:
             control_token=control_token,
         )
 
-    def control(self, http: httpx.Client, method: str, path: str, body) -> httpx.Response:
+    def control(self, http: httpx.Client, method: str, path: str, body, content: str | None = None) -> httpx.Response:
         """One call of the control API (``path`` below ``/__sandbox``) with
         ``body``, a model of its document, as JSON (every control write
-        must say so), and the control token when there is one."""
+        must say so), and the control token when there is one. ``content``,
+        when given, is sent instead of ``body`` dumped (for a body whose
+        secret fields a dump would mask)."""
         headers = {"Content-Type": "application/json"}
         if self.control_token is not None:
             headers.update(bearer(self.control_token))
-        content = body.model_dump_json(exclude_none=True)
+        if content is None:
+            content = body.model_dump_json(exclude_none=True)
         return http.request(method, f"{self.url}/__sandbox{path}", content=content, headers=headers)
 
-    def subscribe_invoice_webhook(self, http: httpx.Client, url: str) -> tuple[int, WebhookSubscription]:
-        """Subscribes ``url`` to the invoice notifications; answers the
-        status (201 new, 200 subscribed already) and the subscription."""
-        response = self.control(http, "POST", "/webhook-subscriptions", WebhookSubscriptionRequest(url=url))
+    def subscribe_invoice_webhook(
+        self, http: httpx.Client, url: str, secret: str | None = None
+    ) -> tuple[int, WebhookSubscription]:
+        """Subscribes ``url`` to the invoice notifications, signed with
+        ``secret`` (the provider requires 64 characters or more; without
+        it, the sandbox signs them with its webhook secret, the one of the
+        session notifications); answers the status (201 new, 200 subscribed
+        already) and the subscription."""
+        fields = {"url": url} if secret is None else {"url": url, "secret": secret}
+        # Checked against the document's model, then sent as given: a secret
+        # typed as a password (SecretStr) would dump masked.
+        request = WebhookSubscriptionRequest.model_validate(fields)
+        response = self.control(http, "POST", "/webhook-subscriptions", request, content=dumps(fields))
         assert response.status_code in (200, 201), f"subscribeInvoiceWebhook: {response.status_code} {response.text}"
         return response.status_code, WebhookSubscription.model_validate(loads(response.content))
 

@@ -5,6 +5,8 @@ models generated from schemas/ (generate_models.sh), the control API's too."""
 
 from __future__ import annotations
 
+import re
+import secrets
 import time
 import uuid
 from dataclasses import dataclass
@@ -28,11 +30,16 @@ from models.payment_page import SessionRecord, SessionResponse, SessionStatus
 from models.sandbox_control import CompleteSessionRequest
 from models.transaction_status import TransactionStatusResponse
 from sandbox import Sandbox, bearer
-from webhooks import InvalidSignature, Receiver, verify_signature
+from webhooks import InvalidSignature, Receiver, verify_invoice_signature, verify_signature
 
 JSON = {"Content-Type": "application/json"}
 # The pay later document declares its bodies with the charset.
 JSON_UTF8 = {"Content-Type": "application/json;charset=UTF-8"}
+# The invoice subscription's own secret: the provider requires 64 characters
+# or more. Its notifications are signed with it, not the sandbox's webhook
+# secret (the session notifications' key).
+INVOICE_SECRET = f"py-invoice-subscription-{secrets.token_hex(32)}"
+assert len(INVOICE_SECRET) >= 64
 
 
 @dataclass(frozen=True)
@@ -53,9 +60,13 @@ def parse(model, response: httpx.Response):
 
 @pytest.fixture(scope="module")
 def paid(http: httpx.Client, sandbox: Sandbox, receiver: Receiver) -> Paid:
-    # Invoice notifications go to every subscription; this one is ours.
-    status, subscription = sandbox.subscribe_invoice_webhook(http, receiver.url("/invoice"))
+    # Invoice notifications go to every subscription, each signed with the
+    # subscription's secret; these two are ours: one with its own secret, one
+    # without (signed with the sandbox's webhook secret).
+    status, subscription = sandbox.subscribe_invoice_webhook(http, receiver.url("/invoice"), INVOICE_SECRET)
     assert status == 201 and subscription.url == receiver.url("/invoice")
+    status, subscription = sandbox.subscribe_invoice_webhook(http, receiver.url("/invoice-default-secret"))
+    assert status == 201 and subscription.url == receiver.url("/invoice-default-secret")
 
     order_id = f"py-{uuid.uuid4().hex[:12]}"
     page_token = sandbox.token(http, "payment-page")
@@ -145,11 +156,36 @@ def test_pay_later_offers_are_listed_and_one_is_booked(http, sandbox, paid):
     assert after.pay_later_status == PayLaterStatus.ALREADY_BOOKED
 
 
-def test_the_invoice_notification_leads_to_the_pdf(http, sandbox, receiver, paid):
-    webhook = receiver.take(lambda r: r.path == "/invoice" and loads(r.body).get("transaction_id") == paid.transaction_id)
-    verify_signature(webhook.signature, webhook.body, sandbox.webhook_secret, int(time.time()))
+def invoice_webhook(receiver: Receiver, path: str, paid: Paid):
+    """The invoice notification of ``paid``'s transaction that came to ``path``."""
+    return receiver.take(lambda r: r.path == path and loads(r.body).get("gateway_transaction_id") == paid.transaction_id)
+
+
+def test_the_invoice_notification_is_signed_and_leads_to_the_pdf(http, sandbox, receiver, paid):
+    webhook = invoice_webhook(receiver, "/invoice", paid)
+    # Verified before it is used: HMAC-SHA512 over the raw body, keyed with
+    # the subscription's secret, in lowercase hex; no timestamp.
+    verify_invoice_signature(webhook.signature, webhook.body, INVOICE_SECRET.encode())
+    assert re.fullmatch(r"[0-9a-f]{128}", webhook.signature), webhook.signature
     notification = InvoiceNotification.model_validate(loads(webhook.body))
+    assert notification.gateway_transaction_id == paid.transaction_id
+    assert isinstance(notification.id, int)
+    assert notification.invoice_id, "the notification names the invoice (the correspondence)"
     assert notification.pdf_url is not None
+
+    tampered = webhook.body.replace(notification.invoice_id.encode(), b"DG0000000000-999")
+    assert tampered != webhook.body
+    with pytest.raises(InvalidSignature, match="does not match") as refusal:
+        verify_invoice_signature(webhook.signature, tampered, INVOICE_SECRET.encode())
+    assert refusal.value.kind == "mismatch"
+    # Not signed with the sandbox's webhook secret, nor in the session scheme.
+    with pytest.raises(InvalidSignature, match="does not match"):
+        verify_invoice_signature(webhook.signature, webhook.body, sandbox.webhook_secret)
+    with pytest.raises(InvalidSignature) as refusal:
+        verify_signature(webhook.signature, webhook.body, INVOICE_SECRET.encode(), int(time.time()))
+    assert refusal.value.kind == "malformed"
+    with pytest.raises(InvalidSignature, match="missing"):
+        verify_invoice_signature(None, webhook.body, INVOICE_SECRET.encode())
 
     # The correspondence retrieval takes the order status token.
     token = sandbox.token(http, "order-status")
@@ -157,3 +193,12 @@ def test_the_invoice_notification_leads_to_the_pdf(http, sandbox, receiver, paid
     assert pdf.status_code == 200, pdf.text
     assert pdf.headers["content-type"].startswith("application/pdf")
     assert pdf.content.startswith(b"%PDF-")
+
+
+def test_an_invoice_subscription_without_a_secret_is_signed_with_the_webhook_secret(sandbox, receiver, paid):
+    webhook = invoice_webhook(receiver, "/invoice-default-secret", paid)
+    verify_invoice_signature(webhook.signature, webhook.body, sandbox.webhook_secret)
+    with pytest.raises(InvalidSignature, match="does not match"):
+        verify_invoice_signature(webhook.signature, webhook.body, INVOICE_SECRET.encode())
+    notification = InvoiceNotification.model_validate(loads(webhook.body))
+    assert notification.gateway_transaction_id == paid.transaction_id

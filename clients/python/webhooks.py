@@ -1,7 +1,13 @@
-"""Receiving the sandbox's webhooks: a small HTTP server, and the check of the
-``X-Signature`` header as the provider documents it:
-``t=<unix seconds>,v1=<Base64 of HMAC-SHA256 over "<t>.<raw body>">``, keyed
-with the shared webhook secret."""
+"""Receiving the sandbox's webhooks: a small HTTP server, and the checks of
+the ``X-Signature`` header as the provider documents them. It signs the two
+kinds of notification differently:
+
+- a session notification: ``t=<unix seconds>,v1=<Base64 of HMAC-SHA256 over
+  "<t>.<raw body>">``, keyed with the shared webhook secret
+  (``verify_signature``);
+- an invoice notification: the lowercase hex of HMAC-SHA512 over the raw
+  body, keyed with the webhook subscription's secret; no timestamp
+  (``verify_invoice_signature``)."""
 
 from __future__ import annotations
 
@@ -32,6 +38,8 @@ _WHITESPACE = (
 )
 _DIGITS = re.compile(r"[0-9]+")
 _SIGNATURE = re.compile(r"[A-Za-z0-9+/]{43}=")
+# An invoice signature: the hex of the 64 bytes of an HMAC-SHA512, either case.
+_INVOICE_SIGNATURE = re.compile(r"[0-9a-fA-F]{128}")
 _MAX_T = 2**63 - 1
 
 
@@ -39,8 +47,10 @@ class InvalidSignature(Exception):
     """The X-Signature header does not prove the body came from the sandbox.
 
     ``kind`` says why, as psi's Rust verifier does: ``malformed`` (the header
-    cannot be read), ``mismatch`` (no ``v1`` signs this body), ``stale`` or
-    ``future`` (authentic, but ``t`` is outside MAX_AGE_SECONDS)."""
+    cannot be read), ``mismatch`` (no ``v1`` signs this body; for an invoice
+    notification: the HMAC-SHA512 does not), ``stale`` or ``future``
+    (authentic, but ``t`` is outside MAX_AGE_SECONDS; session notifications
+    only)."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
@@ -115,6 +125,32 @@ def verify_signature(header: str | None, raw_body: bytes, secret: bytes, now: in
         raise InvalidSignature(
             "future", f"X-Signature t={t_text} is more than {MAX_AGE_SECONDS} s from now ({now})"
         )
+
+
+def verify_invoice_signature(header: str | None, raw_body: bytes, secret: bytes) -> None:
+    """Raises InvalidSignature unless ``header``, the ``X-Signature`` of an
+    invoice notification, signs ``raw_body`` with ``secret``, the webhook
+    subscription's secret. Use the body bytes as received: parsing and
+    re-serialising changes them.
+
+    The header is the hex of HMAC-SHA512 keyed with ``secret`` over the raw
+    body; psi's Rust verifier reads it the same way: trimmed of Unicode
+    whitespace, then exactly 128 hex digits, either case (``malformed``
+    otherwise: no prefix, no ``t=``/``v1=``, no Base64), compared in constant
+    time (``mismatch`` when it differs).
+
+    The signature has no timestamp, so nothing bounds when a captured
+    notification can be replayed, and a delivery repeated verifies every
+    time. Make the receiver idempotent: act once per ``invoice_id`` and
+    answer 2xx to a repeat without acting again."""
+    if header is None:
+        raise _malformed("is missing")
+    value = header.strip(_WHITESPACE)
+    if not _INVOICE_SIGNATURE.fullmatch(value):
+        raise _malformed(f"{value[:140]!r} is not the hex of an HMAC-SHA512 (128 hex digits)")
+    expected = hmac.new(secret, raw_body, hashlib.sha512).digest()
+    if not hmac.compare_digest(expected, bytes.fromhex(value)):
+        raise InvalidSignature("mismatch", "X-Signature does not match the body (HMAC-SHA512)")
 
 
 @dataclass(frozen=True)

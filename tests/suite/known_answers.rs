@@ -128,6 +128,69 @@ fn the_verifier_gives_every_shared_verification_answer() {
     }
 }
 
+/// The invoice notification's scheme (`tests/known-answers/invoice_signatures.py`):
+/// the lowercase hex of HMAC-SHA512 over the body, the provider's own
+/// example among the cases. Both the sandbox's signer and psi's give each
+/// answer, and psi's verifier accepts it.
+#[test]
+fn both_invoice_signers_and_the_verifier_give_every_invoice_known_answer() {
+    let path = crate::workspace_root().join("tests/known-answers/invoice-signatures.json");
+    let text = std::fs::read_to_string(&path).expect("the known answers are checked in");
+    let cases: Vec<serde_json::Value> = serde_json::from_str(&text).expect("JSON");
+    assert!(
+        cases.iter().any(|case| case["secret"] == "abc123"
+            && case["body"] == r#"{"key":"value"}"#
+            && case["expected_signature"]
+                == "4c131d60caea39b5f65625b80270e5305d5a00ebc5d15a00ecf82da9de2fcc8ff45df068a11f8b336890b161eb1fdefafe452d2e452623b37e4bd3277bb348fd"),
+        "the provider's own example is among the cases"
+    );
+    for case in &cases {
+        let description = case["description"].as_str().unwrap();
+        let secret = case["secret"].as_str().unwrap();
+        let body = case["body"].as_str().unwrap().as_bytes();
+        let expected = case["expected_signature"].as_str().unwrap();
+        assert_eq!(
+            psi_sandbox::signature::sign_invoice(secret.as_bytes(), body),
+            expected,
+            "sandbox: {description}"
+        );
+        assert_eq!(
+            psi::webhook::sign_invoice(&psi_runtime::Secret::new(secret), body),
+            expected,
+            "psi: {description}"
+        );
+        WebhookVerifier::new(secret)
+            .verify_invoice(expected, body)
+            .unwrap_or_else(|error| panic!("{description}: {error}"));
+    }
+}
+
+/// The shared invoice verification answers
+/// (`tests/known-answers/invoice-verification.json`), which the TypeScript
+/// and Python clients check too. A missing header is read as an empty one,
+/// as a receiver that finds no header passes "".
+#[test]
+fn the_verifier_gives_every_shared_invoice_verification_answer() {
+    use psi::webhook::WebhookError;
+    let path = crate::workspace_root().join("tests/known-answers/invoice-verification.json");
+    let text = std::fs::read_to_string(&path).expect("the known answers are checked in");
+    let cases: Vec<serde_json::Value> = serde_json::from_str(&text).expect("JSON");
+    assert!(cases.len() >= 12, "every reading and every refusal");
+    for case in &cases {
+        let description = case["description"].as_str().unwrap();
+        let verifier = WebhookVerifier::new(case["secret"].as_str().unwrap());
+        let header = case["header"].as_str().unwrap_or_default();
+        let answer =
+            match verifier.verify_invoice(header, case["body"].as_str().unwrap().as_bytes()) {
+                Ok(()) => "ok",
+                Err(WebhookError::MalformedHeader(_)) => "malformed",
+                Err(WebhookError::SignatureMismatch) => "mismatch",
+                Err(other) => panic!("{description}: {other}"),
+            };
+        assert_eq!(answer, case["expected"], "{description}: {header:?}");
+    }
+}
+
 /// One decimal known answer (`tests/known-answers/decimals.py`): the plain
 /// text a JSON number is held as, or the limit that refuses it.
 struct DecimalCase {

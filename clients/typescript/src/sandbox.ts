@@ -1,12 +1,13 @@
 // Where the sandbox is, and a typed, authenticated client for each of its APIs.
 //
 // `GET <sandbox>/__sandbox`, of the sandbox's test-control API, answers the
-// addresses, the demo client credentials and the webhook secret. The control
-// API is typed from its published document like the APIs
-// (generated/sandbox-control.ts, from schemas/sandbox-control/). A token is
-// issued for one API, named by its audience: `{api_url}` plus the API's path
-// in the specification's table, or `{base_url}` itself for the hosted payment
-// page.
+// addresses, the demo client credentials and the webhook secret (the session
+// notifications' key; an invoice notification is signed with its webhook
+// subscription's secret). The control API is typed from its published
+// document like the APIs (generated/sandbox-control.ts, from
+// schemas/sandbox-control/). A token is issued for one API, named by its
+// audience: `{api_url}` plus the API's path in the specification's table, or
+// `{base_url}` itself for the hosted payment page.
 import createClient, { type Client } from "openapi-fetch";
 import type { components as ControlComponents, paths as ControlPaths } from "../generated/sandbox-control.js";
 import type { paths as TokenPaths } from "../generated/token.js";
@@ -91,6 +92,23 @@ export async function completeSession(
   });
   if (!data) throw new Error(`completeSession: ${response.status} ${JSON.stringify(error)}`);
   return data;
+}
+
+/**
+ * Subscribes `url` to the invoice notifications, signed with `secret` (the
+ * provider requires 64 characters or more; without it, the sandbox signs them
+ * with its webhook secret, the one of the session notifications); answers the
+ * status (201 new, 200 subscribed already) and the subscription.
+ */
+export async function subscribeInvoiceWebhook(
+  sandbox: Sandbox,
+  url: string,
+  secret?: string,
+): Promise<{ status: number; subscription: Control["WebhookSubscription"] }> {
+  const body: Control["WebhookSubscriptionRequest"] = secret === undefined ? { url } : { url, secret };
+  const { data, error, response } = await control(sandbox).POST("/__sandbox/webhook-subscriptions", { body });
+  if (!data) throw new Error(`subscribeInvoiceWebhook: ${response.status} ${JSON.stringify(error)}`);
+  return { status: response.status, subscription: data };
 }
 
 export function audience(sandbox: Sandbox, api: Api): string {

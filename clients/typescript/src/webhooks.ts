@@ -1,7 +1,12 @@
-// Receiving the sandbox's webhooks: a small HTTP server, and the check of the
-// `X-Signature` header as the provider documents it:
-// `t=<unix seconds>,v1=<Base64 of HMAC-SHA256 over "<t>.<raw body>">`, keyed
-// with the shared webhook secret.
+// Receiving the sandbox's webhooks: a small HTTP server, and the checks of
+// the `X-Signature` header as the provider documents them. It signs the two
+// kinds of notification differently:
+// - a session notification: `t=<unix seconds>,v1=<Base64 of HMAC-SHA256 over
+//   "<t>.<raw body>">`, keyed with the shared webhook secret
+//   (`verifySignature`);
+// - an invoice notification: the lowercase hex of HMAC-SHA512 over the raw
+//   body, keyed with the webhook subscription's secret; no timestamp
+//   (`verifyInvoiceSignature`).
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -22,8 +27,9 @@ export type RefusalKind = "malformed" | "mismatch" | "stale" | "future";
 /**
  * The X-Signature header does not prove the body came from the sandbox.
  * `kind`: `malformed` (the header cannot be read), `mismatch` (no `v1` signs
- * this body), `stale` or `future` (authentic, but `t` is outside
- * MAX_AGE_SECONDS).
+ * this body; for an invoice notification: the HMAC-SHA512 does not), `stale`
+ * or `future` (authentic, but `t` is outside MAX_AGE_SECONDS; session
+ * notifications only).
  */
 export class InvalidSignature extends Error {
   constructor(
@@ -40,6 +46,8 @@ export class InvalidSignature extends Error {
 const WHITESPACE = "[\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]";
 const TRIM = new RegExp(`^${WHITESPACE}+|${WHITESPACE}+$`, "g");
 const MAX_T = 2n ** 63n - 1n;
+/** An invoice signature: the hex of the 64 bytes of an HMAC-SHA512, either case. */
+const INVOICE_SIGNATURE = /^[0-9a-fA-F]{128}$/;
 
 function malformed(message: string): InvalidSignature {
   return new InvalidSignature("malformed", `X-Signature ${message}`);
@@ -111,6 +119,36 @@ export function verifySignature(
   }
   if (-age > limit) {
     throw new InvalidSignature("future", `X-Signature t=${t} is more than ${MAX_AGE_SECONDS} s from now (${nowSeconds})`);
+  }
+}
+
+/**
+ * Throws `InvalidSignature` unless `header`, the `X-Signature` of an invoice
+ * notification, signs `rawBody` with `secret`, the webhook subscription's
+ * secret. Pass the body bytes as received: parsing and re-serialising them
+ * changes the bytes.
+ *
+ * The header is the hex of HMAC-SHA512 keyed with `secret` over the raw
+ * body; psi's Rust verifier reads it the same way: trimmed of Unicode
+ * whitespace, then exactly 128 hex digits, either case (`malformed`
+ * otherwise: no prefix, no `t=`/`v1=`, no Base64), compared in constant time
+ * (`mismatch` when it differs).
+ *
+ * The signature has no timestamp, so nothing bounds when a captured
+ * notification can be replayed, and a delivery repeated verifies every time.
+ * Make the receiver idempotent: act once per `invoice_id` and answer 2xx to a
+ * repeat without acting again.
+ */
+export function verifyInvoiceSignature(header: string | null | undefined, rawBody: Buffer, secret: string): void {
+  if (header === undefined || header === null) throw malformed("is missing");
+  const value = header.replace(TRIM, "");
+  if (!INVOICE_SIGNATURE.test(value)) {
+    throw malformed(`${JSON.stringify(value.slice(0, 140))} is not the hex of an HMAC-SHA512 (128 hex digits)`);
+  }
+  const expected = createHmac("sha512", secret).update(rawBody).digest();
+  // Both are 64 bytes: the pattern above allows nothing else.
+  if (!timingSafeEqual(Buffer.from(value, "hex"), expected)) {
+    throw new InvalidSignature("mismatch", "X-Signature does not match the body (HMAC-SHA512)");
   }
 }
 

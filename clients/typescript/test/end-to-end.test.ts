@@ -7,7 +7,7 @@
 // the invoice PDF. Every call goes through openapi-fetch clients typed by the
 // `paths` generated from schemas/ (npm run generate), the control API's too.
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import type { components as OrderStatus, paths as OrderStatusPaths } from "../generated/order-status.js";
 import type { components as PayLater, paths as PayLaterPaths } from "../generated/pay-later.js";
@@ -16,12 +16,19 @@ import type { components as TransactionStatus, paths as TransactionStatusPaths }
 import { decimalEquals, decimalSum } from "../src/decimal.js";
 import { dec, parseExact, wire } from "../src/exact-json.js";
 import { GROSS_AMOUNT, sessionRequest, type SessionRequest } from "../src/order.js";
-import { apiClient, completeSession, control, discover, token, type Sandbox } from "../src/sandbox.js";
-import { InvalidSignature, Receiver, verifySignature, type Received } from "../src/webhooks.js";
+import { apiClient, completeSession, discover, subscribeInvoiceWebhook, token, type Sandbox } from "../src/sandbox.js";
+import { InvalidSignature, Receiver, verifyInvoiceSignature, verifySignature, type Received } from "../src/webhooks.js";
 
 type SessionRecord = PaymentPage["schemas"]["SessionRecord"];
+type InvoiceNotification = OrderStatus["schemas"]["InvoiceNotification"];
 /** The pay later document declares its bodies with the charset. */
 const JSON_UTF8 = { "Content-Type": "application/json;charset=UTF-8" };
+/**
+ * The invoice subscription's own secret: the provider requires 64 characters
+ * or more. Its notifications are signed with it, not the sandbox's webhook
+ * secret (the session notifications' key).
+ */
+const INVOICE_SECRET = `ts-invoice-subscription-${randomBytes(32).toString("hex")}`;
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 const bodyOf = (request: Received): Record<string, unknown> => JSON.parse(request.body.toString("utf8"));
@@ -42,12 +49,15 @@ describe("the TypeScript client against the sandbox", () => {
   before(async () => {
     sandbox = await discover(process.env.PSI_SANDBOX_URL ?? "http://127.0.0.1:8787", process.env.PSI_SANDBOX_CONTROL_TOKEN || undefined);
     receiver = await Receiver.start(process.env.PSI_WEBHOOK_RECEIVER_HOST || undefined);
-    // Invoice notifications go to every subscription; this one is ours.
-    const subscribed = await control(sandbox).POST("/__sandbox/webhook-subscriptions", {
-      body: { url: receiver.url("/invoice") },
-    });
-    assert.equal(subscribed.response.status, 201, JSON.stringify(subscribed.error));
-    assert.equal(subscribed.data?.url, receiver.url("/invoice"));
+    // Invoice notifications go to every subscription, each signed with the
+    // subscription's secret; these two are ours: one with its own secret, one
+    // without (signed with the sandbox's webhook secret).
+    assert.ok(INVOICE_SECRET.length >= 64);
+    for (const [path, secret] of [["/invoice", INVOICE_SECRET], ["/invoice-default-secret", undefined]] as const) {
+      const { status, subscription } = await subscribeInvoiceWebhook(sandbox, receiver.url(path), secret);
+      assert.equal(status, 201);
+      assert.equal(subscription.url, receiver.url(path));
+    }
 
     pageToken = await token(sandbox, "payment-page");
     const pages = apiClient<PaymentPagePaths>(sandbox.baseUrl, pageToken);
@@ -158,18 +168,38 @@ describe("the TypeScript client against the sandbox", () => {
     assert.equal(afterBooking.data?.pay_later_status, "ALREADY_BOOKED");
   });
 
-  test("the invoice notification leads to the invoice PDF", async () => {
-    const webhook = await receiver.take((r) => r.path === "/invoice" && bodyOf(r).transaction_id === transactionId);
-    verifySignature(webhook.signature, webhook.body, sandbox.webhookSecret, nowSeconds());
-    const notification = bodyOf(webhook) as OrderStatus["schemas"]["InvoiceNotification"];
-    assert.ok(notification.correspondence_id, "the notification names the correspondence");
+  /** The invoice notification of this transaction that came to `path`. */
+  const invoiceWebhook = (path: string): Promise<Received> =>
+    receiver.take((r) => r.path === path && bodyOf(r).gateway_transaction_id === transactionId);
+
+  test("the invoice notification is signed and leads to the invoice PDF", async () => {
+    const webhook = await invoiceWebhook("/invoice");
+    // Verified before it is used: HMAC-SHA512 over the raw body, keyed with
+    // the subscription's secret, in lowercase hex; no timestamp.
+    verifyInvoiceSignature(webhook.signature, webhook.body, INVOICE_SECRET);
+    assert.match(webhook.signature ?? "", /^[0-9a-f]{128}$/);
+    const notification = bodyOf(webhook) as InvoiceNotification;
+    assert.equal(notification.gateway_transaction_id, transactionId);
+    assert.ok(Number.isInteger(notification.id), "the notification has its event id");
+    assert.ok(notification.invoice_id, "the notification names the invoice (the correspondence)");
+
+    const tampered = Buffer.from(webhook.body.toString("utf8").replaceAll(notification.invoice_id, "DG0000000000-999"));
+    assert.notDeepEqual(tampered, webhook.body);
+    assert.throws(() => verifyInvoiceSignature(webhook.signature, tampered, INVOICE_SECRET), /does not match/);
+    // Not signed with the sandbox's webhook secret, nor in the session scheme.
+    assert.throws(() => verifyInvoiceSignature(webhook.signature, webhook.body, sandbox.webhookSecret), /does not match/);
+    assert.throws(
+      () => verifySignature(webhook.signature, webhook.body, INVOICE_SECRET, nowSeconds()),
+      (error: unknown) => error instanceof InvalidSignature && error.kind === "malformed",
+    );
+    assert.throws(() => verifyInvoiceSignature(undefined, webhook.body, INVOICE_SECRET), /missing/);
 
     // The correspondence retrieval takes the order status token.
     const orders = apiClient<OrderStatusPaths>(sandbox.apiUrl, await token(sandbox, "order-status"));
     const { data, error, response } = await orders.GET(
       "/api/order/{transaction_id}/correspondences/invoices/{correspondence_id}/{format}",
       {
-        params: { path: { transaction_id: transactionId, correspondence_id: notification.correspondence_id, format: "pdf" } },
+        params: { path: { transaction_id: transactionId, correspondence_id: notification.invoice_id, format: "pdf" } },
         parseAs: "arrayBuffer",
       },
     );
@@ -177,6 +207,13 @@ describe("the TypeScript client against the sandbox", () => {
     assert.match(response.headers.get("content-type") ?? "", /^application\/pdf/);
     assert.equal(notification.pdf_url, response.url, "the notification's pdf_url is the address called");
     assert.equal(Buffer.from(data ?? new ArrayBuffer(0)).subarray(0, 5).toString("latin1"), "%PDF-");
+  });
+
+  test("an invoice subscription without a secret is signed with the webhook secret", async () => {
+    const webhook = await invoiceWebhook("/invoice-default-secret");
+    verifyInvoiceSignature(webhook.signature, webhook.body, sandbox.webhookSecret);
+    assert.throws(() => verifyInvoiceSignature(webhook.signature, webhook.body, INVOICE_SECRET), /does not match/);
+    assert.equal((bodyOf(webhook) as InvoiceNotification).gateway_transaction_id, transactionId);
   });
 });
 

@@ -1,11 +1,20 @@
-//! Verification of the session notifications the service POSTs to
-//! `url_data.webhook_url` (docs/service-notes.md, "Webhooks").
+//! Verification of the notifications the service POSTs to a merchant
+//! (docs/service-notes.md, "Webhooks"). The service signs its two kinds
+//! differently, both in the header `X-Signature` (header names are
+//! case-insensitive: the provider writes it `x-signature` for invoices):
 //!
-//! The body is a session record; the header
-//! `X-Signature: t=<unix seconds>,v1=<signature>` carries
-//! `Base64(HMAC-SHA256(secret, "<t>" + "." + raw body))`. Verification works
-//! on the raw body bytes (re-serialising parsed JSON would change them),
-//! compares in constant time and bounds the age of `t` in both directions.
+//! | notification | sent to | signature | checked by |
+//! |---|---|---|---|
+//! | session record | the session's `url_data.webhook_url` | `t=<unix seconds>,v1=<Base64(HMAC-SHA256(secret, "<t>." + raw body))>` | [`WebhookVerifier::verify`], [`WebhookVerifier::parse_session_notification`] |
+//! | invoice | each webhook subscription of the invoice event | lowercase hex of HMAC-SHA512(subscription secret, raw body) | [`WebhookVerifier::verify_invoice`], [`WebhookVerifier::parse_invoice_notification`] |
+//!
+//! A receiver knows which kind arrives by the address it is sent to (the
+//! session's `webhook_url` or the subscription's URL), and keys each
+//! verifier with that address's secret. Verification works on the raw body
+//! bytes (re-serialising parsed JSON would change them) and compares in
+//! constant time.
+//!
+//! ## Session notifications
 //!
 //! The header is read leniently where the sender's formatting may vary and
 //! exactly where the bytes are signed: parts split at `,`, each trimmed,
@@ -25,6 +34,15 @@
 //! handled, kept at least as long as the tolerance), and answer 2xx to a
 //! repeat without acting again.
 //!
+//! ## Invoice notifications
+//!
+//! The header is the 128 hexadecimal digits of the HMAC-SHA512, trimmed of
+//! surrounding whitespace; upper-case digits are read as well. There is no
+//! timestamp, so nothing bounds a replay's age and the tolerance and clock
+//! do not apply: act once per `invoice_id` (keep the ids handled) and answer
+//! 2xx to a repeat. The TypeScript and Python clients verify the same way:
+//! `tests/known-answers/invoice-verification.json`.
+//!
 //! ```
 //! use psi::webhook::{sign, WebhookVerifier};
 //! use psi_runtime::Secret;
@@ -38,6 +56,25 @@
 //! # Ok::<(), psi::webhook::WebhookError>(())
 //! ```
 //!
+//! ```
+//! use psi::webhook::{sign_invoice, WebhookVerifier};
+//! use psi_runtime::Secret;
+//!
+//! // The provider's own example: secret `abc123`, body `{"key":"value"}`.
+//! let secret = Secret::new("abc123");
+//! assert_eq!(
+//!     sign_invoice(&secret, br#"{"key":"value"}"#),
+//!     "4c131d60caea39b5f65625b80270e5305d5a00ebc5d15a00ecf82da9de2fcc8f\
+//!      f45df068a11f8b336890b161eb1fdefafe452d2e452623b37e4bd3277bb348fd"
+//! );
+//!
+//! let body = br#"{"id":92,"invoice_id":"DG0627731Z7-001","pdf_url":"https://api.example.com/x.pdf"}"#;
+//! let header = sign_invoice(&secret, body);
+//! let invoice = WebhookVerifier::new(secret).parse_invoice_notification(&header, body)?;
+//! assert_eq!(invoice.invoice_id.as_deref(), Some("DG0627731Z7-001"));
+//! # Ok::<(), psi::webhook::WebhookError>(())
+//! ```
+//!
 //! The functions that verify, parse and sign are `#[inline]`, for the build
 //! rather than for speed: they are compiled into the application that calls
 //! them, not into psi, so one that receives no webhooks does not compile
@@ -48,6 +85,7 @@ use std::{fmt, sync::Arc, time::Duration};
 use base64::{engine::general_purpose::STANDARD as BASE64, Engine as _};
 use chrono::{DateTime, Utc};
 use hmac_sha256::HMAC;
+use hmac_sha512::HMAC as HMAC512;
 use psi_payment_page::types::SessionRecord;
 use psi_runtime::Secret;
 use subtle::ConstantTimeEq;
@@ -60,6 +98,9 @@ pub const DEFAULT_TOLERANCE: Duration = Duration::from_secs(300);
 
 /// Length of an HMAC-SHA256 output; a `v1` of any other length cannot be one.
 const SIGNATURE_LEN: usize = 32;
+
+/// Length of an HMAC-SHA512 output, the invoice notification's signature.
+const INVOICE_SIGNATURE_LEN: usize = 64;
 
 /// The source of "now" for the age check; inject a [`FixedClock`] in tests.
 pub trait Clock: Send + Sync {
@@ -116,6 +157,12 @@ pub enum HeaderProblem {
         /// The decoded length.
         bytes: usize,
     },
+    /// An invoice notification's header is not the 128 hexadecimal digits
+    /// of an HMAC-SHA512.
+    BadInvoiceSignature {
+        /// How many characters it has, once trimmed.
+        characters: usize,
+    },
 }
 
 impl fmt::Display for HeaderProblem {
@@ -130,6 +177,12 @@ impl fmt::Display for HeaderProblem {
             Self::BadSignatureLength { bytes } => write!(
                 f,
                 "v1 decodes to {bytes} bytes; an HMAC-SHA256 has {SIGNATURE_LEN}"
+            ),
+            Self::BadInvoiceSignature { characters } => write!(
+                f,
+                "an invoice signature is {} hexadecimal digits (HMAC-SHA512); \
+                 this one has {characters} characters and is not",
+                INVOICE_SIGNATURE_LEN * 2
             ),
         }
     }
@@ -161,7 +214,8 @@ pub enum WebhookError {
         tolerance: Duration,
     },
 
-    /// No `v1` matches the HMAC of `t` and the body under our secret.
+    /// No `v1` matches the HMAC of `t` and the body under our secret (an
+    /// invoice notification: the header is not the HMAC-SHA512 of the body).
     ///
     /// A tampered body (or `t`) and a wrong secret both end here: the HMAC
     /// of different inputs is an unrelated value either way, and the
@@ -171,7 +225,7 @@ pub enum WebhookError {
     /// [`HeaderProblem::BadSignatureLength`] instead.
     SignatureMismatch,
 
-    /// The signature is valid but the body is not a session record.
+    /// The signature is valid but the body is not the notification expected.
     InvalidPayload {
         /// JSON path of the field.
         path: String,
@@ -277,31 +331,39 @@ impl WebhookVerifier {
         raw_body: &[u8],
     ) -> Result<SessionRecord, WebhookError> {
         self.verify(signature_header, raw_body)?;
-        let text = std::str::from_utf8(raw_body).map_err(|_| WebhookError::InvalidPayload {
-            path: "$".to_owned(),
-            rule: "the body is not UTF-8".to_owned(),
-        })?;
-        // A notification is something psi receives: read leniently, as answers are.
-        psi_runtime::leniency::lenient(|| psi_runtime::parse_json(text)).map_err(|error| {
-            WebhookError::InvalidPayload {
-                path: json_path(&error.field),
-                rule: error.rule,
-            }
-        })
+        parse_payload(raw_body)
     }
 
-    /// Verifies, then parses the body into an invoice notification.
+    /// Checks an invoice notification's header (the hex of
+    /// HMAC-SHA512 over the body) against the raw body bytes exactly as
+    /// received. Invoice notifications carry no timestamp: the tolerance
+    /// and the clock do not apply.
+    #[inline]
+    pub fn verify_invoice(
+        &self,
+        signature_header: &str,
+        raw_body: &[u8],
+    ) -> Result<(), WebhookError> {
+        let received =
+            decode_invoice_signature(signature_header).map_err(WebhookError::MalformedHeader)?;
+        let expected = HMAC512::mac(raw_body, self.secret.expose().as_bytes());
+        if bool::from(expected.as_slice().ct_eq(&received)) {
+            Ok(())
+        } else {
+            Err(WebhookError::SignatureMismatch)
+        }
+    }
+
+    /// Verifies an invoice notification ([`Self::verify_invoice`]), then
+    /// parses the body.
     #[inline]
     pub fn parse_invoice_notification(
         &self,
         signature_header: &str,
         raw_body: &[u8],
     ) -> Result<InvoiceNotification, WebhookError> {
-        self.verify(signature_header, raw_body)?;
-        serde_json::from_slice(raw_body).map_err(|error| WebhookError::InvalidPayload {
-            path: "$".to_owned(),
-            rule: format!("not an invoice notification: {error}"),
-        })
+        self.verify_invoice(signature_header, raw_body)?;
+        parse_payload(raw_body)
     }
 
     #[inline]
@@ -324,6 +386,22 @@ impl WebhookVerifier {
     }
 }
 
+/// Parses a verified body. A notification is something psi receives: read
+/// leniently, as answers are.
+#[inline]
+fn parse_payload<T: serde::de::DeserializeOwned>(raw_body: &[u8]) -> Result<T, WebhookError> {
+    let text = std::str::from_utf8(raw_body).map_err(|_| WebhookError::InvalidPayload {
+        path: "$".to_owned(),
+        rule: "the body is not UTF-8".to_owned(),
+    })?;
+    psi_runtime::leniency::lenient(|| psi_runtime::parse_json(text)).map_err(|error| {
+        WebhookError::InvalidPayload {
+            path: json_path(&error.field),
+            rule: error.rule,
+        }
+    })
+}
+
 /// Turns a path from [`psi_runtime::parse_json`] (`order_data.items[0]`,
 /// `$` for the root) into a JSON path (`$.order_data.items[0]`).
 #[inline]
@@ -342,6 +420,48 @@ pub fn sign(secret: &Secret, timestamp: i64, body: &[u8]) -> String {
     let timestamp_text = timestamp.to_string();
     let signature = mac(secret, &timestamp_text, body);
     format!("t={timestamp_text},v1={}", BASE64.encode(signature))
+}
+
+/// The `X-Signature` header value of an invoice notification of `body`, as
+/// the service sends it: the lowercase hex of HMAC-SHA512 over the body,
+/// keyed with the subscription's secret.
+#[inline]
+pub fn sign_invoice(secret: &Secret, body: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mac = HMAC512::mac(body, secret.expose().as_bytes());
+    let mut hex = String::with_capacity(INVOICE_SIGNATURE_LEN * 2);
+    for byte in mac {
+        hex.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        hex.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
+    }
+    hex
+}
+
+/// The 64 bytes an invoice notification's header gives in hex: trimmed,
+/// exactly 128 digits of either case.
+#[inline]
+fn decode_invoice_signature(header: &str) -> Result<[u8; INVOICE_SIGNATURE_LEN], HeaderProblem> {
+    let digits = header.trim().as_bytes();
+    let problem = HeaderProblem::BadInvoiceSignature {
+        characters: header.trim().chars().count(),
+    };
+    if digits.len() != INVOICE_SIGNATURE_LEN * 2 {
+        return Err(problem);
+    }
+    let mut bytes = [0; INVOICE_SIGNATURE_LEN];
+    for (byte, pair) in bytes.iter_mut().zip(digits.chunks_exact(2)) {
+        let high = hex_value(pair[0]).ok_or(problem)?;
+        let low = hex_value(pair[1]).ok_or(problem)?;
+        *byte = high << 4 | low;
+    }
+    Ok(bytes)
+}
+
+#[inline]
+fn hex_value(digit: u8) -> Option<u8> {
+    char::from(digit)
+        .to_digit(16)
+        .and_then(|value| u8::try_from(value).ok())
 }
 
 /// HMAC-SHA256 over `"<t>.<body>"`. `t` is used as the text that was sent,
@@ -434,29 +554,37 @@ fn decode_signature(encoded: &str) -> Result<Vec<u8>, HeaderProblem> {
     }
 }
 
-/// An invoice notification: what the invoice download needs (the
-/// specification: "the correspondence id and the access details for each
-/// format"; the provider's documentation names one address per format).
-/// Every field is optional and further fields are kept, as the
-/// specification shows no schema.
+/// An invoice notification (docs/service-notes.md, "Invoice
+/// notifications"): the provider's fields, with its name written `gateway`
+/// as the specification writes it. The provider marks the payload as still
+/// subject to change, so every field is optional (a missing or `null` one is
+/// `None`) and further members are kept in [`Self::other`].
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize, serde::Serialize)]
 #[non_exhaustive]
 pub struct InvoiceNotification {
-    /// The correspondence id of the invoice.
+    /// Unique identifier of the webhook event.
     #[serde(default)]
-    pub correspondence_id: Option<String>,
-    /// The address of the PDF file.
+    pub id: Option<i64>,
+    /// The order id the shop generated and the buyer knows.
     #[serde(default)]
-    pub pdf_url: Option<String>,
+    pub shop_transaction_id: Option<String>,
+    /// The reference the buyer gives in the bank transfer.
+    #[serde(default)]
+    pub gateway_payment_reference: Option<String>,
+    /// The transaction the invoice belongs to.
+    #[serde(default)]
+    pub gateway_transaction_id: Option<String>,
+    /// The billing id of the order: the correspondence id of the invoice.
+    /// A receiver acts once per `invoice_id`: the notification has no
+    /// timestamp, so a repeat verifies as the first did.
+    #[serde(default)]
+    pub invoice_id: Option<String>,
     /// The address of the EML file.
     #[serde(default)]
     pub eml_url: Option<String>,
-    /// The transaction the invoice belongs to.
+    /// The address of the PDF file.
     #[serde(default)]
-    pub transaction_id: Option<String>,
-    /// The merchant's order reference.
-    #[serde(default)]
-    pub order_reference: Option<String>,
+    pub pdf_url: Option<String>,
     /// Every other member, as received.
     #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
@@ -715,5 +843,158 @@ mod tests {
         assert!(shown.contains("tolerance"), "{shown}");
         let error = verifier().verify(&signed_at(NOW), b"{}").unwrap_err();
         assert!(!format!("{error} {error:?}").contains(SECRET));
+    }
+
+    /// The provider's published example (docs/service-notes.md, "Invoice
+    /// notifications").
+    const PROVIDER_SECRET: &str = "abc123";
+    const PROVIDER_BODY: &[u8] = br#"{"key":"value"}"#;
+    const PROVIDER_SIGNATURE: &str = "4c131d60caea39b5f65625b80270e5305d5a00ebc5d15a00ecf82da9de2fcc8ff45df068a11f8b336890b161eb1fdefafe452d2e452623b37e4bd3277bb348fd";
+    const INVOICE: &[u8] = br#"{"id":92,"shop_transaction_id":"shop-transaction-id-1234","gateway_payment_reference":"GD1234567890","gateway_transaction_id":"32-201411251340634","invoice_id":"DG0627731Z7-001","eml_url":"https://api.example.com/api/order/32-201411251340634/correspondences/invoices/DG0627731Z7-001/eml","pdf_url":"https://api.example.com/api/order/32-201411251340634/correspondences/invoices/DG0627731Z7-001/pdf","event":"INVOICE_CREATED"}"#;
+
+    fn provider_verifier() -> WebhookVerifier {
+        WebhookVerifier::new(PROVIDER_SECRET)
+    }
+
+    #[test]
+    fn the_providers_invoice_example_signs_and_verifies() {
+        assert_eq!(
+            sign_invoice(&Secret::new(PROVIDER_SECRET), PROVIDER_BODY),
+            PROVIDER_SIGNATURE
+        );
+        assert_eq!(
+            provider_verifier().verify_invoice(PROVIDER_SIGNATURE, PROVIDER_BODY),
+            Ok(())
+        );
+        // Upper-case digits and surrounding whitespace are read too.
+        let loose = format!(" {} ", PROVIDER_SIGNATURE.to_uppercase());
+        assert_eq!(
+            provider_verifier().verify_invoice(&loose, PROVIDER_BODY),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn an_invoice_signature_has_no_timestamp_and_ignores_the_clock() {
+        let far_future = FixedClock::at_unix(4_000_000_000).unwrap();
+        let verifier = provider_verifier()
+            .with_clock(Arc::new(far_future))
+            .with_tolerance(Duration::ZERO);
+        assert_eq!(
+            verifier.verify_invoice(PROVIDER_SIGNATURE, PROVIDER_BODY),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn a_changed_invoice_body_secret_or_digit_is_a_mismatch() {
+        let verifier = provider_verifier();
+        assert_eq!(
+            verifier.verify_invoice(PROVIDER_SIGNATURE, br#"{"key":"value2"}"#),
+            Err(WebhookError::SignatureMismatch)
+        );
+        assert_eq!(
+            verifier.verify_invoice(PROVIDER_SIGNATURE, br#"{"key": "value"}"#),
+            Err(WebhookError::SignatureMismatch),
+            "the bytes as received are signed, not the JSON value"
+        );
+        assert_eq!(
+            WebhookVerifier::new("abc124").verify_invoice(PROVIDER_SIGNATURE, PROVIDER_BODY),
+            Err(WebhookError::SignatureMismatch)
+        );
+        let flipped = format!("5{}", &PROVIDER_SIGNATURE[1..]);
+        assert_eq!(
+            verifier.verify_invoice(&flipped, PROVIDER_BODY),
+            Err(WebhookError::SignatureMismatch)
+        );
+    }
+
+    #[test]
+    fn an_invoice_header_that_is_not_128_hex_digits_is_malformed() {
+        let mac = HMAC512::mac(PROVIDER_BODY, PROVIDER_SECRET.as_bytes());
+        let session_style = sign(&Secret::new(PROVIDER_SECRET), NOW, PROVIDER_BODY);
+        let cases = [
+            (String::new(), 0),
+            (PROVIDER_SIGNATURE[1..].to_owned(), 127),
+            (format!("{PROVIDER_SIGNATURE}0"), 129),
+            (format!("{}g", &PROVIDER_SIGNATURE[1..]), 128),
+            (format!("sha512={PROVIDER_SIGNATURE}"), 135),
+            (BASE64.encode(mac), 88),
+            (session_style.clone(), session_style.len()),
+            // Multi-byte characters are counted as characters, never split.
+            (format!("{}é", &PROVIDER_SIGNATURE[2..]), 127),
+        ];
+        for (header, characters) in cases {
+            assert_eq!(
+                provider_verifier().verify_invoice(&header, PROVIDER_BODY),
+                Err(WebhookError::MalformedHeader(
+                    HeaderProblem::BadInvoiceSignature { characters }
+                )),
+                "{header:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_session_verifier_refuses_an_invoice_signature_and_back() {
+        let invoice_header = sign_invoice(&Secret::new(SECRET), BODY);
+        assert!(matches!(
+            verifier().verify(&invoice_header, BODY),
+            Err(WebhookError::MalformedHeader(_))
+        ));
+        assert!(matches!(
+            verifier().verify_invoice(&signed_at(NOW), BODY),
+            Err(WebhookError::MalformedHeader(
+                HeaderProblem::BadInvoiceSignature { .. }
+            ))
+        ));
+    }
+
+    #[test]
+    fn the_parsed_invoice_has_the_providers_fields() {
+        let secret =
+            Secret::new("a-subscription-secret-of-at-least-sixty-four-characters-0123456789");
+        let header = sign_invoice(&secret, INVOICE);
+        let invoice = WebhookVerifier::new(secret)
+            .parse_invoice_notification(&header, INVOICE)
+            .unwrap();
+        assert_eq!(invoice.id, Some(92));
+        assert_eq!(
+            invoice.shop_transaction_id.as_deref(),
+            Some("shop-transaction-id-1234")
+        );
+        assert_eq!(
+            invoice.gateway_payment_reference.as_deref(),
+            Some("GD1234567890")
+        );
+        assert_eq!(
+            invoice.gateway_transaction_id.as_deref(),
+            Some("32-201411251340634")
+        );
+        assert_eq!(invoice.invoice_id.as_deref(), Some("DG0627731Z7-001"));
+        assert!(invoice
+            .address(InvoiceFormat::Pdf)
+            .unwrap()
+            .ends_with("/pdf"));
+        assert!(invoice
+            .address(InvoiceFormat::Eml)
+            .unwrap()
+            .ends_with("/eml"));
+        assert_eq!(invoice.other["event"], "INVOICE_CREATED");
+    }
+
+    #[test]
+    fn an_invoice_with_nulls_or_nothing_still_parses() {
+        for body in [
+            &br#"{}"#[..],
+            br#"{"id":null,"invoice_id":null,"pdf_url":null}"#,
+        ] {
+            let header = sign_invoice(&Secret::new(SECRET), body);
+            let invoice = verifier()
+                .parse_invoice_notification(&header, body)
+                .unwrap();
+            assert_eq!(invoice.invoice_id, None);
+            assert_eq!(invoice.address(InvoiceFormat::Pdf), None);
+        }
     }
 }

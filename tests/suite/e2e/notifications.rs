@@ -1,7 +1,7 @@
 //! The merchant's side of a completed payment: a verified session
 //! notification to the session's `webhook_url`, then a verified invoice
-//! notification to the invoice webhook subscriptions, whose correspondence
-//! id fetches the invoice.
+//! notification to the invoice webhook subscriptions (signed another way,
+//! with the subscription's secret), whose `invoice_id` fetches the invoice.
 
 use super::{sandbox, session_request};
 use psi::order_status::types::CorrespondenceFormat;
@@ -9,6 +9,11 @@ use psi::webhook::{InvoiceFormat, WebhookVerifier};
 use std::time::Duration;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// The invoice subscription's own secret; the provider asks for at least
+/// 64 characters.
+const SUBSCRIPTION_SECRET: &str =
+    "subscription-secret-6f0d2c1b9a8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a3928";
 
 async fn received_bodies(receiver: &MockServer, wanted: usize) -> Vec<wiremock::Request> {
     for _ in 0..100 {
@@ -31,7 +36,10 @@ async fn completion_sends_a_session_and_an_invoice_notification_that_verify() {
         .await;
     sandbox
         .control()
-        .subscribe_invoice_webhooks(&format!("{}/invoices", receiver.uri()))
+        .subscribe_invoice_webhooks_with_secret(
+            &format!("{}/invoices", receiver.uri()),
+            SUBSCRIPTION_SECRET,
+        )
         .await
         .unwrap();
     let session = client
@@ -48,34 +56,42 @@ async fn completion_sends_a_session_and_an_invoice_notification_that_verify() {
         .await
         .unwrap();
 
-    let verifier = WebhookVerifier::new(psi_sandbox::DEMO_WEBHOOK_SECRET);
+    let sessions = WebhookVerifier::new(psi_sandbox::DEMO_WEBHOOK_SECRET);
+    let invoices = WebhookVerifier::new(SUBSCRIPTION_SECRET);
     let received = received_bodies(&receiver, 2).await;
     let mut correspondence_id = None;
     let mut invoice = None;
     for request in &received {
-        let signature = request
-            .headers
-            .get("x-signature")
-            .unwrap()
-            .to_str()
-            .unwrap();
-        verifier
-            .verify(signature, &request.body)
-            .expect("every notification is signed");
-        let json: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
-        if let Some(id) = json["correspondence_id"].as_str() {
-            assert_eq!(request.url.path(), "/invoices");
-            assert_eq!(json["transaction_id"], transaction.as_str());
-            assert!(json["pdf_url"].as_str().unwrap().ends_with("/pdf"));
-            correspondence_id = Some(id.to_owned());
-            invoice = Some(
-                verifier
-                    .parse_invoice_notification(signature, &request.body)
-                    .unwrap(),
+        let signature = signature_of(request);
+        // The receiver knows the kind by the address it is sent to.
+        if request.url.path() == "/invoices" {
+            assert!(
+                sessions.verify(signature, &request.body).is_err(),
+                "an invoice notification is not signed like a session's"
             );
+            assert_eq!(
+                WebhookVerifier::new(psi_sandbox::DEMO_WEBHOOK_SECRET)
+                    .verify_invoice(signature, &request.body),
+                Err(psi::webhook::WebhookError::SignatureMismatch),
+                "signed with the subscription's secret"
+            );
+            let parsed = invoices
+                .parse_invoice_notification(signature, &request.body)
+                .expect("signed with the subscription's secret");
+            assert_eq!(
+                parsed.gateway_transaction_id.as_deref(),
+                Some(transaction.as_str())
+            );
+            assert!(parsed.id.is_some());
+            assert!(parsed.shop_transaction_id.is_some());
+            let reference = parsed.gateway_payment_reference.as_deref().unwrap();
+            assert!((10..=127).contains(&reference.len()), "{reference}");
+            assert!(parsed.pdf_url.as_deref().unwrap().ends_with("/pdf"));
+            correspondence_id = parsed.invoice_id.clone();
+            invoice = Some(parsed);
         } else {
             assert_eq!(request.url.path(), "/hooks");
-            let record = verifier
+            let record = sessions
                 .parse_session_notification(signature, &request.body)
                 .unwrap();
             assert_eq!(record.transaction_id.as_deref(), Some(transaction.as_str()));
@@ -99,10 +115,6 @@ async fn completion_sends_a_session_and_an_invoice_notification_that_verify() {
 
     // The same file from the address the notification gives, as given.
     let invoice = invoice.expect("a typed invoice notification");
-    assert_eq!(
-        invoice.correspondence_id.as_deref(),
-        Some(correspondence_id.as_str())
-    );
     for (format, media_type) in [
         (InvoiceFormat::Pdf, "application/pdf"),
         (InvoiceFormat::Eml, "message/rfc822"),
@@ -128,14 +140,19 @@ async fn completion_sends_a_session_and_an_invoice_notification_that_verify() {
     assert!(refused.is_refused());
 
     // A notification changed on the way, or signed with another secret, is refused.
-    let first = &received[0];
-    let signature = first.headers.get("x-signature").unwrap().to_str().unwrap();
-    let mut tampered = first.body.clone();
-    tampered.push(b' ');
-    assert!(verifier.verify(signature, &tampered).is_err());
-    assert!(WebhookVerifier::new("another-secret")
-        .verify(signature, &first.body)
-        .is_err());
+    for request in &received {
+        let signature = signature_of(request);
+        let mut tampered = request.body.clone();
+        tampered.push(b' ');
+        let other = WebhookVerifier::new("another-secret");
+        if request.url.path() == "/invoices" {
+            assert!(invoices.verify_invoice(signature, &tampered).is_err());
+            assert!(other.verify_invoice(signature, &request.body).is_err());
+        } else {
+            assert!(sessions.verify(signature, &tampered).is_err());
+            assert!(other.verify(signature, &request.body).is_err());
+        }
+    }
 }
 
 /// The invoice notifications queued so far, as the control API lists them.
@@ -189,8 +206,8 @@ async fn invoice_notifications_go_to_every_subscription_and_only_there() {
     for delivery in &invoices {
         let body: serde_json::Value =
             serde_json::from_str(delivery["body"].as_str().unwrap()).unwrap();
-        assert_eq!(body["transaction_id"], second_transaction.as_str());
-        assert_ne!(body["transaction_id"], transaction.as_str());
+        assert_eq!(body["gateway_transaction_id"], second_transaction.as_str());
+        assert_ne!(body["gateway_transaction_id"], transaction.as_str());
     }
     let all = control.webhooks().await.unwrap();
     let to_session_url: Vec<&serde_json::Value> = all
@@ -319,6 +336,7 @@ async fn session_and_invoice_notifications_on_demand_arrive_signed() {
     assert_eq!(queued.len(), 1, "one per subscription");
     assert_eq!(queued[0]["kind"], "invoice");
 
+    // Subscribed without a secret: both kinds are keyed with the sandbox's.
     let verifier = WebhookVerifier::new(psi_sandbox::DEMO_WEBHOOK_SECRET);
     let received = received_bodies(&receiver, 4).await;
     let on_demand = &received[2..];
@@ -345,16 +363,24 @@ async fn session_and_invoice_notifications_on_demand_arrive_signed() {
         )
         .unwrap();
     assert_eq!(
-        invoice.transaction_id.as_deref(),
+        invoice.gateway_transaction_id.as_deref(),
         Some(transaction.as_str())
     );
-    // The same shape as the automatic ones: the same bodies.
+    // The same shape as the automatic ones: the same bodies, but for the
+    // invoice notification's event id, new for each event.
     for request in on_demand {
         let automatic = automatic
             .iter()
             .find(|first| first.url.path() == request.url.path())
             .unwrap();
-        assert_eq!(automatic.body, request.body, "{}", request.url.path());
+        let mut first: serde_json::Value = serde_json::from_slice(&automatic.body).unwrap();
+        let mut again: serde_json::Value = serde_json::from_slice(&request.body).unwrap();
+        if request.url.path() == "/invoices" {
+            assert_ne!(first["id"], again["id"], "a new event");
+            first["id"] = serde_json::Value::Null;
+            again["id"] = serde_json::Value::Null;
+        }
+        assert_eq!(first, again, "{}", request.url.path());
     }
 
     let unknown = control.notify_session("no-such-session").await.unwrap_err();

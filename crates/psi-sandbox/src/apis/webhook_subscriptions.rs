@@ -6,12 +6,13 @@
 //!
 //! | method | path | does |
 //! |---|---|---|
-//! | POST | /__sandbox/webhook-subscriptions | `{"url": "http(s)://..."}` registers a receiver of invoice notifications; 201 `{"url"}`, 200 when it is registered already, 400 beyond `--max-webhook-subscriptions` |
+//! | POST | /__sandbox/webhook-subscriptions | `{"url": "http(s)://...", "secret": "..."}` registers a receiver of invoice notifications (`secret` optional: the key of their signature, the sandbox's webhook secret without it); 201 `{"url"}`, 200 when the URL is registered already (its secret replaced), 400 beyond `--max-webhook-subscriptions` |
 //! | GET | /__sandbox/webhook-subscriptions | the registered receivers, `[{"url"}]`, oldest first |
 //! | DELETE | /__sandbox/webhook-subscriptions | removes every subscription; 204 |
 //!
-//! Every subscription receives every invoice notification, signed like the
-//! session notification (see `payment_page::webhooks`).
+//! Every subscription receives every invoice notification, signed with its
+//! own secret as the provider signs invoice notifications (the hex of
+//! HMAC-SHA512 over the body, see `payment_page::webhooks`).
 
 use crate::models::webhook_subscriptions::Subscription;
 use crate::state::AppState;
@@ -37,15 +38,23 @@ async fn subscribe(State(state): State<AppState>, body: Bytes) -> Response {
     if !subscription.has_receiver_url() {
         return control_error("url must be an absolute http or https URL".to_owned());
     }
+    if subscription.secret.as_deref() == Some("") {
+        return control_error(
+            "secret must not be empty (leave it out for the sandbox's webhook secret)".to_owned(),
+        );
+    }
     if let Some(refusal) = state.webhook_refusal(&subscription.url) {
         return control_error(format!("url: {refusal}"));
     }
     let max = state.limits.max_webhook_subscriptions;
     let mut data = state.data();
     let subscriptions = &mut data.webhook_subscriptions.subscriptions;
-    // The same receiver twice would get every notification twice.
-    if subscriptions.iter().any(|s| s.url == subscription.url) {
-        return (StatusCode::OK, Json(subscription)).into_response();
+    // The same receiver twice would get every notification twice: a second
+    // registration replaces the secret.
+    let registered = subscriptions.iter().position(|s| s.url == subscription.url);
+    if let Some(position) = registered {
+        subscriptions.replace(position, subscription.clone());
+        return (StatusCode::OK, Json(subscription.shown())).into_response();
     }
     if subscriptions.len() >= max {
         return control_error(format!(
@@ -54,12 +63,18 @@ async fn subscribe(State(state): State<AppState>, body: Bytes) -> Response {
     }
     subscriptions.push(subscription.clone());
     drop(data);
-    (StatusCode::CREATED, Json(subscription)).into_response()
+    (StatusCode::CREATED, Json(subscription.shown())).into_response()
 }
 
 async fn list(State(state): State<AppState>) -> Response {
-    let subscriptions = state.data().webhook_subscriptions.subscriptions.to_vec();
-    Json(subscriptions).into_response()
+    let data = state.data();
+    let shown: Vec<_> = data
+        .webhook_subscriptions
+        .subscriptions
+        .iter()
+        .map(Subscription::shown)
+        .collect();
+    Json(shown).into_response()
 }
 
 async fn clear(State(state): State<AppState>) -> Response {

@@ -286,10 +286,24 @@ impl Control {
         .await
     }
 
-    /// Subscribes `url` to the invoice notifications.
+    /// Subscribes `url` to the invoice notifications, signed with the
+    /// sandbox's webhook secret.
     pub async fn subscribe_invoice_webhooks(&self, url: &str) -> Result<Value, ControlError> {
         self.post("webhook-subscriptions", json!({ "url": url }))
             .await
+    }
+
+    /// Subscribes `url` to the invoice notifications, signed with `secret`.
+    pub async fn subscribe_invoice_webhooks_with_secret(
+        &self,
+        url: &str,
+        secret: &str,
+    ) -> Result<Value, ControlError> {
+        self.post(
+            "webhook-subscriptions",
+            json!({ "url": url, "secret": secret }),
+        )
+        .await
     }
 
     /// The invoice webhook subscriptions.

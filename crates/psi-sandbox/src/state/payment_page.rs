@@ -276,6 +276,11 @@ impl PaymentPageState {
         number
     }
 
+    /// The number the next queued delivery gets.
+    pub fn next_delivery_number(&self) -> usize {
+        self.webhooks.len() + self.webhooks_dropped
+    }
+
     /// The log position of the delivery numbered `number`, if it is kept.
     fn position(&self, number: usize) -> Option<usize> {
         number

@@ -225,6 +225,15 @@ impl<V> Log<V> {
         position
     }
 
+    /// Replaces the row at `position` (which must exist); it is written
+    /// again on the next save.
+    pub fn replace(&mut self, position: usize, value: V) {
+        self.rows[position] = value;
+        if let Some(changed) = &mut self.changed {
+            changed.insert(position);
+        }
+    }
+
     /// Removes the first `count` rows; the others move to positions 0, 1,
     /// ... and are all written again on the next save.
     pub fn drop_front(&mut self, count: usize) {
@@ -262,12 +271,6 @@ impl<V> Log<V> {
             .filter_map(|position| self.rows.get(position).map(|row| (position, row)))
             .collect();
         LogChanges { cleared, rows }
-    }
-}
-
-impl<V: Clone> Log<V> {
-    pub fn to_vec(&self) -> Vec<V> {
-        self.rows.clone()
     }
 }
 

@@ -32,4 +32,14 @@ impl WebhookSubscriptionsState {
     pub fn urls(&self) -> Vec<String> {
         self.subscriptions.iter().map(|s| s.url.clone()).collect()
     }
+
+    /// The secret the notifications to `url` are signed with: its
+    /// subscription's own, else `None` (the sandbox's webhook secret; also
+    /// for a subscription removed since the notification was queued).
+    pub fn secret_for(&self, url: &str) -> Option<&str> {
+        self.subscriptions
+            .iter()
+            .find(|s| s.url == url)
+            .and_then(|s| s.secret.as_deref())
+    }
 }

@@ -12,6 +12,12 @@ use psi::{Api, Client, Credentials, Environment};
 use psi_sandbox::{Control, Sandbox};
 use std::time::Duration;
 
+/// The secret of the quickstart's invoice webhook subscription in the
+/// sandbox (`PSI_INVOICE_WEBHOOK_SECRET` replaces it); the provider asks for
+/// at least 64 characters.
+const DEMO_SUBSCRIPTION_SECRET: &str =
+    "quickstart-invoice-subscription-secret-0123456789abcdef0123456789abcdef";
+
 mod webhook_receiver;
 
 type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -43,19 +49,23 @@ async fn run() -> Result {
         println!("Started the embedded sandbox at {}.\n", sandbox.url());
         (sandbox_client(&sandbox)?, Some(sandbox))
     };
-    let secret = std::env::var("PSI_WEBHOOK_SECRET")
+    // Session notifications are signed with the webhook secret, invoice
+    // notifications with the secret of the merchant's webhook subscription.
+    let session_secret = std::env::var("PSI_WEBHOOK_SECRET")
         .unwrap_or_else(|_| psi_sandbox::DEMO_WEBHOOK_SECRET.to_owned());
+    let invoice_secret = std::env::var("PSI_INVOICE_WEBHOOK_SECRET")
+        .unwrap_or_else(|_| DEMO_SUBSCRIPTION_SECRET.to_owned());
     let day = Day {
         control: sandbox.as_ref().map(Sandbox::control),
-        receiver: webhook_receiver::Receiver::start(&secret).await?,
+        receiver: webhook_receiver::Receiver::start(&session_secret, &invoice_secret).await?,
         client,
     };
     if let Some(control) = &day.control {
         // The invoice notification goes to webhook subscriptions, which a
-        // merchant registers with the provider; the sandbox's control API
-        // plays that registration.
+        // merchant registers with the provider, secret included; the
+        // sandbox's control API plays that registration.
         control
-            .subscribe_invoice_webhooks(&day.receiver.url())
+            .subscribe_invoice_webhooks_with_secret(&day.receiver.invoice_url(), &invoice_secret)
             .await?;
     }
     day.run().await
@@ -111,7 +121,7 @@ impl Day {
         );
 
         step(2, "Session");
-        let request = psi_sandbox::demo::session_request(&self.receiver.url());
+        let request = psi_sandbox::demo::session_request(&self.receiver.session_url());
         let session = self
             .client
             .payment_page()

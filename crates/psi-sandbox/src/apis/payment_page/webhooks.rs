@@ -1,5 +1,7 @@
-//! Notifications, as the service sends them: signed in `X-Signature` with
-//! the demo webhook secret ([`crate::auth::signature`]), retried with backoff
+//! Notifications, as the service sends them: signed in `X-Signature`
+//! ([`crate::auth::signature`]: a session notification with the sandbox's
+//! webhook secret, an invoice notification with its subscription's secret
+//! as the provider signs those), retried with backoff
 //! until a 2xx answer, every attempt recorded for `GET /__sandbox/webhooks`
 //! (a log of at most `--max-deliveries`, see
 //! [`crate::state::payment_page::PaymentPageState::queue_delivery`]).
@@ -26,7 +28,7 @@
 
 #[cfg(doc)]
 use crate::models::payment_page::webhook_delivery::backoff;
-use crate::models::payment_page::webhook_delivery::{Attempt, WebhookDelivery};
+use crate::models::payment_page::webhook_delivery::{Attempt, DeliveryKind, WebhookDelivery};
 use crate::state::{AppState, Shared};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -49,42 +51,61 @@ pub(super) fn notify(state: &AppState, record: &SessionRecord, url: &str) -> usi
 }
 
 /// Queues the invoice notification of a completed session's transaction
-/// (docs/service-notes.md: the correspondence id and, per format, the address to
-/// fetch it from, the merchant's order reference and the transaction id),
-/// signed and retried like the session notification, to every invoice
-/// webhook subscription. Answers the deliveries' numbers (none without a
-/// subscription), or `None` for an unknown transaction.
+/// to every invoice webhook subscription, retried like the session
+/// notification and signed with each subscription's secret. Its body has
+/// the provider's fields (docs/service-notes.md, "Invoice notifications"):
+/// `id`, the event's number (the delivery number of its first delivery, so
+/// unique within the sandbox), `shop_transaction_id` (the first basket's,
+/// else the merchant's transaction id), `gateway_payment_reference` (`GD`
+/// and the transaction id's 17 digits), `gateway_transaction_id`,
+/// `invoice_id` (the correspondence id) and the address of each format.
+/// Answers the deliveries' numbers (none without a subscription), or
+/// `None` for an unknown transaction.
 pub(super) fn notify_invoice(
     state: &AppState,
     session_id: &str,
     transaction_id: &str,
 ) -> Option<Vec<usize>> {
     let transaction = state.data().transactions.get(transaction_id).cloned()?;
-    let subscribers = state.data().webhook_subscriptions.urls();
-    if subscribers.is_empty() {
-        return Some(Vec::new());
-    }
     let address = |format: &str| {
         format!(
             "{}/api/order/{}/correspondences/invoices/{}/{format}",
             state.url, transaction.id, transaction.correspondence_id
         )
     };
-    let notification = serde_json::json!({
-        "correspondence_id": transaction.correspondence_id.to_string(),
-        "pdf_url": address("pdf"),
-        "eml_url": address("eml"),
-        "transaction_id": transaction.id,
-        "order_reference": transaction.partner_transaction_id(),
-    });
-    let body = notification.to_string();
-    let numbers = subscribers
+    let shop_transaction_id = transaction
+        .baskets()
         .into_iter()
-        .map(|url| {
-            let delivery = WebhookDelivery::of_invoice(session_id, url, body.clone());
-            send_in_background(state, delivery)
-        })
-        .collect();
+        .find_map(|basket| basket.shop_transaction_id.map(|id| id.to_string()))
+        .or_else(|| transaction.partner_transaction_id());
+    let transaction_text = transaction.id.to_string();
+    let digits = transaction_text.rsplit('-').next().unwrap_or_default();
+    let now = state.clock.now_local();
+    let numbers = {
+        let mut data = state.data();
+        let subscribers = data.webhook_subscriptions.urls();
+        let notification = serde_json::json!({
+            "id": data.payment_page.next_delivery_number(),
+            "shop_transaction_id": shop_transaction_id,
+            "gateway_payment_reference": format!("GD{digits}"),
+            "gateway_transaction_id": transaction_text,
+            "invoice_id": transaction.correspondence_id.to_string(),
+            "eml_url": address("eml"),
+            "pdf_url": address("pdf"),
+        });
+        let body = notification.to_string();
+        subscribers
+            .into_iter()
+            .map(|url| {
+                let delivery = WebhookDelivery::of_invoice(session_id, url, body.clone());
+                data.payment_page
+                    .queue_delivery(delivery, state.limits.max_deliveries, now)
+            })
+            .collect::<Vec<_>>()
+    };
+    if !numbers.is_empty() {
+        state.webhook_wake.notify_one();
+    }
     Some(numbers)
 }
 
@@ -151,18 +172,18 @@ async fn run_schedule(state: Weak<Shared>, wake: Arc<Notify>) {
 /// it, which schedules the one after unless it is finished, then wakes the
 /// scheduler to see the new due time.
 async fn attempt(state: AppState, number: usize) {
-    let (url, body) = {
+    let (kind, url, body) = {
         let data = state.data();
         let Some(delivery) = data.payment_page.delivery(number) else {
             return;
         };
-        (delivery.url.clone(), delivery.body.clone())
+        (delivery.kind, delivery.url.clone(), delivery.body.clone())
     };
     let (attempt, delivered) = match state.webhook_refusal(&url) {
         // Stored before the allow-list was set: logged, never sent.
         Some(refusal) => (Attempt::not_sent(state.clock.now_local(), &refusal), false),
         None => {
-            let attempt = send_once(&state, &url, &body).await;
+            let attempt = send_once(&state, kind, &url, &body).await;
             let delivered = attempt
                 .status
                 .is_some_and(|status| (200..300).contains(&status));
@@ -176,11 +197,27 @@ async fn attempt(state: AppState, number: usize) {
     state.webhook_wake.notify_one();
 }
 
-/// One signed POST; signed anew so the timestamp is that of the attempt.
-async fn send_once(state: &AppState, url: &str, body: &str) -> Attempt {
+/// One signed POST: a session notification signed anew, so the timestamp
+/// is that of the attempt; an invoice notification with its subscription's
+/// secret (the same signature on every attempt, as it has no timestamp).
+async fn send_once(state: &AppState, kind: DeliveryKind, url: &str, body: &str) -> Attempt {
     let at = state.clock.now_local();
-    let secret = state.webhook_secret.as_bytes();
-    let signature = crate::auth::signature::sign(secret, at.timestamp(), body.as_bytes());
+    let signature = match kind {
+        DeliveryKind::Session => crate::auth::signature::sign(
+            state.webhook_secret.as_bytes(),
+            at.timestamp(),
+            body.as_bytes(),
+        ),
+        DeliveryKind::Invoice => {
+            let secret = state
+                .data()
+                .webhook_subscriptions
+                .secret_for(url)
+                .map(str::to_owned)
+                .unwrap_or_else(|| state.webhook_secret.clone());
+            crate::auth::signature::sign_invoice(secret.as_bytes(), body.as_bytes())
+        }
+    };
     let sent = state
         .http
         .post(url)
