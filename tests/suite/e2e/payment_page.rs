@@ -418,11 +418,18 @@ async fn a_basket_whose_items_do_not_add_up_is_422() {
 }
 
 #[tokio::test]
-async fn a_basket_with_an_untotalled_line_leaves_the_client() {
-    // The pre-flight sums only a basket whose every line carries
-    // gross_total_price: here the totalled lines add up to 43.8, not 48.8,
-    // and still the request is sent; the service (the sandbox) decides.
-    let (_sandbox, client) = sandbox().await;
+async fn the_providers_basket_rule_decides_on_both_sides() {
+    // The provider's counterexample: 2 x (18.45 - 1.55) + 10 = 43.80, with
+    // a gross_total_price of 36.9 (undiscounted), which takes no part. psi
+    // sends it and the sandbox accepts it.
+    let (sandbox, client) = sandbox().await;
+    let counterexample = edited_request(NOWHERE, |body| {
+        body["order_data"]["shop_baskets"][0]["items"][0]["gross_total_price"] = json!(36.9)
+    });
+    create(&client, counterexample).await;
+
+    // A line without gross_total_price is no reason to refuse: the service
+    // computes from unit prices (43.8 + 5 = 48.8).
     let untotalled = edited_request(NOWHERE, |body| {
         let basket = &mut body["order_data"]["shop_baskets"][0];
         basket["gross_amount"] = json!(48.8);
@@ -431,18 +438,39 @@ async fn a_basket_with_an_untotalled_line_leaves_the_client() {
             .unwrap()
             .push(json!({"name": "Gift wrap", "quantity": 1, "gross_unit_price": 5}));
     });
-    let (status, decline) = declined(
+    create(&client, untotalled).await;
+
+    // Line totals that add up to gross_amount do not save unit prices that
+    // do not (no discount: 2 x 18.45 + 10 = 46.90): psi refuses before
+    // sending, and the sandbox, sent it unchecked, declines it.
+    let undiscounted = edited_request(NOWHERE, |body| {
+        body["order_data"]["shop_baskets"][0]["items"][0]
+            .as_object_mut()
+            .unwrap()
+            .remove("gross_unit_discount");
+    });
+    let refused = psi::Error::from(
         client
             .payment_page()
             .create_session()
-            .body(untotalled)
+            .body(undiscounted.clone())
+            .send()
+            .await
+            .unwrap_err(),
+    );
+    assert!(matches!(refused, psi::Error::Preflight(_)), "{refused}");
+    let (status, decline) = declined(
+        unchecked_client(&sandbox)
+            .payment_page()
+            .create_session()
+            .body(undiscounted)
             .send()
             .await,
     );
     assert_eq!(status, 422);
     assert_eq!(
-        paths(&decline),
-        ["$.order_data.shop_baskets[0].items[1].gross_total_price"]
+        decline.reasons,
+        ["SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT"]
     );
 }
 
@@ -497,6 +525,7 @@ async fn every_invalid_field_is_named_at_once() {
             .as_object_mut()
             .unwrap()
             .remove("gross_amount");
+        // No input to the basket rule: its absence is named nowhere.
         order["shop_baskets"][0]["items"][0]
             .as_object_mut()
             .unwrap()
@@ -515,7 +544,6 @@ async fn every_invalid_field_is_named_at_once() {
         paths(&decline),
         [
             "$.order_data.currency",
-            "$.order_data.shop_baskets[0].items[0].gross_total_price",
             "$.order_data.shop_baskets[0].gross_amount",
             "$.url_data.webhook_url",
         ]

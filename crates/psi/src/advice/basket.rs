@@ -5,10 +5,10 @@
 //! per line and summed, rates with no VAT line), so they are findings for a
 //! caller who wants them, never a reason to refuse a send.
 //!
-//! A line without `gross_total_price` in a basket with `gross_amount` is a
-//! finding too: the service compares `gross_amount` with the sum of the
-//! lines' totals, and pre-flight checks that sum only when every line
-//! carries one.
+//! A line without `gross_unit_price` or `quantity` in a basket with
+//! `gross_amount` is a finding too: the service computes the amount it
+//! compares `gross_amount` with from them, and pre-flight checks that
+//! amount only when every line carries both.
 //!
 //! The tolerances: 0.02 per unit of quantity on a line (a line total is a
 //! rounded product too), one cent on a VAT line's tax, and the basket's
@@ -20,7 +20,7 @@ use psi_runtime::Decimal;
 use psi_runtime::RoundingStrategy;
 
 use crate::preflight::basket::{
-    basket_tolerance, baskets, checked_sum, line_totals, TOLERANCE_PER_UNIT,
+    basket_tolerance, baskets, checked_sum, computed_amount, TOLERANCE_PER_UNIT,
 };
 use crate::Finding;
 
@@ -52,30 +52,35 @@ fn check_basket(path: &str, basket: &ShopBasket, found: &mut Vec<Finding>) {
     let Some(gross_amount) = basket.gross_amount else {
         return;
     };
-    let untotalled_items = basket
+    let unpriced_items = basket
         .items
         .iter()
         .enumerate()
-        .filter(|(_, item)| item.gross_total_price.is_none())
+        .filter(|(_, item)| item.gross_unit_price.is_none() || item.quantity.is_none())
         .map(|(index, _)| format!("{path}.items[{index}]"));
-    let untotalled_special_items = basket
+    let unpriced_special_items = basket
         .special_items
         .iter()
         .enumerate()
-        .filter(|(_, item)| item.gross_total_price.is_none())
+        .filter(|(_, item)| item.gross_unit_price.is_none() || item.quantity.is_none())
         .map(|(index, _)| format!("{path}.special_items[{index}]"));
-    for line in untotalled_items.chain(untotalled_special_items) {
-        let rule = "is absent: the service compares gross_amount with the sum of every \
-                    line's gross_total_price, which cannot be checked before sending";
-        found.push(Finding::new(format!("{line}.gross_total_price"), rule));
+    let mut any_unpriced = false;
+    for line in unpriced_items.chain(unpriced_special_items) {
+        any_unpriced = true;
+        let rule = "has no gross_unit_price or no quantity: the service compares gross_amount \
+                    with the sum of round((gross_unit_price + gross_unit_discount) x quantity) \
+                    over every line, which cannot be checked before sending";
+        found.push(Finding::new(line, rule));
     }
     let tolerance = basket_tolerance(basket);
-    // The item sum itself is a pre-flight rule; only when it cannot be
-    // computed is there something to say here.
-    if checked_sum(line_totals(basket)).is_none() || tolerance.is_none() {
+    // The computed amount itself is a pre-flight rule; only when it cannot
+    // be computed from lines that are all priced (the decimal range) is
+    // there something more to say here.
+    if !any_unpriced && (computed_amount(basket).is_none() || tolerance.is_none()) {
         Comparison {
             subject: None,
-            reference: "the sum of gross_total_price over all items and special items",
+            reference: "the sum of round((gross_unit_price + gross_unit_discount) x quantity) \
+                        over all items and special items",
             expected: None,
             tolerance,
         }
@@ -364,8 +369,8 @@ mod tests {
     #[test]
     fn comparisons_with_absent_inputs_are_skipped() {
         let mut basket = example_basket();
-        basket.items[0].quantity = None;
-        basket.items[0].gross_total_price = amount("1");
+        basket.items[0].gross_total_price = None;
+        basket.items[0].net_unit_price = None;
         basket.special_items[0].net_total_price = None;
         basket.vats[0].net_amount = None;
         assert_eq!(paths(&session(vec![basket])), Vec::<String>::new());
@@ -382,10 +387,7 @@ mod tests {
         });
         let request = session(vec![basket]);
         assert_eq!(check_session_request(&request), Ok(()));
-        assert_eq!(
-            paths(&request),
-            ["$.order_data.shop_baskets[0].items[1].gross_total_price"]
-        );
+        assert_eq!(paths(&request), ["$.order_data.shop_baskets[0].items[1]"]);
         let mut no_gross_amount = untotalled_basket();
         no_gross_amount.gross_amount = None;
         assert_eq!(paths(&session(vec![no_gross_amount])), Vec::<String>::new());

@@ -1,30 +1,39 @@
-//! The one basket rule the service states (docs/service-notes.md, "Basket check"): the
-//! sum of the item amounts is compared with the basket's `gross_amount`,
-//! with a tolerance of (sum of all quantities) x 0.02; a mismatch is declined
-//! with a 422 `SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT`.
+//! The one basket rule the service states (docs/service-notes.md, "Basket check"), per
+//! shop basket:
 //!
-//! What "item amounts" sums, as decided here: the `gross_total_price` of
-//! every item and every special item (the provider's consistent example (docs/service-notes.md):
-//! 33.8 + 10 = 43.8). The check runs only when every line carries
-//! `gross_total_price` and the basket carries `gross_amount`: the
-//! specification states neither as required, and a sum over some of the
-//! lines is not the sum the service compares, so a basket with an
-//! untotalled line is sent (advice names the line). An absent quantity adds
-//! nothing to the tolerance; quantities count by their magnitude, so a
-//! negative one never narrows it.
+//! ```text
+//! computed amount    = sum over items and special items of
+//!                      round((gross_unit_price + gross_unit_discount) x quantity)
+//! allowed difference = (sum of all quantities) x 0.02
+//! ```
+//!
+//! `gross_amount` may differ from the computed amount by at most the
+//! allowed difference, either way; outside that the service declines with a
+//! 422 `SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT`. The discount
+//! is negative (a special item carries none; an absent one counts as none),
+//! each line is rounded to cents (half away from zero) before the sum, and
+//! `gross_total_price` is no input: a basket whose line totals disagree with
+//! its unit prices is judged by its unit prices, as the service judges it.
+//!
+//! The check runs only when the basket carries `gross_amount` and every
+//! line carries `gross_unit_price` and `quantity`: the specification states
+//! none of them as required, and a sum over some of the lines is not the
+//! sum the service computes, so such a basket is sent (advice names the
+//! line). An absent quantity adds nothing to the allowed difference;
+//! quantities count by their magnitude, so a negative one never narrows it.
 //!
 //! Nothing else about the amounts refuses a send: line totals, VAT lines and
 //! their sum are [`crate::advice::session_request`].
 
 use psi_payment_page::types::{SessionRequest, ShopBasket};
-use psi_runtime::Decimal;
+use psi_runtime::{Decimal, RoundingStrategy};
 
 use super::{Rule, Violation, Violations};
 
 /// Allowed difference per unit of quantity.
 pub const TOLERANCE_PER_UNIT: Decimal = Decimal::from_parts(2, 0, 0, false, 2);
 
-/// Checks the item sum of every shop basket of a session request.
+/// Checks the computed amount of every shop basket of a session request.
 pub fn check_session_request(request: &SessionRequest) -> Result<(), Violations> {
     let mut found = Vec::new();
     for (index, basket) in baskets(request).enumerate() {
@@ -43,37 +52,61 @@ pub(crate) fn baskets(request: &SessionRequest) -> impl Iterator<Item = &ShopBas
         .flat_map(|order| order.shop_baskets.iter())
 }
 
-/// Why `gross_amount` does not match the item sum, or `None` when it does
-/// or nothing can be compared (no `gross_amount`, no lines, or a line
-/// without `gross_total_price`).
+/// Why `gross_amount` does not match the computed amount, or `None` when it
+/// does or nothing can be compared (no `gross_amount`, no lines, or a line
+/// without `gross_unit_price` or `quantity`).
 fn item_sum_problem(basket: &ShopBasket) -> Option<String> {
     let gross_amount = basket.gross_amount?;
-    let totals: Vec<Decimal> = line_totals(basket).collect();
-    if totals.is_empty() || totals.len() < line_count(basket) {
+    if line_count(basket) == 0 {
         return None;
     }
     // A sum or tolerance beyond the decimal range cannot be compared; the
     // service decides, and advice reports it.
-    let item_sum = checked_sum(totals)?;
+    let computed = computed_amount(basket)?;
     let tolerance = basket_tolerance(basket)?;
-    let difference = gross_amount.checked_sub(item_sum)?;
+    let difference = gross_amount.checked_sub(computed)?;
     (difference.abs() > tolerance).then(|| {
         format!(
-            "must equal the sum of gross_total_price over all items and special items \
-             = {item_sum} (tolerance {tolerance} = sum of quantities x {TOLERANCE_PER_UNIT}), \
+            "must equal the amount the service computes, the sum over all items and special \
+             items of round((gross_unit_price + gross_unit_discount) x quantity) = {computed} \
+             (allowed difference {tolerance} = sum of quantities x {TOLERANCE_PER_UNIT}), \
              but is {gross_amount}"
         )
     })
 }
 
-/// The `gross_total_price` of every line that has one.
-pub(crate) fn line_totals(basket: &ShopBasket) -> impl Iterator<Item = Decimal> + '_ {
-    let items = basket.items.iter().map(|item| item.gross_total_price);
+/// The amount the service computes for each line, items first: `None` for
+/// a line without `gross_unit_price` or `quantity`, or beyond the decimal
+/// range.
+pub(crate) fn line_amounts(basket: &ShopBasket) -> impl Iterator<Item = Option<Decimal>> + '_ {
+    let items = basket.items.iter().map(|item| {
+        line_amount(
+            item.gross_unit_price,
+            item.gross_unit_discount,
+            item.quantity,
+        )
+    });
     let special = basket
         .special_items
         .iter()
-        .map(|item| item.gross_total_price);
-    items.chain(special).flatten()
+        .map(|item| line_amount(item.gross_unit_price, None, item.quantity));
+    items.chain(special)
+}
+
+/// round((unit price + discount) x quantity), to cents, half away from zero.
+fn line_amount(
+    unit_price: Option<Decimal>,
+    discount: Option<Decimal>,
+    quantity: Option<Decimal>,
+) -> Option<Decimal> {
+    let unit = unit_price?.checked_add(discount.unwrap_or(Decimal::ZERO))?;
+    let amount = unit.checked_mul(quantity?)?;
+    Some(amount.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero))
+}
+
+/// The sum of [`line_amounts`]; `None` when a line has none.
+pub(crate) fn computed_amount(basket: &ShopBasket) -> Option<Decimal> {
+    checked_sum(line_amounts(basket).collect::<Option<Vec<_>>>()?)
 }
 
 /// How many lines (items and special items) the basket has.
@@ -171,9 +204,10 @@ pub(crate) mod tests {
         let found = check_session_request(&session(vec![basket])).unwrap_err();
         assert_eq!(
             found.to_string(),
-            "$.order_data.shop_baskets[0].gross_amount: must equal the sum of gross_total_price \
-             over all items and special items = 43.8 (tolerance 0.06 = sum of quantities x 0.02), \
-             but is 44"
+            "$.order_data.shop_baskets[0].gross_amount: must equal the amount the service \
+             computes, the sum over all items and special items of round((gross_unit_price + \
+             gross_unit_discount) x quantity) = 43.80 (allowed difference 0.06 = sum of \
+             quantities x 0.02), but is 44"
         );
     }
 
@@ -216,34 +250,79 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn arithmetic_beyond_the_item_sum_never_refuses() {
+    fn arithmetic_beyond_the_computed_amount_never_refuses() {
         // Wrong line totals, wrong VAT, VAT lines far from the gross amount:
-        // the item sum still matches, so the request is sent.
+        // the computed amount still matches, so the request is sent.
         let mut basket = example_basket();
         basket.items[0].net_total_price = amount("99");
-        basket.items[0].gross_unit_price = amount("1");
+        basket.items[0].gross_total_price = amount("1");
+        basket.special_items[0].gross_total_price = None;
         basket.vats[0].tax_amount = amount("0.01");
         basket.vats.push(Vat::default());
         assert_eq!(check_session_request(&session(vec![basket])), Ok(()));
     }
 
-    /// A line the merchant did not total: the sum of the other lines is not
-    /// the sum the service compares, so neither a match nor a mismatch of
+    #[test]
+    fn the_providers_counterexample_is_sent() {
+        // Quantity 2 x (18.45 - 1.55) + 10 = 43.80; gross_total_price 36.9
+        // (the undiscounted total) is no input to the service's rule.
+        let mut basket = example_basket();
+        basket.items[0].gross_total_price = amount("36.9");
+        assert_eq!(check_session_request(&session(vec![basket])), Ok(()));
+    }
+
+    #[test]
+    fn the_unit_prices_decide_not_the_line_totals() {
+        // Line totals that add up to gross_amount do not save unit prices
+        // that do not: 2 x 18.45 + 10 = 46.90, off by 3.10.
+        let mut basket = example_basket();
+        basket.items[0].gross_unit_discount = None;
+        assert_eq!(
+            paths(&session(vec![basket])),
+            ["$.order_data.shop_baskets[0].gross_amount"]
+        );
+    }
+
+    #[test]
+    fn each_line_is_rounded_to_cents_before_the_sum() {
+        // 3 x 0.335 = 1.005 rounds to 1.01 (half away from zero), three
+        // times: 3.03. Quantities 9: allowed difference 0.18.
+        let line = BasketItem {
+            quantity: amount("3"),
+            gross_unit_price: amount("0.335"),
+            ..Default::default()
+        };
+        let basket = |gross: &str| ShopBasket {
+            gross_amount: amount(gross),
+            items: vec![line.clone(), line.clone(), line.clone()],
+            ..Default::default()
+        };
+        assert_eq!(computed_amount(&basket("0")), amount("3.03"));
+        assert_eq!(paths(&session(vec![basket("3.21")])), Vec::<String>::new());
+        assert_eq!(paths(&session(vec![basket("2.85")])), Vec::<String>::new());
+        assert_eq!(
+            paths(&session(vec![basket("3.22")])),
+            ["$.order_data.shop_baskets[0].gross_amount"]
+        );
+    }
+
+    /// A line without a unit price: the sum of the other lines is not the
+    /// amount the service computes, so neither a match nor a mismatch of
     /// that partial sum refuses the send.
     pub(crate) fn untotalled_basket() -> ShopBasket {
         let mut basket = example_basket();
         basket.gross_amount = amount("48.8");
         basket.items.push(BasketItem {
             quantity: amount("1"),
-            gross_unit_price: amount("5"),
+            gross_total_price: amount("5"),
             ..Default::default()
         });
         basket
     }
 
     #[test]
-    fn a_basket_with_an_untotalled_line_is_sent() {
-        // The totalled lines add up to 43.8, far from 48.8: still sent.
+    fn a_basket_with_a_line_without_unit_price_or_quantity_is_sent() {
+        // The priced lines add up to 43.8, far from 48.8: still sent.
         assert_eq!(
             check_session_request(&session(vec![untotalled_basket()])),
             Ok(())
@@ -251,11 +330,15 @@ pub(crate) mod tests {
         let mut partial_match = untotalled_basket();
         partial_match.gross_amount = amount("43.8");
         assert_eq!(check_session_request(&session(vec![partial_match])), Ok(()));
-        // Every line totalled again: the rule applies.
-        let mut totalled = untotalled_basket();
-        totalled.items[1].gross_total_price = amount("4");
+        let mut no_quantity = example_basket();
+        no_quantity.special_items[0].quantity = None;
+        no_quantity.gross_amount = amount("99");
+        assert_eq!(check_session_request(&session(vec![no_quantity])), Ok(()));
+        // Every line priced again: the rule applies.
+        let mut priced = untotalled_basket();
+        priced.items[1].gross_unit_price = amount("4");
         assert_eq!(
-            paths(&session(vec![totalled])),
+            paths(&session(vec![priced])),
             ["$.order_data.shop_baskets[0].gross_amount"]
         );
     }
@@ -263,8 +346,8 @@ pub(crate) mod tests {
     #[test]
     fn nothing_to_compare_is_sent() {
         let mut nothing_to_compare = example_basket();
-        nothing_to_compare.items[0].gross_total_price = None;
-        nothing_to_compare.special_items[0].gross_total_price = None;
+        nothing_to_compare.items[0].gross_unit_price = None;
+        nothing_to_compare.special_items[0].gross_unit_price = None;
         assert_eq!(
             check_session_request(&session(vec![nothing_to_compare])),
             Ok(())
@@ -278,8 +361,9 @@ pub(crate) mod tests {
     #[test]
     fn sums_beyond_the_decimal_range_are_not_refused() {
         let mut basket = example_basket();
-        basket.items[0].gross_total_price = amount("70000000000000000000000000000");
-        basket.special_items[0].gross_total_price = amount("70000000000000000000000000000");
+        basket.items[0].gross_unit_price = amount("70000000000000000000000000000");
+        basket.items[0].gross_unit_discount = None;
+        basket.special_items[0].gross_unit_price = amount("70000000000000000000000000000");
         assert_eq!(check_session_request(&session(vec![basket])), Ok(()));
     }
 }

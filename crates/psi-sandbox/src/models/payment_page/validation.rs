@@ -292,62 +292,65 @@ fn is_email_address(text: &str) -> bool {
     !local.is_empty() && domain_ok && !domain.contains('@') && !text.contains(char::is_whitespace)
 }
 
-/// The basket check of the provider's public documentation (docs/service-notes.md): the items' and special items'
-/// gross_total_price add up to gross_amount within (sum of all quantities)
-/// x 0.02.
+/// The provider's basket amount validation (docs/service-notes.md, "Basket
+/// check"): each line, item or special item, counts
+/// (gross unit price + gross unit discount) x quantity, rounded to cents
+/// half away from zero (a special item has no discount; an absent one is
+/// none); `gross_amount` may differ from the sum of those by at most
+/// (sum of all quantities) x 0.02, up or down. `gross_total_price` takes no
+/// part. A line without a unit price or a quantity leaves nothing to
+/// compute, and nothing is refused for it: the specification requires
+/// neither.
 fn check_basket(path: &str, basket: &ShopBasket, found: &mut Vec<Invalid>) {
-    let item_totals = basket
-        .items
-        .iter()
-        .enumerate()
-        .map(|(index, item)| (format!("{path}.items[{index}]"), item.gross_total_price));
-    let special_totals = basket
-        .special_items
-        .iter()
-        .enumerate()
-        .map(|(index, item)| {
-            (
-                format!("{path}.special_items[{index}]"),
-                item.gross_total_price,
-            )
-        });
-    let mut totals = Vec::new();
-    for (line, total) in item_totals.chain(special_totals) {
-        match total {
-            Some(total) => totals.push(total),
-            None => found.push(Invalid::missing(
-                format!("{line}.gross_total_price"),
-                PAYMENT_ATTRIBUTE,
-            )),
-        }
-    }
     let gross_path = format!("{path}.gross_amount");
     let Some(gross_amount) = basket.gross_amount else {
         found.push(Invalid::missing(gross_path, PAYMENT_ATTRIBUTE));
         return;
     };
-    if totals.len() < basket.items.len() + basket.special_items.len() {
-        // A line without its total is reported above; no sum to compare.
+    // (unit price, discount, quantity) of every line.
+    let mut lines: Vec<(Option<Decimal>, Option<Decimal>, Option<Decimal>)> = Vec::new();
+    for item in &basket.items {
+        lines.push((
+            item.gross_unit_price,
+            item.gross_unit_discount,
+            item.quantity,
+        ));
+    }
+    for special in &basket.special_items {
+        lines.push((special.gross_unit_price, None, special.quantity));
+    }
+    if lines.is_empty() {
         return;
     }
-    let quantities = basket
-        .items
-        .iter()
-        .map(|item| item.quantity)
-        .chain(basket.special_items.iter().map(|item| item.quantity));
-    // An absent quantity allows no difference.
-    let quantity = checked_sum(quantities.map(Option::unwrap_or_default));
-    let tolerance = quantity.and_then(|quantity| quantity.checked_mul(TOLERANCE_PER_UNIT));
-    let difference = checked_sum(totals)
-        .and_then(|sum| sum.checked_sub(gross_amount))
+    let mut computed = Some(Decimal::ZERO);
+    let mut quantities = Some(Decimal::ZERO);
+    for (unit_price, discount, quantity) in lines {
+        let (Some(unit_price), Some(quantity)) = (unit_price, quantity) else {
+            return;
+        };
+        let line = unit_price
+            .checked_add(discount.unwrap_or_default())
+            .and_then(|unit| unit.checked_mul(quantity))
+            .map(|amount| {
+                amount
+                    .round_dp_with_strategy(2, psi_runtime::RoundingStrategy::MidpointAwayFromZero)
+            });
+        computed = computed
+            .zip(line)
+            .and_then(|(sum, line)| sum.checked_add(line));
+        quantities = quantities.and_then(|sum| sum.checked_add(quantity));
+    }
+    let allowed = quantities.and_then(|sum| sum.checked_mul(TOLERANCE_PER_UNIT));
+    let difference = computed
+        .and_then(|computed| gross_amount.checked_sub(computed))
         .map(|d| d.abs());
-    match (difference, tolerance) {
-        (Some(difference), Some(tolerance)) if difference <= tolerance => {}
-        (Some(_), Some(tolerance)) => found.push(Invalid {
+    match (difference, allowed) {
+        (Some(difference), Some(allowed)) if difference <= allowed => {}
+        (Some(_), Some(allowed)) => found.push(Invalid {
             path: gross_path,
             message: format!(
-                "does not match the sum of the item amounts (tolerance {})",
-                tolerance.normalize()
+                "does not match the sum of the item amounts (allowed difference {})",
+                allowed.normalize()
             ),
             reason: SUM_MISMATCH,
             category: PAYMENT_ATTRIBUTE,
@@ -399,16 +402,20 @@ mod tests {
         Some(text.parse().unwrap())
     }
 
-    fn basket(gross_amount: &str, totals: &[(&str, &str)]) -> ShopBasket {
+    /// A basket of items given as (quantity, gross unit price, gross unit discount).
+    fn basket(gross_amount: &str, lines: &[(&str, &str, Option<&str>)]) -> ShopBasket {
         ShopBasket {
             gross_amount: amount(gross_amount),
-            items: totals
+            items: lines
                 .iter()
-                .map(|(quantity, total)| psi_payment_page::types::BasketItem {
-                    quantity: amount(quantity),
-                    gross_total_price: amount(total),
-                    ..Default::default()
-                })
+                .map(
+                    |(quantity, unit, discount)| psi_payment_page::types::BasketItem {
+                        quantity: amount(quantity),
+                        gross_unit_price: amount(unit),
+                        gross_unit_discount: discount.and_then(amount),
+                        ..Default::default()
+                    },
+                )
                 .collect(),
             ..Default::default()
         }
@@ -423,35 +430,80 @@ mod tests {
             .collect()
     }
 
+    fn shipping(basket: &mut ShopBasket, price: &str) {
+        basket
+            .special_items
+            .push(psi_payment_page::types::SpecialItem {
+                quantity: amount("1"),
+                gross_unit_price: amount(price),
+                ..Default::default()
+            });
+    }
+
     #[test]
     fn the_tolerance_is_two_cents_per_unit_of_all_quantities() {
-        // Quantities 2 + 1 allow 0.06 either way.
-        assert!(findings(&basket("43.86", &[("2", "33.8"), ("1", "10")])).is_empty());
-        assert!(findings(&basket("43.74", &[("2", "33.8"), ("1", "10")])).is_empty());
+        // 2 x (18.45 - 1.55) + 10 = 43.80; quantities 2 + 1 allow 0.06 either way.
+        for (gross, accepted) in [
+            ("43.86", true),
+            ("43.74", true),
+            ("43.87", false),
+            ("43.73", false),
+        ] {
+            let mut example = basket(gross, &[("2", "18.45", Some("-1.55"))]);
+            shipping(&mut example, "10");
+            let expected: Vec<(String, &str)> = if accepted {
+                Vec::new()
+            } else {
+                vec![("$.b.gross_amount".to_owned(), SUM_MISMATCH)]
+            };
+            assert_eq!(findings(&example), expected, "{gross}");
+        }
+    }
+
+    #[test]
+    fn the_line_totals_take_no_part() {
+        // The provider's counterexample: gross_total_price 36.9 (undiscounted).
+        let mut example = basket("43.8", &[("2", "18.45", Some("-1.55"))]);
+        example.items[0].gross_total_price = amount("36.9");
+        shipping(&mut example, "10");
+        assert!(findings(&example).is_empty());
+        // Totals that add up do not save unit prices that do not.
+        let mut undiscounted = basket("43.8", &[("2", "18.45", None)]);
+        undiscounted.items[0].gross_total_price = amount("33.8");
+        shipping(&mut undiscounted, "10");
         assert_eq!(
-            findings(&basket("43.87", &[("2", "33.8"), ("1", "10")])),
+            findings(&undiscounted),
             [("$.b.gross_amount".to_owned(), SUM_MISMATCH)]
         );
     }
 
     #[test]
-    fn special_items_count_and_absent_totals_are_named() {
-        let mut with_shipping = basket("43.8", &[("2", "33.8")]);
-        with_shipping
-            .special_items
-            .push(psi_payment_page::types::SpecialItem {
-                quantity: amount("1"),
-                gross_total_price: amount("10"),
-                ..Default::default()
-            });
-        assert!(findings(&with_shipping).is_empty());
-        with_shipping.special_items[0].gross_total_price = None;
+    fn each_line_is_rounded_before_the_sum() {
+        // 3 x 0.335 = 1.005 -> 1.01, three lines: 3.03, allowed 0.18.
+        let lines = [
+            ("3", "0.335", None),
+            ("3", "0.335", None),
+            ("3", "0.335", None),
+        ];
+        assert!(findings(&basket("3.21", &lines)).is_empty());
         assert_eq!(
-            findings(&with_shipping),
-            [(
-                "$.b.special_items[0].gross_total_price".to_owned(),
-                MISSING_FIELD
-            )]
+            findings(&basket("3.22", &lines)),
+            [("$.b.gross_amount".to_owned(), SUM_MISMATCH)]
+        );
+    }
+
+    #[test]
+    fn a_line_without_price_or_quantity_refuses_nothing() {
+        let mut unpriced = basket("99", &[("2", "18.45", Some("-1.55"))]);
+        unpriced.items[0].gross_unit_price = None;
+        assert!(findings(&unpriced).is_empty());
+        let mut no_quantity = basket("99", &[("2", "18.45", Some("-1.55"))]);
+        shipping(&mut no_quantity, "10");
+        no_quantity.special_items[0].quantity = None;
+        assert!(findings(&no_quantity).is_empty());
+        assert_eq!(
+            findings(&ShopBasket::default()),
+            [("$.b.gross_amount".to_owned(), MISSING_FIELD)]
         );
     }
 
