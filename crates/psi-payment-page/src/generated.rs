@@ -117,6 +117,12 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct Company {
+        ///First name of the company's contact person (the provider's session documentation, docs/service-notes.md; not in the specification).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub first_name: ::std::option::Option<::std::string::String>,
+        ///Last name of the company's contact person (the provider's session documentation, docs/service-notes.md; not in the specification).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub last_name: ::std::option::Option<::std::string::String>,
         ///Company name.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -142,6 +148,9 @@ pub mod types {
         ///Language of the buyer, for example `de` (sent by the public example requests, docs/service-notes.md; not in the specification).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub language: ::std::option::Option<::std::string::String>,
+        ///The merchant's id of the buyer: the `shop_buyer_id` of the session record and of the bank account API (the provider's session documentation, docs/service-notes.md; not in the specification).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub shop_buyer_id: ::std::option::Option<::std::string::String>,
     }
     impl CompanyBuyer {
         #[inline]
@@ -360,12 +369,20 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderData {
+        ///When the authorisation of the payment expires, with its offset; without it the service sets a default expiry (the provider's session documentation, docs/service-notes.md; not in the specification).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub authorization_expires: ::std::option::Option<
+            ::chrono::DateTime<::chrono::FixedOffset>,
+        >,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub buyer: ::std::option::Option<Buyer>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub currency: ::std::option::Option<::psi_common::CurrencyCode>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub delivery: ::std::option::Option<Delivery>,
+        ///The merchant's own id of this operation, shown in settlement reports (the provider's session documentation, docs/service-notes.md; not in the specification). The provider's payment API 2.0 bounds the same field to 255 characters; no bound is stated for the session, so none is checked here.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub partner_operation_id: ::std::option::Option<::std::string::String>,
         ///Merchant's transaction id.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub partner_transaction_id: ::std::option::Option<::std::string::String>,
@@ -437,6 +454,9 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub language: ::std::option::Option<::std::string::String>,
         pub person: Person,
+        ///The merchant's id of the buyer: the `shop_buyer_id` of the session record and of the bank account API (the provider's session documentation, docs/service-notes.md; not in the specification).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub shop_buyer_id: ::std::option::Option<::std::string::String>,
     }
     impl PersonBuyer {
         #[inline]
@@ -632,7 +652,7 @@ pub mod types {
             Default::default()
         }
     }
-    ///Basket of one shop (one entry per shop). The service compares the sum of the item amounts with gross_amount with a tolerance of (sum of all quantities) x 0.02 (docs/service-notes.md).
+    ///Basket of one shop (one entry per shop). The service compares gross_amount with the sum over items and special items of round((gross_unit_price + gross_unit_discount) x quantity), allowing a difference of (sum of all quantities) x 0.02 either way; gross_total_price is no input (docs/service-notes.md, "Basket check").
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopBasket {
@@ -1236,6 +1256,14 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct Company {
+            first_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            last_name: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
             name: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -1249,12 +1277,40 @@ pub mod types {
             #[inline]
             fn default() -> Self {
                 Self {
+                    first_name: Ok(Default::default()),
+                    last_name: Ok(Default::default()),
                     name: Ok(Default::default()),
                     vat_id: Ok(Default::default()),
                 }
             }
         }
         impl Company {
+            #[inline]
+            pub fn first_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.first_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for first_name: {e}")
+                    });
+                self
+            }
+            #[inline]
+            pub fn last_name<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.last_name = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for last_name: {e}")
+                    });
+                self
+            }
             #[inline]
             pub fn name<T>(mut self, value: T) -> Self
             where
@@ -1289,6 +1345,8 @@ pub mod types {
                 value: Company,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
+                    first_name: value.first_name?,
+                    last_name: value.last_name?,
                     name: value.name?,
                     vat_id: value.vat_id?,
                 })
@@ -1298,6 +1356,8 @@ pub mod types {
             #[inline]
             fn from(value: super::Company) -> Self {
                 Self {
+                    first_name: Ok(value.first_name),
+                    last_name: Ok(value.last_name),
                     name: Ok(value.name),
                     vat_id: Ok(value.vat_id),
                 }
@@ -1318,6 +1378,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            shop_buyer_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for CompanyBuyer {
             #[inline]
@@ -1327,6 +1391,7 @@ pub mod types {
                     company: Err("no value supplied for company".to_string()),
                     contact: Ok(Default::default()),
                     language: Ok(Default::default()),
+                    shop_buyer_id: Ok(Default::default()),
                 }
             }
         }
@@ -1385,6 +1450,19 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
+            pub fn shop_buyer_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.shop_buyer_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for shop_buyer_id: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<CompanyBuyer> for super::CompanyBuyer {
             type Error = super::error::ConversionError;
@@ -1397,6 +1475,7 @@ pub mod types {
                     company: value.company?,
                     contact: value.contact?,
                     language: value.language?,
+                    shop_buyer_id: value.shop_buyer_id?,
                 })
             }
         }
@@ -1408,6 +1487,7 @@ pub mod types {
                     company: Ok(value.company),
                     contact: Ok(value.contact),
                     language: Ok(value.language),
+                    shop_buyer_id: Ok(value.shop_buyer_id),
                 }
             }
         }
@@ -2013,6 +2093,10 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct OrderData {
+            authorization_expires: ::std::result::Result<
+                ::std::option::Option<::chrono::DateTime<::chrono::FixedOffset>>,
+                ::std::string::String,
+            >,
             buyer: ::std::result::Result<
                 ::std::option::Option<super::Buyer>,
                 ::std::string::String,
@@ -2023,6 +2107,10 @@ pub mod types {
             >,
             delivery: ::std::result::Result<
                 ::std::option::Option<super::Delivery>,
+                ::std::string::String,
+            >,
+            partner_operation_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
             partner_transaction_id: ::std::result::Result<
@@ -2042,9 +2130,11 @@ pub mod types {
             #[inline]
             fn default() -> Self {
                 Self {
+                    authorization_expires: Ok(Default::default()),
                     buyer: Ok(Default::default()),
                     currency: Ok(Default::default()),
                     delivery: Ok(Default::default()),
+                    partner_operation_id: Ok(Default::default()),
                     partner_transaction_id: Ok(Default::default()),
                     payment_method: Ok(Default::default()),
                     shop_baskets: Ok(Default::default()),
@@ -2052,6 +2142,23 @@ pub mod types {
             }
         }
         impl OrderData {
+            #[inline]
+            pub fn authorization_expires<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::chrono::DateTime<::chrono::FixedOffset>>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.authorization_expires = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for authorization_expires: {e}"
+                        )
+                    });
+                self
+            }
             #[inline]
             pub fn buyer<T>(mut self, value: T) -> Self
             where
@@ -2090,6 +2197,21 @@ pub mod types {
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for delivery: {e}")
+                    });
+                self
+            }
+            #[inline]
+            pub fn partner_operation_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.partner_operation_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for partner_operation_id: {e}"
+                        )
                     });
                 self
             }
@@ -2146,9 +2268,11 @@ pub mod types {
                 value: OrderData,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
+                    authorization_expires: value.authorization_expires?,
                     buyer: value.buyer?,
                     currency: value.currency?,
                     delivery: value.delivery?,
+                    partner_operation_id: value.partner_operation_id?,
                     partner_transaction_id: value.partner_transaction_id?,
                     payment_method: value.payment_method?,
                     shop_baskets: value.shop_baskets?,
@@ -2159,9 +2283,11 @@ pub mod types {
             #[inline]
             fn from(value: super::OrderData) -> Self {
                 Self {
+                    authorization_expires: Ok(value.authorization_expires),
                     buyer: Ok(value.buyer),
                     currency: Ok(value.currency),
                     delivery: Ok(value.delivery),
+                    partner_operation_id: Ok(value.partner_operation_id),
                     partner_transaction_id: Ok(value.partner_transaction_id),
                     payment_method: Ok(value.payment_method),
                     shop_baskets: Ok(value.shop_baskets),
@@ -2367,6 +2493,10 @@ pub mod types {
                 ::std::string::String,
             >,
             person: ::std::result::Result<super::Person, ::std::string::String>,
+            shop_buyer_id: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PersonBuyer {
             #[inline]
@@ -2376,6 +2506,7 @@ pub mod types {
                     contact: Ok(Default::default()),
                     language: Ok(Default::default()),
                     person: Err("no value supplied for person".to_string()),
+                    shop_buyer_id: Ok(Default::default()),
                 }
             }
         }
@@ -2434,6 +2565,19 @@ pub mod types {
                     });
                 self
             }
+            #[inline]
+            pub fn shop_buyer_id<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.shop_buyer_id = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for shop_buyer_id: {e}")
+                    });
+                self
+            }
         }
         impl ::std::convert::TryFrom<PersonBuyer> for super::PersonBuyer {
             type Error = super::error::ConversionError;
@@ -2446,6 +2590,7 @@ pub mod types {
                     contact: value.contact?,
                     language: value.language?,
                     person: value.person?,
+                    shop_buyer_id: value.shop_buyer_id?,
                 })
             }
         }
@@ -2457,6 +2602,7 @@ pub mod types {
                     contact: Ok(value.contact),
                     language: Ok(value.language),
                     person: Ok(value.person),
+                    shop_buyer_id: Ok(value.shop_buyer_id),
                 }
             }
         }
@@ -4054,7 +4200,7 @@ impl ClientHooks<::psi_runtime::Context> for &Client {}
 impl Client {
     /**Create a payment session
 
-Creates a payment session from `order_data` and `url_data`; the merchant then redirects the buyer to `landing_page`. Headers: Authorization (bearer token for the audience `{base_url}`) and Content-Type application/json. The optional Idempotency-Key makes a retry safe (docs/service-notes.md): a key is remembered for 24 hours, reusing it with a different body answers 409 (category CONFLICT), and a request whose first attempt ended in a 5xx is executed again on retry. The required or optional status of each request field is not shown by the specification. The service compares the sum of the item amounts with the basket gross amount with a tolerance of (sum of all quantities) x 0.02; a mismatch is a 422 with reason SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT (docs/service-notes.md).
+Creates a payment session from `order_data` and `url_data`; the merchant then redirects the buyer to `landing_page`. Headers: Authorization (bearer token for the audience `{base_url}`) and Content-Type application/json. The optional Idempotency-Key makes a retry safe (docs/service-notes.md): a key is remembered for 24 hours, reusing it with a different body answers 409 (category CONFLICT), and a request whose first attempt ended in a 5xx is executed again on retry. The required or optional status of each request field is not shown by the specification, and `url_data` is optional in the provider's own document. Per shop basket, the service computes the sum over items and special items of round((gross_unit_price + gross_unit_discount) x quantity), the discount being negative, and allows `gross_amount` to differ from it by (sum of all quantities) x 0.02; `gross_total_price` is no input. A mismatch is a 422 with reason SUM_OF_ITEM_AMOUNTS_NOT_MATCHING_TRANSACTION_AMOUNT (docs/service-notes.md, "Basket check").
 
 Sends a `POST` request to `/pps/api/v1/session`
 

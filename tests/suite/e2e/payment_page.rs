@@ -418,6 +418,64 @@ async fn a_basket_whose_items_do_not_add_up_is_422() {
 }
 
 #[tokio::test]
+async fn a_session_carries_the_fields_the_provider_documents() {
+    // Read from JSON as a merchant's own request would be: nothing dropped.
+    let (sandbox, client) = sandbox().await;
+    let request = edited_request(NOWHERE, |body| {
+        let order = &mut body["order_data"];
+        order["partner_operation_id"] = json!("operation-4711-1");
+        order["authorization_expires"] = json!("2026-12-31T23:59:59+01:00");
+        order["buyer"]["shop_buyer_id"] = json!("buyer-4711");
+    });
+    let sent = serde_json::to_value(&request).unwrap();
+    assert_eq!(
+        sent["order_data"]["partner_operation_id"],
+        "operation-4711-1"
+    );
+    assert_eq!(
+        sent["order_data"]["authorization_expires"], "2026-12-31T23:59:59+01:00",
+        "the offset is kept"
+    );
+    assert_eq!(sent["order_data"]["buyer"]["shop_buyer_id"], "buyer-4711");
+    let session_id = create(&client, request).await;
+    // The record carries the buyer id the session was created with.
+    let person_record = record(&client, &session_id).await;
+    assert_eq!(person_record.shop_buyer_id.as_deref(), Some("buyer-4711"));
+
+    // A company buyer's contact person.
+    let company: SessionRequest = serde_json::from_value(json!({
+        "order_data": {
+            "currency": "EUR",
+            "buyer": {
+                "shop_buyer_id": "buyer-0815",
+                "billing_address": {"city": "Hamburg", "country_code": "DE", "street": "Beispielweg",
+                                    "street_number": "7a", "zip_code": "20095"},
+                "contact": {"email": "purchasing@example.com"},
+                "company": {"name": "Example Trading GmbH", "vat_id": "DE123456789",
+                            "first_name": "Erika", "last_name": "Musterfrau"}
+            },
+            "shop_baskets": sent["order_data"]["shop_baskets"].clone()
+        }
+    }))
+    .unwrap();
+    let sent = serde_json::to_value(&company).unwrap();
+    assert_eq!(
+        sent["order_data"]["buyer"]["company"]["first_name"],
+        "Erika"
+    );
+    assert_eq!(
+        sent["order_data"]["buyer"]["company"]["last_name"],
+        "Musterfrau"
+    );
+    // No url_data: optional, as the provider's document says.
+    assert!(sent.get("url_data").is_none());
+    let session_id = create(&client, company).await;
+    let company_record = record(&client, &session_id).await;
+    assert_eq!(company_record.shop_buyer_id.as_deref(), Some("buyer-0815"));
+    drop(sandbox);
+}
+
+#[tokio::test]
 async fn the_providers_basket_rule_decides_on_both_sides() {
     // The provider's counterexample: 2 x (18.45 - 1.55) + 10 = 43.80, with
     // a gross_total_price of 36.9 (undiscounted), which takes no part. psi

@@ -12,7 +12,7 @@ use crate::models::transaction::{
 };
 use chrono::{DateTime, Days, Duration, FixedOffset};
 use psi_payment_page::types::{
-    Decline, DeclineCategory, SessionRecord, SessionRequest, SessionStatus,
+    Buyer, Decline, DeclineCategory, SessionRecord, SessionRequest, SessionStatus,
 };
 use serde::{Deserialize, Serialize};
 
@@ -60,6 +60,15 @@ pub enum Ending {
     FraudCancel,
 }
 
+/// The buyer's `shop_buyer_id` of a session request, whichever kind of
+/// buyer it is.
+fn shop_buyer_id(request: &SessionRequest) -> Option<String> {
+    match request.order_data.as_ref()?.buyer.as_ref()? {
+        Buyer::CompanyBuyer(buyer) => buyer.shop_buyer_id.clone(),
+        Buyer::PersonBuyer(buyer) => buyer.shop_buyer_id.clone(),
+    }
+}
+
 /// Why a session could not be ended.
 #[derive(Debug)]
 pub enum CannotEnd {
@@ -80,7 +89,7 @@ pub struct Session {
     pub request: SessionRequest,
     /// Where the session's notifications go; none are sent without it.
     pub webhook_url: Option<String>,
-    /// The session request has no buyer id, so this stays `None`.
+    /// The request's `order_data.buyer.shop_buyer_id`, for the record.
     pub shop_buyer_id: Option<String>,
     pub transaction_id: Option<String>,
     pub decline_reasons: Option<Decline>,
@@ -93,6 +102,7 @@ impl Session {
             .url_data
             .as_ref()
             .and_then(|urls| urls.webhook_url.clone());
+        let shop_buyer_id = shop_buyer_id(&request);
         Self {
             id,
             status: SessionStatus::Created,
@@ -100,7 +110,7 @@ impl Session {
             updated: now,
             request,
             webhook_url,
-            shop_buyer_id: None,
+            shop_buyer_id,
             transaction_id: None,
             decline_reasons: None,
         }
