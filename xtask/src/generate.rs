@@ -14,6 +14,7 @@ mod api_version;
 mod builders;
 mod client_feature;
 mod common;
+mod extra_members;
 mod http_client;
 mod items;
 mod json_schema;
@@ -177,6 +178,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     let optional_bodies = operations::optional_success_bodies(&bundled);
     let comma_separated = operations::comma_separated_query(&bundled);
     let refusal_members = operations::refusal_members(&bundled);
+    let request_types = extra_members::request_body_schemas(&bundled);
     let mut for_progenitor = bundled.clone();
     nulls::strip_optional_nullable(&mut for_progenitor);
     let spec: openapiv3::OpenAPI = serde_json::from_value(for_progenitor)
@@ -263,6 +265,8 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
         .collect();
     rebuild::build_for_each_send(&mut file, &facts).map_err(|e| format!("{label}: {e}"))?;
     received::lenient_on_arrival(&mut file).map_err(|e| format!("{label}: {e}"))?;
+    extra_members::carry_extra_members(&mut file, &request_types)
+        .map_err(|e| format!("{label}: {e}"))?;
     patterns::compiled_at_generation(&mut file).map_err(|e| format!("{label}: {e}"))?;
     json_schema::derive_behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
     http_client::from_runtime_settings(&mut file).map_err(|e| format!("{label}: {e}"))?;

@@ -140,6 +140,17 @@ pub mod types {
         pub bic: ::std::option::Option<Bic>,
         pub iban: Iban,
         pub owner: BankAccountOwner,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_bank_account_store_request"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl BankAccountStoreRequest {
         #[inline]
@@ -400,6 +411,10 @@ pub mod types {
             >,
             iban: ::std::result::Result<super::Iban, ::std::string::String>,
             owner: ::std::result::Result<super::BankAccountOwner, ::std::string::String>,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for BankAccountStoreRequest {
             #[inline]
@@ -408,6 +423,7 @@ pub mod types {
                     bic: Ok(Default::default()),
                     iban: Err("no value supplied for iban".to_string()),
                     owner: Err("no value supplied for owner".to_string()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -451,6 +467,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<BankAccountStoreRequest>
         for super::BankAccountStoreRequest {
@@ -463,6 +486,7 @@ pub mod types {
                     bic: value.bic?,
                     iban: value.iban?,
                     owner: value.owner?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -474,6 +498,7 @@ pub mod types {
                     bic: Ok(value.bic),
                     iban: Ok(value.iban),
                     owner: Ok(value.owner),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -562,6 +587,13 @@ pub mod types {
                 Self(value.into())
             }
         }
+    }
+    #[inline]
+    fn extra_members_of_bank_account_store_request<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["bic", "iban", "owner"], serializer)
     }
 }
 #[cfg(feature = "client")]

@@ -80,6 +80,17 @@ pub mod types {
     pub struct PayLaterBookingRequest {
         ///An `offer_id` from the offers response.
         pub offer_id: ::std::string::String,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_pay_later_booking_request"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl PayLaterBookingRequest {
         #[inline]
@@ -386,12 +397,17 @@ pub mod types {
                 ::std::string::String,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PayLaterBookingRequest {
             #[inline]
             fn default() -> Self {
                 Self {
                     offer_id: Err("no value supplied for offer_id".to_string()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -409,6 +425,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<PayLaterBookingRequest>
         for super::PayLaterBookingRequest {
@@ -417,7 +440,10 @@ pub mod types {
             fn try_from(
                 value: PayLaterBookingRequest,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { offer_id: value.offer_id? })
+                Ok(Self {
+                    offer_id: value.offer_id?,
+                    extra_members: value.extra_members?,
+                })
             }
         }
         impl ::std::convert::From<super::PayLaterBookingRequest>
@@ -426,6 +452,7 @@ pub mod types {
             fn from(value: super::PayLaterBookingRequest) -> Self {
                 Self {
                     offer_id: Ok(value.offer_id),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -985,6 +1012,13 @@ pub mod types {
                 Self(value.into())
             }
         }
+    }
+    #[inline]
+    fn extra_members_of_pay_later_booking_request<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["offer_id"], serializer)
     }
 }
 #[cfg(feature = "client")]

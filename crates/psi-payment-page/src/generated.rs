@@ -38,6 +38,17 @@ pub mod types {
         ///Postal code.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub zip_code: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_address"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl Address {
         #[inline]
@@ -88,6 +99,17 @@ pub mod types {
         ///Unit of the quantity. The full enumeration is not shown by the specification.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unit: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_basket_item"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl BasketItem {
         #[inline]
@@ -129,6 +151,17 @@ pub mod types {
         ///VAT identification number of the company.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub vat_id: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_company"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl Company {
         #[inline]
@@ -151,6 +184,17 @@ pub mod types {
         ///The merchant's id of the buyer: the `shop_buyer_id` of the session record and of the bank account API (the provider's session documentation, docs/service-notes.md; not in the specification).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub shop_buyer_id: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_company_buyer"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl CompanyBuyer {
         #[inline]
@@ -166,6 +210,17 @@ pub mod types {
         pub address: ::std::option::Option<Address>,
         ///Full name of the recipient.
         pub full_name: ::std::string::String,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_consumer_address_delivery"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl ConsumerAddressDelivery {
         #[inline]
@@ -183,6 +238,17 @@ pub mod types {
         ///Phone number of the buyer.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub phone: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_contact"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl Contact {
         #[inline]
@@ -309,6 +375,17 @@ pub mod types {
         ///Postal code of the store.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub zip_code: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_in_store_collect"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl InStoreCollect {
         #[inline]
@@ -330,6 +407,17 @@ pub mod types {
         ///Last name of the recipient.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub last_name: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_in_store_collect_delivery"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl InStoreCollectDelivery {
         #[inline]
@@ -358,6 +446,17 @@ pub mod types {
         pub pick_up_box: ::std::option::Option<PickUpBox>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub pick_up_shop: ::std::option::Option<PickUpShop>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_named_address_delivery"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl NamedAddressDelivery {
         #[inline]
@@ -395,6 +494,17 @@ pub mod types {
             deserialize_with = "::psi_runtime::nulls::or_default"
         )]
         pub shop_baskets: ::std::vec::Vec<ShopBasket>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_order_data"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl OrderData {
         #[inline]
@@ -412,6 +522,17 @@ pub mod types {
         ///Transfer type. Value shown by the specification: SEPA_DIRECT_DEBIT; the full enumeration is not shown.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub transfer_type: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_payment_method_restriction"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl PaymentMethodRestriction {
         #[inline]
@@ -435,6 +556,13 @@ pub mod types {
         ///Title of the person.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub title: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(flatten, skip_deserializing, serialize_with = "extra_members_of_person")]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl Person {
         #[inline]
@@ -457,6 +585,17 @@ pub mod types {
         ///The merchant's id of the buyer: the `shop_buyer_id` of the session record and of the bank account API (the provider's session documentation, docs/service-notes.md; not in the specification).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub shop_buyer_id: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_person_buyer"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl PersonBuyer {
         #[inline]
@@ -485,6 +624,17 @@ pub mod types {
         ///Postal code of the box.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub zip_code: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_pick_up_box"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl PickUpBox {
         #[inline]
@@ -503,6 +653,17 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub last_name: ::std::option::Option<::std::string::String>,
         pub pick_up_box: PickUpBox,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_pick_up_box_delivery"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl PickUpBoxDelivery {
         #[inline]
@@ -534,6 +695,17 @@ pub mod types {
         ///Postal code of the shop.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub zip_code: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_pick_up_shop"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl PickUpShop {
         #[inline]
@@ -555,6 +727,17 @@ pub mod types {
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub last_name: ::std::option::Option<::std::string::String>,
         pub pick_up_shop: PickUpShop,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_pick_up_shop_delivery"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl PickUpShopDelivery {
         #[inline]
@@ -628,6 +811,17 @@ pub mod types {
         pub order_data: ::std::option::Option<OrderData>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub url_data: ::std::option::Option<UrlData>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_session_request"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl SessionRequest {
         #[inline]
@@ -686,6 +880,17 @@ pub mod types {
             deserialize_with = "::psi_runtime::nulls::or_default"
         )]
         pub vats: ::std::vec::Vec<Vat>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_shop_basket"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl ShopBasket {
         #[inline]
@@ -730,6 +935,17 @@ pub mod types {
         ///Unit of the quantity. The full enumeration is not shown by the specification.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub unit: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_special_item"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl SpecialItem {
         #[inline]
@@ -753,6 +969,17 @@ pub mod types {
         ///The address that receives notifications for the session (a POST of the session record, signed with X-Signature; see the sessionNotification callback).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub webhook_url: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_url_data"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl UrlData {
         #[inline]
@@ -773,6 +1000,13 @@ pub mod types {
         ///Tax rate in percent.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub tax_rate: ::std::option::Option<::psi_runtime::Decimal>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(flatten, skip_deserializing, serialize_with = "extra_members_of_vat")]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl Vat {
         #[inline]
@@ -808,6 +1042,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for Address {
             #[inline]
@@ -819,6 +1057,7 @@ pub mod types {
                     street_addition: Ok(Default::default()),
                     street_number: Ok(Default::default()),
                     zip_code: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -905,6 +1144,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<Address> for super::Address {
             type Error = super::error::ConversionError;
@@ -919,6 +1165,7 @@ pub mod types {
                     street_addition: value.street_addition?,
                     street_number: value.street_number?,
                     zip_code: value.zip_code?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -932,6 +1179,7 @@ pub mod types {
                     street_addition: Ok(value.street_addition),
                     street_number: Ok(value.street_number),
                     zip_code: Ok(value.zip_code),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -989,6 +1237,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for BasketItem {
             #[inline]
@@ -1007,6 +1259,7 @@ pub mod types {
                     quantity: Ok(Default::default()),
                     tax_rate: Ok(Default::default()),
                     unit: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1210,6 +1463,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<BasketItem> for super::BasketItem {
             type Error = super::error::ConversionError;
@@ -1231,6 +1491,7 @@ pub mod types {
                     quantity: value.quantity?,
                     tax_rate: value.tax_rate?,
                     unit: value.unit?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1251,6 +1512,7 @@ pub mod types {
                     quantity: Ok(value.quantity),
                     tax_rate: Ok(value.tax_rate),
                     unit: Ok(value.unit),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1272,6 +1534,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for Company {
             #[inline]
@@ -1281,6 +1547,7 @@ pub mod types {
                     last_name: Ok(Default::default()),
                     name: Ok(Default::default()),
                     vat_id: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1337,6 +1604,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<Company> for super::Company {
             type Error = super::error::ConversionError;
@@ -1349,6 +1623,7 @@ pub mod types {
                     last_name: value.last_name?,
                     name: value.name?,
                     vat_id: value.vat_id?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1360,6 +1635,7 @@ pub mod types {
                     last_name: Ok(value.last_name),
                     name: Ok(value.name),
                     vat_id: Ok(value.vat_id),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1382,6 +1658,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for CompanyBuyer {
             #[inline]
@@ -1392,6 +1672,7 @@ pub mod types {
                     contact: Ok(Default::default()),
                     language: Ok(Default::default()),
                     shop_buyer_id: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1463,6 +1744,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<CompanyBuyer> for super::CompanyBuyer {
             type Error = super::error::ConversionError;
@@ -1476,6 +1764,7 @@ pub mod types {
                     contact: value.contact?,
                     language: value.language?,
                     shop_buyer_id: value.shop_buyer_id?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1488,6 +1777,7 @@ pub mod types {
                     contact: Ok(value.contact),
                     language: Ok(value.language),
                     shop_buyer_id: Ok(value.shop_buyer_id),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1501,6 +1791,10 @@ pub mod types {
                 ::std::string::String,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for ConsumerAddressDelivery {
             #[inline]
@@ -1508,6 +1802,7 @@ pub mod types {
                 Self {
                     address: Ok(Default::default()),
                     full_name: Err("no value supplied for full_name".to_string()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1538,6 +1833,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<ConsumerAddressDelivery>
         for super::ConsumerAddressDelivery {
@@ -1549,6 +1851,7 @@ pub mod types {
                 Ok(Self {
                     address: value.address?,
                     full_name: value.full_name?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1559,6 +1862,7 @@ pub mod types {
                 Self {
                     address: Ok(value.address),
                     full_name: Ok(value.full_name),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1572,6 +1876,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for Contact {
             #[inline]
@@ -1579,6 +1887,7 @@ pub mod types {
                 Self {
                     email: Ok(Default::default()),
                     phone: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1609,6 +1918,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<Contact> for super::Contact {
             type Error = super::error::ConversionError;
@@ -1619,6 +1935,7 @@ pub mod types {
                 Ok(Self {
                     email: value.email?,
                     phone: value.phone?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1628,6 +1945,7 @@ pub mod types {
                 Self {
                     email: Ok(value.email),
                     phone: Ok(value.phone),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1661,6 +1979,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for InStoreCollect {
             #[inline]
@@ -1673,6 +1995,7 @@ pub mod types {
                     street_addition: Ok(Default::default()),
                     street_number: Ok(Default::default()),
                     zip_code: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1772,6 +2095,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<InStoreCollect> for super::InStoreCollect {
             type Error = super::error::ConversionError;
@@ -1787,6 +2117,7 @@ pub mod types {
                     street_addition: value.street_addition?,
                     street_number: value.street_number?,
                     zip_code: value.zip_code?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1801,6 +2132,7 @@ pub mod types {
                     street_addition: Ok(value.street_addition),
                     street_number: Ok(value.street_number),
                     zip_code: Ok(value.zip_code),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1822,6 +2154,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for InStoreCollectDelivery {
             #[inline]
@@ -1833,6 +2169,7 @@ pub mod types {
                         "no value supplied for in_store_collect".to_string(),
                     ),
                     last_name: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1891,6 +2228,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<InStoreCollectDelivery>
         for super::InStoreCollectDelivery {
@@ -1904,6 +2248,7 @@ pub mod types {
                     first_name: value.first_name?,
                     in_store_collect: value.in_store_collect?,
                     last_name: value.last_name?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1916,6 +2261,7 @@ pub mod types {
                     first_name: Ok(value.first_name),
                     in_store_collect: Ok(value.in_store_collect),
                     last_name: Ok(value.last_name),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1949,6 +2295,10 @@ pub mod types {
                 ::std::option::Option<super::PickUpShop>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for NamedAddressDelivery {
             #[inline]
@@ -1961,6 +2311,7 @@ pub mod types {
                     last_name: Ok(Default::default()),
                     pick_up_box: Ok(Default::default()),
                     pick_up_shop: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -2058,6 +2409,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<NamedAddressDelivery>
         for super::NamedAddressDelivery {
@@ -2074,6 +2432,7 @@ pub mod types {
                     last_name: value.last_name?,
                     pick_up_box: value.pick_up_box?,
                     pick_up_shop: value.pick_up_shop?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -2088,6 +2447,7 @@ pub mod types {
                     last_name: Ok(value.last_name),
                     pick_up_box: Ok(value.pick_up_box),
                     pick_up_shop: Ok(value.pick_up_shop),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -2125,6 +2485,10 @@ pub mod types {
                 ::std::vec::Vec<super::ShopBasket>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for OrderData {
             #[inline]
@@ -2138,6 +2502,7 @@ pub mod types {
                     partner_transaction_id: Ok(Default::default()),
                     payment_method: Ok(Default::default()),
                     shop_baskets: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -2260,6 +2625,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<OrderData> for super::OrderData {
             type Error = super::error::ConversionError;
@@ -2276,6 +2648,7 @@ pub mod types {
                     partner_transaction_id: value.partner_transaction_id?,
                     payment_method: value.payment_method?,
                     shop_baskets: value.shop_baskets?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -2291,6 +2664,7 @@ pub mod types {
                     partner_transaction_id: Ok(value.partner_transaction_id),
                     payment_method: Ok(value.payment_method),
                     shop_baskets: Ok(value.shop_baskets),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -2304,6 +2678,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PaymentMethodRestriction {
             #[inline]
@@ -2311,6 +2689,7 @@ pub mod types {
                 Self {
                     payment_option: Ok(Default::default()),
                     transfer_type: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -2343,6 +2722,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<PaymentMethodRestriction>
         for super::PaymentMethodRestriction {
@@ -2354,6 +2740,7 @@ pub mod types {
                 Ok(Self {
                     payment_option: value.payment_option?,
                     transfer_type: value.transfer_type?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -2364,6 +2751,7 @@ pub mod types {
                 Self {
                     payment_option: Ok(value.payment_option),
                     transfer_type: Ok(value.transfer_type),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -2385,6 +2773,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for Person {
             #[inline]
@@ -2394,6 +2786,7 @@ pub mod types {
                     first_name: Ok(Default::default()),
                     last_name: Ok(Default::default()),
                     title: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -2452,6 +2845,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<Person> for super::Person {
             type Error = super::error::ConversionError;
@@ -2464,6 +2864,7 @@ pub mod types {
                     first_name: value.first_name?,
                     last_name: value.last_name?,
                     title: value.title?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -2475,6 +2876,7 @@ pub mod types {
                     first_name: Ok(value.first_name),
                     last_name: Ok(value.last_name),
                     title: Ok(value.title),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -2497,6 +2899,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PersonBuyer {
             #[inline]
@@ -2507,6 +2913,7 @@ pub mod types {
                     language: Ok(Default::default()),
                     person: Err("no value supplied for person".to_string()),
                     shop_buyer_id: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -2578,6 +2985,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<PersonBuyer> for super::PersonBuyer {
             type Error = super::error::ConversionError;
@@ -2591,6 +3005,7 @@ pub mod types {
                     language: value.language?,
                     person: value.person?,
                     shop_buyer_id: value.shop_buyer_id?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -2603,6 +3018,7 @@ pub mod types {
                     language: Ok(value.language),
                     person: Ok(value.person),
                     shop_buyer_id: Ok(value.shop_buyer_id),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -2632,6 +3048,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PickUpBox {
             #[inline]
@@ -2643,6 +3063,7 @@ pub mod types {
                     location_id: Ok(Default::default()),
                     recipient_account_id: Ok(Default::default()),
                     zip_code: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -2729,6 +3150,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<PickUpBox> for super::PickUpBox {
             type Error = super::error::ConversionError;
@@ -2743,6 +3171,7 @@ pub mod types {
                     location_id: value.location_id?,
                     recipient_account_id: value.recipient_account_id?,
                     zip_code: value.zip_code?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -2756,6 +3185,7 @@ pub mod types {
                     location_id: Ok(value.location_id),
                     recipient_account_id: Ok(value.recipient_account_id),
                     zip_code: Ok(value.zip_code),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -2770,6 +3200,10 @@ pub mod types {
                 ::std::string::String,
             >,
             pick_up_box: ::std::result::Result<super::PickUpBox, ::std::string::String>,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PickUpBoxDelivery {
             #[inline]
@@ -2778,6 +3212,7 @@ pub mod types {
                     first_name: Ok(Default::default()),
                     last_name: Ok(Default::default()),
                     pick_up_box: Err("no value supplied for pick_up_box".to_string()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -2821,6 +3256,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<PickUpBoxDelivery> for super::PickUpBoxDelivery {
             type Error = super::error::ConversionError;
@@ -2832,6 +3274,7 @@ pub mod types {
                     first_name: value.first_name?,
                     last_name: value.last_name?,
                     pick_up_box: value.pick_up_box?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -2842,6 +3285,7 @@ pub mod types {
                     first_name: Ok(value.first_name),
                     last_name: Ok(value.last_name),
                     pick_up_box: Ok(value.pick_up_box),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -2875,6 +3319,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PickUpShop {
             #[inline]
@@ -2887,6 +3335,7 @@ pub mod types {
                     street_addition: Ok(Default::default()),
                     street_number: Ok(Default::default()),
                     zip_code: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -2986,6 +3435,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<PickUpShop> for super::PickUpShop {
             type Error = super::error::ConversionError;
@@ -3001,6 +3457,7 @@ pub mod types {
                     street_addition: value.street_addition?,
                     street_number: value.street_number?,
                     zip_code: value.zip_code?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -3015,6 +3472,7 @@ pub mod types {
                     street_addition: Ok(value.street_addition),
                     street_number: Ok(value.street_number),
                     zip_code: Ok(value.zip_code),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -3036,6 +3494,10 @@ pub mod types {
                 super::PickUpShop,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PickUpShopDelivery {
             #[inline]
@@ -3045,6 +3507,7 @@ pub mod types {
                     first_name: Ok(Default::default()),
                     last_name: Ok(Default::default()),
                     pick_up_shop: Err("no value supplied for pick_up_shop".to_string()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -3101,6 +3564,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<PickUpShopDelivery> for super::PickUpShopDelivery {
             type Error = super::error::ConversionError;
@@ -3113,6 +3583,7 @@ pub mod types {
                     first_name: value.first_name?,
                     last_name: value.last_name?,
                     pick_up_shop: value.pick_up_shop?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -3124,6 +3595,7 @@ pub mod types {
                     first_name: Ok(value.first_name),
                     last_name: Ok(value.last_name),
                     pick_up_shop: Ok(value.pick_up_shop),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -3340,6 +3812,10 @@ pub mod types {
                 ::std::option::Option<super::UrlData>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for SessionRequest {
             #[inline]
@@ -3347,6 +3823,7 @@ pub mod types {
                 Self {
                     order_data: Ok(Default::default()),
                     url_data: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -3377,6 +3854,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<SessionRequest> for super::SessionRequest {
             type Error = super::error::ConversionError;
@@ -3387,6 +3871,7 @@ pub mod types {
                 Ok(Self {
                     order_data: value.order_data?,
                     url_data: value.url_data?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -3396,6 +3881,7 @@ pub mod types {
                 Self {
                     order_data: Ok(value.order_data),
                     url_data: Ok(value.url_data),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -3494,6 +3980,10 @@ pub mod types {
                 ::std::vec::Vec<super::Vat>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for ShopBasket {
             #[inline]
@@ -3505,6 +3995,7 @@ pub mod types {
                     shop_transaction_id: Ok(Default::default()),
                     special_items: Ok(Default::default()),
                     vats: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -3593,6 +4084,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<ShopBasket> for super::ShopBasket {
             type Error = super::error::ConversionError;
@@ -3607,6 +4105,7 @@ pub mod types {
                     shop_transaction_id: value.shop_transaction_id?,
                     special_items: value.special_items?,
                     vats: value.vats?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -3620,6 +4119,7 @@ pub mod types {
                     shop_transaction_id: Ok(value.shop_transaction_id),
                     special_items: Ok(value.special_items),
                     vats: Ok(value.vats),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -3669,6 +4169,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for SpecialItem {
             #[inline]
@@ -3685,6 +4189,7 @@ pub mod types {
                     quantity: Ok(Default::default()),
                     tax_rate: Ok(Default::default()),
                     unit: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -3854,6 +4359,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<SpecialItem> for super::SpecialItem {
             type Error = super::error::ConversionError;
@@ -3873,6 +4385,7 @@ pub mod types {
                     quantity: value.quantity?,
                     tax_rate: value.tax_rate?,
                     unit: value.unit?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -3891,6 +4404,7 @@ pub mod types {
                     quantity: Ok(value.quantity),
                     tax_rate: Ok(value.tax_rate),
                     unit: Ok(value.unit),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -3912,6 +4426,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for UrlData {
             #[inline]
@@ -3921,6 +4439,7 @@ pub mod types {
                     failure_url: Ok(Default::default()),
                     success_url: Ok(Default::default()),
                     webhook_url: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -3977,6 +4496,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<UrlData> for super::UrlData {
             type Error = super::error::ConversionError;
@@ -3989,6 +4515,7 @@ pub mod types {
                     failure_url: value.failure_url?,
                     success_url: value.success_url?,
                     webhook_url: value.webhook_url?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -4000,6 +4527,7 @@ pub mod types {
                     failure_url: Ok(value.failure_url),
                     success_url: Ok(value.success_url),
                     webhook_url: Ok(value.webhook_url),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -4017,6 +4545,10 @@ pub mod types {
                 ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for Vat {
             #[inline]
@@ -4025,6 +4557,7 @@ pub mod types {
                     net_amount: Ok(Default::default()),
                     tax_amount: Ok(Default::default()),
                     tax_rate: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -4074,6 +4607,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<Vat> for super::Vat {
             type Error = super::error::ConversionError;
@@ -4085,6 +4625,7 @@ pub mod types {
                     net_amount: value.net_amount?,
                     tax_amount: value.tax_amount?,
                     tax_rate: value.tax_rate?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -4095,6 +4636,7 @@ pub mod types {
                     net_amount: Ok(value.net_amount),
                     tax_amount: Ok(value.tax_amount),
                     tax_rate: Ok(value.tax_rate),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -4130,6 +4672,301 @@ pub mod types {
                 Self(value.into())
             }
         }
+    }
+    #[inline]
+    fn extra_members_of_address<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "city",
+                    "country_code",
+                    "street",
+                    "street_addition",
+                    "street_number",
+                    "zip_code",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_basket_item<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "article_number",
+                    "category",
+                    "description",
+                    "gross_total_price",
+                    "gross_unit_discount",
+                    "gross_unit_price",
+                    "name",
+                    "net_total_price",
+                    "net_unit_discount",
+                    "net_unit_price",
+                    "quantity",
+                    "tax_rate",
+                    "unit",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_company<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(&["first_name", "last_name", "name", "vat_id"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_company_buyer<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &["billing_address", "company", "contact", "language", "shop_buyer_id"],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_consumer_address_delivery<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["address", "full_name"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_contact<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["email", "phone"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_in_store_collect<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "city",
+                    "country_code",
+                    "location_name",
+                    "street",
+                    "street_addition",
+                    "street_number",
+                    "zip_code",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_in_store_collect_delivery<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &["company", "first_name", "in_store_collect", "last_name"],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_named_address_delivery<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "address",
+                    "company",
+                    "first_name",
+                    "in_store_collect",
+                    "last_name",
+                    "pick_up_box",
+                    "pick_up_shop",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_order_data<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "authorization_expires",
+                    "buyer",
+                    "currency",
+                    "delivery",
+                    "partner_operation_id",
+                    "partner_transaction_id",
+                    "payment_method",
+                    "shop_baskets",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_payment_method_restriction<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["payment_option", "transfer_type"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_person<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &["date_of_birth", "first_name", "last_name", "title"],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_person_buyer<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &["billing_address", "contact", "language", "person", "shop_buyer_id"],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_pick_up_box<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "carrier_name",
+                    "city",
+                    "country_code",
+                    "location_id",
+                    "recipient_account_id",
+                    "zip_code",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_pick_up_box_delivery<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["first_name", "last_name", "pick_up_box"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_pick_up_shop<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "city",
+                    "country_code",
+                    "location_name",
+                    "street",
+                    "street_addition",
+                    "street_number",
+                    "zip_code",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_pick_up_shop_delivery<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &["company", "first_name", "last_name", "pick_up_shop"],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_session_request<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["order_data", "url_data"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_shop_basket<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "gross_amount",
+                    "items",
+                    "partner_shop_id",
+                    "shop_transaction_id",
+                    "special_items",
+                    "vats",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_special_item<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "article_number",
+                    "category",
+                    "description",
+                    "gross_total_price",
+                    "gross_unit_price",
+                    "name",
+                    "net_total_price",
+                    "net_unit_price",
+                    "quantity",
+                    "tax_rate",
+                    "unit",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_url_data<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &["cancel_url", "failure_url", "success_url", "webhook_url"],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_vat<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["net_amount", "tax_amount", "tax_rate"], serializer)
     }
 }
 #[cfg(feature = "client")]

@@ -80,8 +80,14 @@ pub type Build<'a> = &'a (dyn Fn() -> Result<Request, BuildError> + Sync);
 pub struct BuildError(String);
 
 impl From<reqwest::Error> for BuildError {
+    /// reqwest's own words ("builder error") and, after a colon, its cause:
+    /// a body that cannot be written says why (an extra member named like a
+    /// declared one, `crate::ExtraMembers`).
     fn from(error: reqwest::Error) -> Self {
-        Self(error.to_string())
+        match std::error::Error::source(&error) {
+            Some(cause) => Self(format!("{error}: {cause}")),
+            None => Self(error.to_string()),
+        }
     }
 }
 

@@ -40,6 +40,7 @@ mod decimal;
 mod environment;
 #[cfg(feature = "client")]
 mod error;
+mod extra_members;
 mod field;
 #[cfg(feature = "client")]
 mod http_client;
@@ -75,6 +76,7 @@ pub use error::{
     CallId, Declined, DecodeError, Error, Failed, InvalidPathSegment, PreflightError, Refused,
     UnexpectedStatus, EXCERPT_LIMIT,
 };
+pub use extra_members::ExtraMembers;
 pub use field::{field, parse_json, parse_json_ignoring_nulls, FieldError};
 #[cfg(feature = "client")]
 pub use http_client::http_client_builder;

@@ -935,7 +935,9 @@ async fn the_sandbox_answers_as_the_document_declares() {
         .find(|d| d["kind"] == "invoice")
         .and_then(|d| serde_json::from_str::<Value>(d["body"].as_str()?).ok())
         .expect("an invoice notification");
-    let invoiced_transaction = transaction["transaction_id"].as_str().expect("an id");
+    let invoiced_transaction = transaction["gateway_transaction_id"]
+        .as_str()
+        .expect("an id");
     let none = checked
         .expect(
             M::POST,

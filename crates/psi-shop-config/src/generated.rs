@@ -21,6 +21,17 @@ pub mod types {
         pub highlight_color: ::std::option::Option<HexColor>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub logo_position: ::std::option::Option<LogoPosition>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_branding_settings"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl BrandingSettings {
         #[inline]
@@ -36,6 +47,17 @@ pub mod types {
         pub payment_option: ::std::option::Option<PaymentOption>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub transfer_type: ::std::option::Option<TransferType>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_correspondence_payment_method"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl CorrespondencePaymentMethod {
         #[inline]
@@ -56,12 +78,24 @@ pub mod types {
         ///Do not send this correspondence. Defaults to false. Skipping advance_notice or advance_notice_sepa_update obliges the merchant to send a replacement before the direct debit withdrawal.
         #[serde(default, deserialize_with = "::psi_runtime::nulls::or_default")]
         pub skip_sending: bool,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_correspondence_setting"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl ::std::default::Default for CorrespondenceSetting {
         fn default() -> Self {
             Self {
                 shop_branding: defaults::default_bool::<true>(),
                 skip_sending: Default::default(),
+                extra_members: Default::default(),
             }
         }
     }
@@ -86,6 +120,17 @@ pub mod types {
         pub payment_method_specific: ::std::vec::Vec<PaymentMethodSpecificSettings>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub slang: ::std::option::Option<SlangSettingsByLanguage>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_correspondence_settings"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl CorrespondenceSettings {
         #[inline]
@@ -105,6 +150,17 @@ pub mod types {
         ///Customer service phone number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub phone: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_customer_service_contact"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl CustomerServiceContact {
         #[inline]
@@ -119,6 +175,17 @@ pub mod types {
         ///Email address.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub email: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_email_contact"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl EmailContact {
         #[inline]
@@ -261,12 +328,24 @@ pub mod types {
             deserialize_with = "::psi_runtime::nulls::or_true"
         )]
         pub skip_sending: bool,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_invoice_correspondence_setting"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl ::std::default::Default for InvoiceCorrespondenceSetting {
         fn default() -> Self {
             Self {
                 shop_branding: defaults::default_bool::<true>(),
                 skip_sending: defaults::default_bool::<true>(),
+                extra_members: Default::default(),
             }
         }
     }
@@ -480,6 +559,17 @@ pub mod types {
         pub payment_receipt: ::std::option::Option<CorrespondenceSetting>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub updated_plan: ::std::option::Option<CorrespondenceSetting>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_payment_method_specific_settings"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl PaymentMethodSpecificSettings {
         #[inline]
@@ -564,6 +654,17 @@ pub mod types {
         ///House number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub street_number: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_shop_address"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl ShopAddress {
         #[inline]
@@ -586,6 +687,17 @@ pub mod types {
         ///Website of the shop (URL).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub website: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_shop_configuration"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl ShopConfiguration {
         #[inline]
@@ -670,6 +782,17 @@ pub mod types {
         pub incident: ::std::option::Option<EmailContact>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub invoice_copy: ::std::option::Option<EmailContact>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_shop_contacts"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl ShopContacts {
         #[inline]
@@ -704,6 +827,17 @@ pub mod types {
         ///VAT identification number. The specification marks it required but also says that either vat_id_number or tax_number must be given: at least one of the two must be present.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub vat_id_number: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_shop_legal"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl ShopLegal {
         #[inline]
@@ -731,6 +865,17 @@ pub mod types {
         ///Salutation used to address the buyer.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub salutation: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_slang_settings"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl SlangSettings {
         #[inline]
@@ -748,6 +893,17 @@ pub mod types {
         pub en: ::std::option::Option<SlangSettings>,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub nl: ::std::option::Option<SlangSettings>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_slang_settings_by_language"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl SlangSettingsByLanguage {
         #[inline]
@@ -823,6 +979,10 @@ pub mod types {
                 ::std::option::Option<super::LogoPosition>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for BrandingSettings {
             #[inline]
@@ -830,6 +990,7 @@ pub mod types {
                 Self {
                     highlight_color: Ok(Default::default()),
                     logo_position: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -862,6 +1023,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<BrandingSettings> for super::BrandingSettings {
             type Error = super::error::ConversionError;
@@ -872,6 +1040,7 @@ pub mod types {
                 Ok(Self {
                     highlight_color: value.highlight_color?,
                     logo_position: value.logo_position?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -881,6 +1050,7 @@ pub mod types {
                 Self {
                     highlight_color: Ok(value.highlight_color),
                     logo_position: Ok(value.logo_position),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -894,6 +1064,10 @@ pub mod types {
                 ::std::option::Option<super::TransferType>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for CorrespondencePaymentMethod {
             #[inline]
@@ -901,6 +1075,7 @@ pub mod types {
                 Self {
                     payment_option: Ok(Default::default()),
                     transfer_type: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -933,6 +1108,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<CorrespondencePaymentMethod>
         for super::CorrespondencePaymentMethod {
@@ -944,6 +1126,7 @@ pub mod types {
                 Ok(Self {
                     payment_option: value.payment_option?,
                     transfer_type: value.transfer_type?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -954,6 +1137,7 @@ pub mod types {
                 Self {
                     payment_option: Ok(value.payment_option),
                     transfer_type: Ok(value.transfer_type),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -961,6 +1145,10 @@ pub mod types {
         pub struct CorrespondenceSetting {
             shop_branding: ::std::result::Result<bool, ::std::string::String>,
             skip_sending: ::std::result::Result<bool, ::std::string::String>,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for CorrespondenceSetting {
             #[inline]
@@ -968,6 +1156,7 @@ pub mod types {
                 Self {
                     shop_branding: Ok(super::defaults::default_bool::<true>()),
                     skip_sending: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -998,6 +1187,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<CorrespondenceSetting>
         for super::CorrespondenceSetting {
@@ -1009,6 +1205,7 @@ pub mod types {
                 Ok(Self {
                     shop_branding: value.shop_branding?,
                     skip_sending: value.skip_sending?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1019,6 +1216,7 @@ pub mod types {
                 Self {
                     shop_branding: Ok(value.shop_branding),
                     skip_sending: Ok(value.skip_sending),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1036,6 +1234,10 @@ pub mod types {
                 ::std::option::Option<super::SlangSettingsByLanguage>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for CorrespondenceSettings {
             #[inline]
@@ -1044,6 +1246,7 @@ pub mod types {
                     branding_settings: Ok(Default::default()),
                     payment_method_specific: Ok(Default::default()),
                     slang: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1097,6 +1300,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<CorrespondenceSettings>
         for super::CorrespondenceSettings {
@@ -1109,6 +1319,7 @@ pub mod types {
                     branding_settings: value.branding_settings?,
                     payment_method_specific: value.payment_method_specific?,
                     slang: value.slang?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1120,6 +1331,7 @@ pub mod types {
                     branding_settings: Ok(value.branding_settings),
                     payment_method_specific: Ok(value.payment_method_specific),
                     slang: Ok(value.slang),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1134,6 +1346,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for CustomerServiceContact {
             #[inline]
@@ -1142,6 +1358,7 @@ pub mod types {
                     email: Err("no value supplied for email".to_string()),
                     fax: Ok(Default::default()),
                     phone: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1185,6 +1402,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<CustomerServiceContact>
         for super::CustomerServiceContact {
@@ -1197,6 +1421,7 @@ pub mod types {
                     email: value.email?,
                     fax: value.fax?,
                     phone: value.phone?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1208,6 +1433,7 @@ pub mod types {
                     email: Ok(value.email),
                     fax: Ok(value.fax),
                     phone: Ok(value.phone),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1217,12 +1443,17 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for EmailContact {
             #[inline]
             fn default() -> Self {
                 Self {
                     email: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1240,6 +1471,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<EmailContact> for super::EmailContact {
             type Error = super::error::ConversionError;
@@ -1247,19 +1485,29 @@ pub mod types {
             fn try_from(
                 value: EmailContact,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
-                Ok(Self { email: value.email? })
+                Ok(Self {
+                    email: value.email?,
+                    extra_members: value.extra_members?,
+                })
             }
         }
         impl ::std::convert::From<super::EmailContact> for EmailContact {
             #[inline]
             fn from(value: super::EmailContact) -> Self {
-                Self { email: Ok(value.email) }
+                Self {
+                    email: Ok(value.email),
+                    extra_members: Ok(value.extra_members),
+                }
             }
         }
         #[derive(Clone, Debug)]
         pub struct InvoiceCorrespondenceSetting {
             shop_branding: ::std::result::Result<bool, ::std::string::String>,
             skip_sending: ::std::result::Result<bool, ::std::string::String>,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for InvoiceCorrespondenceSetting {
             #[inline]
@@ -1267,6 +1515,7 @@ pub mod types {
                 Self {
                     shop_branding: Ok(super::defaults::default_bool::<true>()),
                     skip_sending: Ok(super::defaults::default_bool::<true>()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1297,6 +1546,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<InvoiceCorrespondenceSetting>
         for super::InvoiceCorrespondenceSetting {
@@ -1308,6 +1564,7 @@ pub mod types {
                 Ok(Self {
                     shop_branding: value.shop_branding?,
                     skip_sending: value.skip_sending?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1318,6 +1575,7 @@ pub mod types {
                 Self {
                     shop_branding: Ok(value.shop_branding),
                     skip_sending: Ok(value.skip_sending),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1371,6 +1629,10 @@ pub mod types {
                 ::std::option::Option<super::CorrespondenceSetting>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PaymentMethodSpecificSettings {
             #[inline]
@@ -1388,6 +1650,7 @@ pub mod types {
                     payment_method: Ok(Default::default()),
                     payment_receipt: Ok(Default::default()),
                     updated_plan: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1584,6 +1847,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<PaymentMethodSpecificSettings>
         for super::PaymentMethodSpecificSettings {
@@ -1605,6 +1875,7 @@ pub mod types {
                     payment_method: value.payment_method?,
                     payment_receipt: value.payment_receipt?,
                     updated_plan: value.updated_plan?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1625,6 +1896,7 @@ pub mod types {
                     payment_method: Ok(value.payment_method),
                     payment_receipt: Ok(value.payment_receipt),
                     updated_plan: Ok(value.updated_plan),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1648,6 +1920,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for ShopAddress {
             #[inline]
@@ -1659,6 +1935,7 @@ pub mod types {
                     street: Err("no value supplied for street".to_string()),
                     street_additional: Ok(Default::default()),
                     street_number: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1743,6 +2020,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<ShopAddress> for super::ShopAddress {
             type Error = super::error::ConversionError;
@@ -1757,6 +2041,7 @@ pub mod types {
                     street: value.street?,
                     street_additional: value.street_additional?,
                     street_number: value.street_number?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1770,6 +2055,7 @@ pub mod types {
                     street: Ok(value.street),
                     street_additional: Ok(value.street_additional),
                     street_number: Ok(value.street_number),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1790,6 +2076,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for ShopConfiguration {
             #[inline]
@@ -1801,6 +2091,7 @@ pub mod types {
                     legal: Err("no value supplied for legal".to_string()),
                     name: Err("no value supplied for name".to_string()),
                     website: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1887,6 +2178,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<ShopConfiguration> for super::ShopConfiguration {
             type Error = super::error::ConversionError;
@@ -1901,6 +2199,7 @@ pub mod types {
                     legal: value.legal?,
                     name: value.name?,
                     website: value.website?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1914,6 +2213,7 @@ pub mod types {
                     legal: Ok(value.legal),
                     name: Ok(value.name),
                     website: Ok(value.website),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -2065,6 +2365,10 @@ pub mod types {
                 ::std::option::Option<super::EmailContact>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for ShopContacts {
             #[inline]
@@ -2075,6 +2379,7 @@ pub mod types {
                     fraud: Ok(Default::default()),
                     incident: Ok(Default::default()),
                     invoice_copy: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -2150,6 +2455,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<ShopContacts> for super::ShopContacts {
             type Error = super::error::ConversionError;
@@ -2163,6 +2475,7 @@ pub mod types {
                     fraud: value.fraud?,
                     incident: value.incident?,
                     invoice_copy: value.invoice_copy?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -2175,6 +2488,7 @@ pub mod types {
                     fraud: Ok(value.fraud),
                     incident: Ok(value.incident),
                     invoice_copy: Ok(value.invoice_copy),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -2213,6 +2527,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for ShopLegal {
             #[inline]
@@ -2231,6 +2549,7 @@ pub mod types {
                     ),
                     tax_number: Ok(Default::default()),
                     vat_id_number: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -2362,6 +2681,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<ShopLegal> for super::ShopLegal {
             type Error = super::error::ConversionError;
@@ -2379,6 +2705,7 @@ pub mod types {
                     registration_office: value.registration_office?,
                     tax_number: value.tax_number?,
                     vat_id_number: value.vat_id_number?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -2395,6 +2722,7 @@ pub mod types {
                     registration_office: Ok(value.registration_office),
                     tax_number: Ok(value.tax_number),
                     vat_id_number: Ok(value.vat_id_number),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -2420,6 +2748,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for SlangSettings {
             #[inline]
@@ -2430,6 +2762,7 @@ pub mod types {
                     name_format: Ok(Default::default()),
                     order: Ok(Default::default()),
                     salutation: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -2501,6 +2834,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<SlangSettings> for super::SlangSettings {
             type Error = super::error::ConversionError;
@@ -2514,6 +2854,7 @@ pub mod types {
                     name_format: value.name_format?,
                     order: value.order?,
                     salutation: value.salutation?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -2526,6 +2867,7 @@ pub mod types {
                     name_format: Ok(value.name_format),
                     order: Ok(value.order),
                     salutation: Ok(value.salutation),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -2543,6 +2885,10 @@ pub mod types {
                 ::std::option::Option<super::SlangSettings>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for SlangSettingsByLanguage {
             #[inline]
@@ -2551,6 +2897,7 @@ pub mod types {
                     de: Ok(Default::default()),
                     en: Ok(Default::default()),
                     nl: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -2588,6 +2935,13 @@ pub mod types {
                     .map_err(|e| format!("error converting supplied value for nl: {e}"));
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<SlangSettingsByLanguage>
         for super::SlangSettingsByLanguage {
@@ -2600,6 +2954,7 @@ pub mod types {
                     de: value.de?,
                     en: value.en?,
                     nl: value.nl?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -2611,6 +2966,7 @@ pub mod types {
                     de: Ok(value.de),
                     en: Ok(value.en),
                     nl: Ok(value.nl),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -2652,6 +3008,181 @@ pub mod types {
                 Self(value.into())
             }
         }
+    }
+    #[inline]
+    fn extra_members_of_branding_settings<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["highlight_color", "logo_position"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_correspondence_payment_method<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["payment_option", "transfer_type"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_correspondence_setting<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["shop_branding", "skip_sending"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_correspondence_settings<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &["branding_settings", "payment_method_specific", "slang"],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_customer_service_contact<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["email", "fax", "phone"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_email_contact<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["email"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_invoice_correspondence_setting<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["shop_branding", "skip_sending"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_payment_method_specific_settings<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "advance_notice",
+                    "advance_notice_sepa_update",
+                    "dunning_1",
+                    "dunning_2",
+                    "dunning_3",
+                    "initial_plan",
+                    "invoice",
+                    "order_confirmation",
+                    "payment_instruction",
+                    "payment_method",
+                    "payment_receipt",
+                    "updated_plan",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_shop_address<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "city",
+                    "country_code",
+                    "postal_code",
+                    "street",
+                    "street_additional",
+                    "street_number",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_shop_configuration<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "address",
+                    "contacts",
+                    "correspondence_settings",
+                    "legal",
+                    "name",
+                    "website",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_shop_contacts<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "customer_service",
+                    "data_protection",
+                    "fraud",
+                    "incident",
+                    "invoice_copy",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_shop_legal<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "board_chairman",
+                    "commercial_register_number",
+                    "designation_of_management",
+                    "legal_form",
+                    "managing_directors",
+                    "name",
+                    "registration_office",
+                    "tax_number",
+                    "vat_id_number",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_slang_settings<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &[
+                    "customer_service_contact",
+                    "formal_tone",
+                    "name_format",
+                    "order",
+                    "salutation",
+                ],
+                serializer,
+            )
+    }
+    #[inline]
+    fn extra_members_of_slang_settings_by_language<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["de", "en", "nl"], serializer)
     }
     /// `^#?([0-9A-Fa-f]{3}|[0-9A-Fa-f]{4}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$`, compiled by `cargo xtask generate`.
     static PATTERN_0: ::psi_runtime::Pattern = ::psi_runtime::Pattern::from_tables(

@@ -23,6 +23,17 @@ pub mod types {
         pub name: ::std::string::String,
         #[serde(rename = "taxId")]
         pub tax_id: TaxId,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_add_item_request"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl AddItemRequest {
         #[inline]
@@ -321,6 +332,17 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub update_stock: ::std::option::Option<bool>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_order_item_quantity"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl OrderItemQuantity {
         #[inline]
@@ -340,6 +362,17 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub update_stock: ::std::option::Option<bool>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_order_items_request"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl OrderItemsRequest {
         #[inline]
@@ -359,6 +392,17 @@ pub mod types {
             skip_serializing_if = "::std::option::Option::is_none"
         )]
         pub update_stock: ::std::option::Option<bool>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_order_items_request_v7"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl OrderItemsRequestV7 {
         #[inline]
@@ -412,6 +456,17 @@ pub mod types {
         ///Requested scope; `write` grants full write access.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub scope: ::std::option::Option<::std::string::String>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_platform_token_request"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl PlatformTokenRequest {
         #[inline]
@@ -515,6 +570,10 @@ pub mod types {
             >,
             name: ::std::result::Result<::std::string::String, ::std::string::String>,
             tax_id: ::std::result::Result<super::TaxId, ::std::string::String>,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for AddItemRequest {
             #[inline]
@@ -523,6 +582,7 @@ pub mod types {
                     gross_amount: Err("no value supplied for gross_amount".to_string()),
                     name: Err("no value supplied for name".to_string()),
                     tax_id: Err("no value supplied for tax_id".to_string()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -566,6 +626,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<AddItemRequest> for super::AddItemRequest {
             type Error = super::error::ConversionError;
@@ -577,6 +644,7 @@ pub mod types {
                     gross_amount: value.gross_amount?,
                     name: value.name?,
                     tax_id: value.tax_id?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -587,6 +655,7 @@ pub mod types {
                     gross_amount: Ok(value.gross_amount),
                     name: Ok(value.name),
                     tax_id: Ok(value.tax_id),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1073,6 +1142,10 @@ pub mod types {
                 ::std::option::Option<bool>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for OrderItemQuantity {
             #[inline]
@@ -1081,6 +1154,7 @@ pub mod types {
                     id: Ok(Default::default()),
                     quantity: Ok(Default::default()),
                     update_stock: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1124,6 +1198,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<OrderItemQuantity> for super::OrderItemQuantity {
             type Error = super::error::ConversionError;
@@ -1135,6 +1216,7 @@ pub mod types {
                     id: value.id?,
                     quantity: value.quantity?,
                     update_stock: value.update_stock?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1145,6 +1227,7 @@ pub mod types {
                     id: Ok(value.id),
                     quantity: Ok(value.quantity),
                     update_stock: Ok(value.update_stock),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1158,6 +1241,10 @@ pub mod types {
                 ::std::option::Option<bool>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for OrderItemsRequest {
             #[inline]
@@ -1165,6 +1252,7 @@ pub mod types {
                 Self {
                     items: Err("no value supplied for items".to_string()),
                     update_stock: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1195,6 +1283,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<OrderItemsRequest> for super::OrderItemsRequest {
             type Error = super::error::ConversionError;
@@ -1205,6 +1300,7 @@ pub mod types {
                 Ok(Self {
                     items: value.items?,
                     update_stock: value.update_stock?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1214,6 +1310,7 @@ pub mod types {
                 Self {
                     items: Ok(value.items),
                     update_stock: Ok(value.update_stock),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1227,6 +1324,10 @@ pub mod types {
                 ::std::option::Option<bool>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for OrderItemsRequestV7 {
             #[inline]
@@ -1234,6 +1335,7 @@ pub mod types {
                 Self {
                     items: Err("no value supplied for items".to_string()),
                     update_stock: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1264,6 +1366,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<OrderItemsRequestV7>
         for super::OrderItemsRequestV7 {
@@ -1275,6 +1384,7 @@ pub mod types {
                 Ok(Self {
                     items: value.items?,
                     update_stock: value.update_stock?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1284,6 +1394,7 @@ pub mod types {
                 Self {
                     items: Ok(value.items),
                     update_stock: Ok(value.update_stock),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1305,6 +1416,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for PlatformTokenRequest {
             #[inline]
@@ -1314,6 +1429,7 @@ pub mod types {
                     client_secret: Ok(Default::default()),
                     grant_type: Ok(Default::default()),
                     scope: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -1370,6 +1486,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<PlatformTokenRequest>
         for super::PlatformTokenRequest {
@@ -1383,6 +1506,7 @@ pub mod types {
                     client_secret: value.client_secret?,
                     grant_type: value.grant_type?,
                     scope: value.scope?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -1394,6 +1518,7 @@ pub mod types {
                     client_secret: Ok(value.client_secret),
                     grant_type: Ok(value.grant_type),
                     scope: Ok(value.scope),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -1526,6 +1651,45 @@ pub mod types {
                 Self(value.into())
             }
         }
+    }
+    #[inline]
+    fn extra_members_of_add_item_request<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["grossAmount", "name", "taxId"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_order_item_quantity<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["id", "quantity", "updateStock"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_order_items_request<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["items", "updateStock"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_order_items_request_v7<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members.serialize_beside(&["items", "updateStock"], serializer)
+    }
+    #[inline]
+    fn extra_members_of_platform_token_request<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &["client_id", "client_secret", "grant_type", "scope"],
+                serializer,
+            )
     }
     /// `^[0-9a-f]{32}$`, compiled by `cargo xtask generate`.
     static PATTERN_0: ::psi_runtime::Pattern = ::psi_runtime::Pattern::from_tables(

@@ -107,6 +107,17 @@ pub mod types {
         pub client_secret: ::psi_runtime::Secret,
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub grant_type: ::std::option::Option<GrantType>,
+        /// Members the document does not declare (yet), written after
+        /// the declared ones as given and never checked; a declared
+        /// name is refused when the body is written. Not read from
+        /// JSON. See [`::psi_runtime::ExtraMembers`].
+        #[serde(
+            flatten,
+            skip_deserializing,
+            serialize_with = "extra_members_of_token_request"
+        )]
+        #[cfg_attr(feature = "schemars", schemars(skip))]
+        pub extra_members: ::psi_runtime::ExtraMembers,
     }
     impl TokenRequest {
         #[inline]
@@ -154,6 +165,10 @@ pub mod types {
                 ::std::option::Option<super::GrantType>,
                 ::std::string::String,
             >,
+            extra_members: ::std::result::Result<
+                ::psi_runtime::ExtraMembers,
+                ::std::string::String,
+            >,
         }
         impl ::std::default::Default for TokenRequest {
             #[inline]
@@ -165,6 +180,7 @@ pub mod types {
                         "no value supplied for client_secret".to_string(),
                     ),
                     grant_type: Ok(Default::default()),
+                    extra_members: Ok(Default::default()),
                 }
             }
         }
@@ -221,6 +237,13 @@ pub mod types {
                     });
                 self
             }
+            /// Members the document does not declare (yet):
+            /// see [`::psi_runtime::ExtraMembers`].
+            #[inline]
+            pub fn extra_members(mut self, value: ::psi_runtime::ExtraMembers) -> Self {
+                self.extra_members = Ok(value);
+                self
+            }
         }
         impl ::std::convert::TryFrom<TokenRequest> for super::TokenRequest {
             type Error = super::error::ConversionError;
@@ -233,6 +256,7 @@ pub mod types {
                     client_id: value.client_id?,
                     client_secret: value.client_secret?,
                     grant_type: value.grant_type?,
+                    extra_members: value.extra_members?,
                 })
             }
         }
@@ -244,6 +268,7 @@ pub mod types {
                     client_id: Ok(value.client_id),
                     client_secret: Ok(value.client_secret),
                     grant_type: Ok(value.grant_type),
+                    extra_members: Ok(value.extra_members),
                 }
             }
         }
@@ -368,6 +393,17 @@ pub mod types {
                 Self(value.into())
             }
         }
+    }
+    #[inline]
+    fn extra_members_of_token_request<S: ::serde::Serializer>(
+        members: &::psi_runtime::ExtraMembers,
+        serializer: S,
+    ) -> ::std::result::Result<S::Ok, S::Error> {
+        members
+            .serialize_beside(
+                &["audience", "client_id", "client_secret", "grant_type"],
+                serializer,
+            )
     }
 }
 #[cfg(feature = "client")]

@@ -30,8 +30,8 @@ pub use client::{Client, ClientBuilder};
 pub use error::{Answer, Declined, DecodeError, Error, PreflightRefusal, UnexpectedStatus};
 pub use finding::Finding;
 pub use psi_runtime::{
-    http_client_builder, ConfigError, Credentials, Decimal, Environment, ParseDecimalError,
-    RetryPolicy, Secret, TokenError, TokenErrorKind,
+    http_client_builder, ConfigError, Credentials, Decimal, Environment, ExtraMembers,
+    ParseDecimalError, RetryPolicy, Secret, TokenError, TokenErrorKind,
 };
 
 /// The types every API shares (declines, currency and country codes),

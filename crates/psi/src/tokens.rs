@@ -50,6 +50,7 @@ impl Fetcher {
             client_id: self.credentials.client_id.clone(),
             client_secret: self.credentials.client_secret.clone(),
             grant_type: Some(psi_token::types::GrantType::ClientCredentials),
+            extra_members: Default::default(),
         };
         let response = self
             .token_server
@@ -78,6 +79,7 @@ impl Fetcher {
             client_secret: Some(credentials.client_secret.clone()),
             grant_type: Some("client_credentials".to_owned()),
             scope: Some("write".to_owned()),
+            extra_members: Default::default(),
         };
         let response = platform
             .get_platform_token()

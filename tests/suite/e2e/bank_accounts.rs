@@ -23,6 +23,7 @@ fn account(owner: &str, iban: &str, bic: Option<&str>) -> BankAccountStoreReques
         owner: owner.parse().expect("at most 1000 characters"),
         iban: iban.parse().expect("at most 50 characters"),
         bic: bic.map(|bic| bic.parse().expect("at most 50 characters")),
+        extra_members: Default::default(),
     }
 }
 

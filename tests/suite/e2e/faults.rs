@@ -79,6 +79,7 @@ async fn a_booking_is_not_sent_again_after_an_injected_503() {
             .transaction_id(&transaction)
             .body(psi::pay_later::types::PayLaterBookingRequest {
                 offer_id: "payl-1".into(),
+                extra_members: Default::default(),
             })
             .send()
     };
@@ -293,6 +294,7 @@ async fn book_first_offer(
         .transaction_id(transaction)
         .body(psi::pay_later::types::PayLaterBookingRequest {
             offer_id: "payl-1".to_owned(),
+            extra_members: Default::default(),
         })
         .send()
         .await

@@ -31,6 +31,7 @@ async fn book(
         .transaction_id(transaction_id)
         .body(PayLaterBookingRequest {
             offer_id: "payl-2".into(),
+            extra_members: Default::default(),
         })
         .send()
         .await
@@ -87,6 +88,7 @@ async fn a_bank_account_delete_answered_200_without_a_body_is_a_success() {
             owner: "Erika Mustermann".parse().unwrap(),
             iban: "DE89 3704 0044 0532 0130 00".parse().unwrap(),
             bic: None,
+            extra_members: Default::default(),
         })
         .send()
         .await
@@ -144,8 +146,10 @@ async fn a_storefront_delivery_answered_204_is_a_success() {
                 id: Some(TABLE.into()),
                 quantity: Some(1.into()),
                 update_stock: None,
+                extra_members: Default::default(),
             }],
             update_stock: None,
+            extra_members: Default::default(),
         })
         .send()
         .await

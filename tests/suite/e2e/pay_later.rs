@@ -24,6 +24,7 @@ async fn due_date(sandbox: &Sandbox, transaction_id: &str) -> NaiveDate {
 fn offer(offer_id: &str) -> PayLaterBookingRequest {
     PayLaterBookingRequest {
         offer_id: offer_id.to_owned(),
+        extra_members: Default::default(),
     }
 }
 

@@ -51,6 +51,7 @@ fn quantities(items: &[(&str, &str)]) -> Vec<OrderItemQuantity> {
             id: Some((*id).to_owned()),
             quantity: Some(dec(quantity)),
             update_stock: Some(true),
+            extra_members: Default::default(),
         })
         .collect()
 }
@@ -59,6 +60,7 @@ fn v6(items: &[(&str, &str)]) -> OrderItemsRequest {
     OrderItemsRequest {
         items: quantities(items),
         update_stock: None,
+        extra_members: Default::default(),
     }
 }
 
@@ -66,6 +68,7 @@ fn v7(items: &[(&str, &str)]) -> OrderItemsRequestV7 {
     OrderItemsRequestV7 {
         items: quantities(items),
         update_stock: None,
+        extra_members: Default::default(),
     }
 }
 
@@ -74,6 +77,7 @@ fn add(gross_amount: &str) -> AddItemRequest {
         gross_amount: dec(gross_amount),
         name: "Goodwill".to_owned(),
         tax_id: TAX_ID.parse().expect("a tax id"),
+        extra_members: Default::default(),
     }
 }
 

@@ -46,6 +46,7 @@ async fn book(server: &MockServer) -> psi::pay_later::types::PayLaterBookingOutc
         .transaction_id(TRANSACTION)
         .body(PayLaterBookingRequest {
             offer_id: "payl-2".into(),
+            extra_members: Default::default(),
         })
         .send()
         .await
@@ -110,6 +111,7 @@ async fn the_booking_goes_out_as_json_with_the_utf8_charset() {
             owner: "Max Mustermann".parse().unwrap(),
             iban: "DE89 3704 0044 0532 0130 00".parse().unwrap(),
             bic: None,
+            extra_members: Default::default(),
         })
         .send()
         .await
@@ -151,6 +153,7 @@ fn item() -> Vec<OrderItemQuantity> {
         id: Some("line-1".into()),
         quantity: Some(1.into()),
         update_stock: None,
+        extra_members: Default::default(),
     }]
 }
 
@@ -166,6 +169,7 @@ async fn storefront_item_operations_answered_204_are_successes() {
         .body(OrderItemsRequestV7 {
             items: item(),
             update_stock: None,
+            extra_members: Default::default(),
         })
         .send()
         .await
@@ -191,6 +195,7 @@ async fn storefront_item_operations_answered_204_are_successes() {
             .body(OrderItemsRequest {
                 items: item(),
                 update_stock: None,
+                extra_members: Default::default(),
             })
             .send()
             .await

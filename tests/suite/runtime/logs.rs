@@ -161,6 +161,7 @@ async fn store_bank_account(client: &psi::Client, iban: &str) -> Result<(), psi:
             owner: "Erika Mustermann".try_into().unwrap(),
             iban: iban.try_into().unwrap(),
             bic: None,
+            extra_members: Default::default(),
         })
         .send()
         .await

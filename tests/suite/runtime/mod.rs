@@ -2,6 +2,7 @@
 //! idempotency, pre-flight checks and logs.
 
 mod builders;
+mod extra_members;
 mod fidelity;
 mod http;
 mod logs;

@@ -157,6 +157,7 @@ async fn other_posts_are_not_sent_again_after_a_5xx() {
         .transaction_id(TRANSACTION)
         .body(psi::pay_later::types::PayLaterBookingRequest {
             offer_id: "payl-1".into(),
+            extra_members: Default::default(),
         })
         .send()
         .await
@@ -278,6 +279,7 @@ async fn invalid_input_is_rejected_before_anything_is_sent() {
             owner: "Erika Mustermann".try_into().unwrap(),
             iban: "DE89 3704 0044 0532 0130 01".try_into().unwrap(),
             bic: None,
+            extra_members: Default::default(),
         })
         .send()
         .await

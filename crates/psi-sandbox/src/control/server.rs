@@ -221,6 +221,7 @@ async fn store_transaction(State(state): State<AppState>, body: Bytes) -> Respon
         request: crate::state::StoredRequest::new(&psi_payment_page::types::SessionRequest {
             order_data: Some(new.order_data),
             url_data: None,
+            extra_members: Default::default(),
         }),
         payment_option: crate::state::label(
             new.payment_option

@@ -299,7 +299,10 @@ impl Day {
         let booking = pay_later
             .book_pay_later_offer()
             .transaction_id(transaction_id)
-            .body(psi::pay_later::types::PayLaterBookingRequest { offer_id })
+            .body(psi::pay_later::types::PayLaterBookingRequest {
+                offer_id,
+                extra_members: Default::default(),
+            })
             .send()
             .await?
             .into_inner();
@@ -328,6 +331,7 @@ impl Day {
                 owner: "Erika Mustermann".try_into()?,
                 iban: "DE89 3704 0044 0532 0130 00".try_into()?,
                 bic: Some("COBADEFFXXX".try_into()?),
+                extra_members: Default::default(),
             })
             .send()
             .await?
@@ -438,6 +442,7 @@ impl Day {
             gross_amount: "-5.50".parse()?,
             name: "Goodwill credit".to_owned(),
             tax_id: "0a1b2c3d4e5f60718293a4b5c6d7e8f9".try_into()?,
+            extra_members: Default::default(),
         };
         storefront
             .add_order_item_v7()

@@ -50,6 +50,7 @@ mod tests {
             bic: None,
             iban: iban.parse().expect("at most 50 characters"),
             owner: "Erika Mustermann".parse().expect("at most 1000 characters"),
+            extra_members: Default::default(),
         }
     }
 

@@ -260,6 +260,7 @@ mod tests {
                 tax_rate: amount("19"),
                 net_amount: amount("25.17"),
                 tax_amount: amount("4.80"),
+                extra_members: Default::default(),
             }],
             ..Default::default()
         }
@@ -293,6 +294,7 @@ mod tests {
                 tax_rate: amount("19"),
                 net_amount: amount("10"),
                 tax_amount: amount("1.90"),
+                extra_members: Default::default(),
             }],
             ..Default::default()
         }
@@ -384,6 +386,7 @@ mod tests {
             tax_rate: amount("0"),
             net_amount: amount("5"),
             tax_amount: amount("0"),
+            extra_members: Default::default(),
         });
         let request = session(vec![basket]);
         assert_eq!(check_session_request(&request), Ok(()));

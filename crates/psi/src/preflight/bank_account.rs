@@ -93,6 +93,7 @@ mod tests {
             bic: bic.map(|bic| bic.parse().expect("at most 50 characters")),
             iban: iban.parse().expect("at most 50 characters"),
             owner: "Erika Mustermann".parse().expect("at most 1000 characters"),
+            extra_members: Default::default(),
         }
     }
 

@@ -167,6 +167,7 @@ pub(crate) mod tests {
                 tax_rate: amount("19"),
                 net_amount: amount("36.8"),
                 tax_amount: amount("7"),
+                extra_members: Default::default(),
             }],
             ..Default::default()
         }

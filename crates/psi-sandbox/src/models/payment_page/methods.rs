@@ -139,6 +139,7 @@ mod tests {
         PaymentMethodRestriction {
             payment_option: option.map(str::to_owned),
             transfer_type: transfer.map(str::to_owned),
+            extra_members: Default::default(),
         }
     }
 

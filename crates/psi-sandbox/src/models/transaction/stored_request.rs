@@ -65,6 +65,7 @@ impl StoredRequest {
         let order_only = psi_payment_page::types::SessionRequest {
             order_data: request.order_data.clone(),
             url_data: None,
+            extra_members: Default::default(),
         };
         let json = serde_json::to_string(&order_only).expect("a session request serialises");
         Self::from_json(&json).expect("the compact form has a place for every schema field")

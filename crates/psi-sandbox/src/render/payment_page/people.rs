@@ -124,6 +124,7 @@ fn describe(delivery: &Delivery, text: &Text) -> (&'static str, String) {
                 street_addition: store.street_addition.clone(),
                 street_number: store.street_number.clone(),
                 zip_code: store.zip_code.clone(),
+                extra_members: Default::default(),
             }));
             (text.in_store_collect, lines(parts))
         }
@@ -160,6 +161,7 @@ fn describe(delivery: &Delivery, text: &Text) -> (&'static str, String) {
                 street_addition: shop.street_addition.clone(),
                 street_number: shop.street_number.clone(),
                 zip_code: shop.zip_code.clone(),
+                extra_members: Default::default(),
             }));
             (text.pick_up_shop, lines(parts))
         }

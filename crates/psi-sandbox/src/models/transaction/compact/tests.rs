@@ -10,6 +10,7 @@ fn order_only(request: &SessionRequest) -> SessionRequest {
     SessionRequest {
         order_data: request.order_data.clone(),
         url_data: None,
+        extra_members: Default::default(),
     }
 }
 
@@ -151,6 +152,7 @@ fn every_field_of_a_basket_has_a_place() {
         quantity: price("1"),
         tax_rate: price("10.0"),
         unit: text("e"),
+        extra_members: Default::default(),
     };
     let special_item = SpecialItem {
         article_number: text("f"),
@@ -164,11 +166,13 @@ fn every_field_of_a_basket_has_a_place() {
         quantity: price("1"),
         tax_rate: price("10"),
         unit: text("j"),
+        extra_members: Default::default(),
     };
     let vat = Vat {
         net_amount: price("3.00"),
         tax_amount: price("0.30"),
         tax_rate: price("10.00"),
+        extra_members: Default::default(),
     };
     let basket = ShopBasket {
         gross_amount: price("3.30"),
@@ -177,6 +181,7 @@ fn every_field_of_a_basket_has_a_place() {
         shop_transaction_id: text("l"),
         special_items: vec![special_item],
         vats: vec![vat],
+        extra_members: Default::default(),
     };
     let mut request = crate::demo::session_request("https://shop.example.com/webhook");
     request.order_data.as_mut().expect("an order").shop_baskets = vec![basket];
