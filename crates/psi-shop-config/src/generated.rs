@@ -597,7 +597,7 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopConfigurationError {
-        ///One array of error messages per field name.
+        ///One array per field name. The specification shows messages (strings); the elements are kept as any JSON value, strings or objects, so an answer with other elements is still this error body (docs/service-notes.md, Error bodies).
         #[serde(
             default,
             skip_serializing_if = ":: std :: collections :: HashMap::is_empty",
@@ -605,7 +605,7 @@ pub mod types {
         )]
         pub errors: ::std::collections::HashMap<
             ::std::string::String,
-            ::std::vec::Vec<::std::string::String>,
+            ::std::vec::Vec<::serde_json::Value>,
         >,
         ///What went wrong.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -1922,7 +1922,7 @@ pub mod types {
             errors: ::std::result::Result<
                 ::std::collections::HashMap<
                     ::std::string::String,
-                    ::std::vec::Vec<::std::string::String>,
+                    ::std::vec::Vec<::serde_json::Value>,
                 >,
                 ::std::string::String,
             >,
@@ -1947,7 +1947,7 @@ pub mod types {
                 T: ::std::convert::TryInto<
                     ::std::collections::HashMap<
                         ::std::string::String,
-                        ::std::vec::Vec<::std::string::String>,
+                        ::std::vec::Vec<::serde_json::Value>,
                     >,
                 >,
                 T::Error: ::std::fmt::Display,
