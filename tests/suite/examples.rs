@@ -111,3 +111,31 @@ fn snapshots_of_types_and_examples() {
         insta::assert_snapshot!(format!("{}__examples", api.name), rendered);
     }
 }
+
+/// The storefront module reads `updateStock` at the top level of an item
+/// body, never per item (docs/service-notes.md, Storefront module): every
+/// example of an item body shows it there and nowhere else.
+#[test]
+fn storefront_examples_show_update_stock_at_the_top_level() {
+    let mut item_bodies = 0;
+    for (pointer, schema, example) in examples(&document("storefront")) {
+        if !schema.starts_with("OrderItemsRequest") {
+            continue;
+        }
+        item_bodies += 1;
+        assert!(
+            example.get("updateStock").is_some_and(Value::is_boolean),
+            "{pointer}: updateStock at the top level"
+        );
+        for item in example["items"].as_array().expect("items") {
+            assert!(
+                item.get("updateStock").is_none(),
+                "{pointer}: no updateStock per item"
+            );
+        }
+    }
+    assert_eq!(
+        item_bodies, 6,
+        "deliver, cancel and return of both path sets"
+    );
+}

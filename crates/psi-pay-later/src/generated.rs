@@ -1093,7 +1093,7 @@ impl ClientHooks<::psi_runtime::Context> for &Client {}
 impl Client {
     /**Book a pay later offer
 
-Books the offer with the given `offer_id` (taken from the offers response) and postpones the due date of the transaction by the offer's number of days. Booking is offered only while the pay later status is AVAILABLE. A booked option can be withdrawn within 14 days of booking through channels outside this interface. The numeric success status is not shown by the specification; the provider's public documentation answers 200. Headers: `Authorization` (required; the bearer token) and `Content-Type: application/json;charset=UTF-8` (required).
+Books the offer with the given `offer_id` (taken from the offers response) and postpones the due date of the transaction by the offer's number of days. Booking is offered only while the pay later status is AVAILABLE. A booked option can be withdrawn within 14 days of booking through channels outside this interface. The numeric success status is not shown by the specification; the provider's public documentation answers 200. Headers: `Authorization` (required; the bearer token) and `Content-Type: application/json;charset=UTF-8` (required; the service also takes plain `application/json`, which the provider's own example sends).
 
 Sends a `POST` request to `/order/paylater/v1/{transaction_id}`
 
@@ -1112,7 +1112,7 @@ let response = client.book_pay_later_offer()
     }
     /**List the pay later offers of a transaction
 
-Returns the current due date of the transaction and the pay later offers, each postponing the due date by 14 to 150 days against a price. The `offer_id` of an offer is the input of the booking. Headers: `Authorization` (required; the bearer token) and `Content-Type` (required by the specification).
+Returns the current due date of the transaction and the pay later offers, each postponing the due date by 14 to 150 days against a price. The `offer_id` of an offer is the input of the booking. Offers exist only while the pay later status is AVAILABLE: for any other status (not an open invoice, already booked, withdrawn) the service answers 409. Headers: `Authorization` (required; the bearer token) and `Content-Type` (required by the specification).
 
 Sends a `GET` request to `/order/paylater/v1/{transaction_id}/offers`
 
@@ -1129,7 +1129,7 @@ let response = client.get_pay_later_offers()
     }
     /**Read the pay later status of a transaction
 
-Returns whether pay later can be booked for the transaction (AVAILABLE), cannot be booked (NOT_AVAILABLE), has been booked (ALREADY_BOOKED) or has been booked and then withdrawn (ALREADY_WITHDRAWN). For the last two the booking is returned as well. Headers: `Authorization` (required; the bearer token) and `Content-Type` (required by the specification).
+Returns whether pay later can be booked for the transaction (AVAILABLE), cannot be booked (NOT_AVAILABLE), has been booked (ALREADY_BOOKED) or has been booked and then withdrawn (ALREADY_WITHDRAWN). For the last two the booking is returned as well. Every status is a success here, NOT_AVAILABLE included (only an open-invoice transaction can be AVAILABLE); the offers read and the booking answer 409 instead. Headers: `Authorization` (required; the bearer token) and `Content-Type` (required by the specification).
 
 Sends a `GET` request to `/order/paylater/v1/{transaction_id}/status`
 
@@ -1348,7 +1348,9 @@ pub mod builder {
                 request_media_type: ::std::option::Option::None,
                 optional_body: true,
                 comma_separated_query: &[],
-                declared_errors: &[400, 401, 404, 405, 406, 413, 414, 415, 431, 500],
+                declared_errors: &[
+                    400, 401, 404, 405, 406, 409, 413, 414, 415, 431, 500,
+                ],
                 refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<

@@ -709,7 +709,7 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ShopConfigurationError {
-        ///One array of error messages per field name.
+        ///One array per field name. The specification shows messages (strings); the elements are kept as any JSON value, strings or objects, so an answer with other elements is still this error body (docs/service-notes.md, Error bodies).
         #[serde(
             default,
             skip_serializing_if = ":: std :: collections :: HashMap::is_empty",
@@ -717,7 +717,7 @@ pub mod types {
         )]
         pub errors: ::std::collections::HashMap<
             ::std::string::String,
-            ::std::vec::Vec<::std::string::String>,
+            ::std::vec::Vec<::serde_json::Value>,
         >,
         ///What went wrong.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
@@ -2222,7 +2222,7 @@ pub mod types {
             errors: ::std::result::Result<
                 ::std::collections::HashMap<
                     ::std::string::String,
-                    ::std::vec::Vec<::std::string::String>,
+                    ::std::vec::Vec<::serde_json::Value>,
                 >,
                 ::std::string::String,
             >,
@@ -2247,7 +2247,7 @@ pub mod types {
                 T: ::std::convert::TryInto<
                     ::std::collections::HashMap<
                         ::std::string::String,
-                        ::std::vec::Vec<::std::string::String>,
+                        ::std::vec::Vec<::serde_json::Value>,
                     >,
                 >,
                 T::Error: ::std::fmt::Display,

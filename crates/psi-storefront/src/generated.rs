@@ -233,7 +233,7 @@ pub mod types {
             Self(value)
         }
     }
-    ///Answer of the module: 6.x answers 200 with this body even when the payment service refused the operation, so the caller must check `success`; it is also the error body (6.x 400 for an unknown order; 7.x 404, 400 and 500 with success false).
+    ///Answer of the module: 6.x answers 200 with this body even when the payment service refused the operation, so the caller must check `success`; it is also the error body (400 for an unknown order on deliver, cancel and return/refund and on 6.x load; 404 on 7.x info and addItem; 7.x 400 and 500 with success false).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct ModuleResult {
@@ -316,17 +316,17 @@ pub mod types {
                 })
         }
     }
-    ///An order item and the quantity concerned. The specification lists `id`, `quantity` and `updateStock` without marking any of them required, so all three are optional here.
+    ///An order item and the quantity concerned. The specification lists `id`, `quantity` and `updateStock` without marking any of them required, so all three are optional here. The module drops a line whose quantity is 0 or less, keeps the last quantity of a repeated id, and reads `updateStock` at the top level of the body, not here (provider's published module source).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderItemQuantity {
         ///Item identifier (the order line item id, or `shipping`).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub id: ::std::option::Option<::std::string::String>,
-        ///Quantity concerned.
+        ///Quantity concerned. A line with a quantity of 0 or less (or none) is dropped by the module.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub quantity: ::std::option::Option<::psi_runtime::Decimal>,
-        ///Whether to update the stock for this item.
+        ///Whether to update the stock for this item. Accepted for compatibility; the module reads only the body's top-level `updateStock`.
         #[serde(
             rename = "updateStock",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -350,13 +350,13 @@ pub mod types {
             Default::default()
         }
     }
-    ///Body of deliver, cancel and return (6.x and below): the order items and quantities concerned. `items` is required: the specification gives these operations' request body as `items[]` (specification, Endpoints). It may also carry a top-level `updateStock`: one module version reads it there, and the field notes do not say which (provider's public API documentation).
+    ///Body of deliver, cancel and return (6.x and below): the order items and quantities concerned. `items` is required: the specification gives these operations' request body as `items[]` (specification, Endpoints). The module reads `updateStock` at the top level of the body, not per item; it keeps the last quantity of a repeated item id and drops a line with a quantity of 0 or less (provider's published module source).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderItemsRequest {
         ///The order items and their quantities.
         pub items: ::std::vec::Vec<OrderItemQuantity>,
-        ///Whether to update the stock, at the top level of the body (read there by one module version; others read it per item).
+        ///Whether to update the stock. Read here, at the top level of the body, by every module version (provider's published module source).
         #[serde(
             rename = "updateStock",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -380,13 +380,13 @@ pub mod types {
             Default::default()
         }
     }
-    ///Body of deliver, cancel and refund (7.x and above). The specification does not show this body; it is modelled as the 6.x item list plus an optional top-level `updateStock`, because one module version reads updateStock at the top level of the body instead of per item. `items` is required and must not be empty: module 7.x answers 400 for an empty item list (provider's public API documentation).
+    ///Body of deliver, cancel and refund (7.x and above). The specification does not show this body; it is modelled as the 6.x item list plus the top-level `updateStock`, where the module reads it; the module keeps the last quantity of a repeated item id and drops a line with a quantity of 0 or less (provider's published module source). `items` is required and must not be empty: module 7.x answers 400 for an empty item list (provider's public API documentation).
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct OrderItemsRequestV7 {
-        ///The order items and their quantities. Must not be empty: module 7.x answers 400 for an empty list (provider's public documentation, docs/service-notes.md).
+        ///The order items and their quantities. Must not be empty: module 7.x answers 400 for an empty list, and for a list with no line left once the lines with a quantity of 0 or less are dropped (docs/service-notes.md).
         pub items: ::std::vec::Vec<OrderItemQuantity>,
-        ///Whether to update the stock, at the top level of the body (read there by one module version; others read it per item).
+        ///Whether to update the stock. Read here, at the top level of the body, by every module version (provider's published module source).
         #[serde(
             rename = "updateStock",
             skip_serializing_if = "::std::option::Option::is_none"
@@ -1858,7 +1858,7 @@ let response = client.add_order_item_v7()
     }
     /**Cancel order items (7.x and above)
 
-Cancels the given quantities of order items. The specification does not show this body; it is modelled as the 6.x item list plus an optional top-level `updateStock` (one module version reads it there). Answers 204 on success, 400 for an empty item list, 500 with `{success: false, message}` when the payment service refused. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
+Cancels the given quantities of order items. The specification does not show this body; it is modelled as the 6.x item list plus the top-level `updateStock` the module reads. The module keeps the last quantity of a repeated item id and drops a line with a quantity of 0 or less. Answers 204 on success, 400 for an unknown order or when no item is left, 500 with `{success: false, message}` when the payment service refused (provider's published module source). Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
 
 Sends a `POST` request to `/_action/order/{orderId}/gateway/cancel`
 
@@ -1877,7 +1877,7 @@ let response = client.cancel_order_items_v7()
     }
     /**Report the delivery of order items (7.x and above)
 
-Reports the delivery of the given quantities of order items. The specification does not show this body; it is modelled as the 6.x item list plus an optional top-level `updateStock` (one module version reads it there). Answers 204 on success, 400 for an empty item list, 500 with `{success: false, message}` when the payment service refused. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
+Reports the delivery of the given quantities of order items. The specification does not show this body; it is modelled as the 6.x item list plus the top-level `updateStock` the module reads. The module keeps the last quantity of a repeated item id and drops a line with a quantity of 0 or less. Answers 204 on success, 400 for an unknown order or when no item is left, 500 with `{success: false, message}` when the payment service refused (provider's published module source). Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
 
 Sends a `POST` request to `/_action/order/{orderId}/gateway/deliver`
 
@@ -1913,7 +1913,7 @@ let response = client.get_order_info()
     }
     /**Refund returned order items (7.x and above)
 
-Reports the return (refund) of the given quantities of order items. The specification does not show this body; it is modelled as the 6.x item list plus an optional top-level `updateStock` (one module version reads it there). Answers 204 on success, 400 for an empty item list, 500 with `{success: false, message}` when the payment service refused. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
+Reports the return (refund) of the given quantities of order items. The specification does not show this body; it is modelled as the 6.x item list plus the top-level `updateStock` the module reads. The module keeps the last quantity of a repeated item id and drops a line with a quantity of 0 or less. Answers 204 on success, 400 for an unknown order or when no item is left, 500 with `{success: false, message}` when the payment service refused (provider's published module source). Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
 
 Sends a `POST` request to `/_action/order/{orderId}/gateway/refund`
 
@@ -1932,7 +1932,7 @@ let response = client.refund_order_items_v7()
     }
     /**Add a debit or credit item (6.x and below)
 
-Adds a debit (positive grossAmount) or credit (negative grossAmount) line item to the order. Precondition: at least one order item has been marked as shipped and not returned. The specification says "no content"; module 6.x answers 200 with `{success, message}` even when the payment service refused the operation, so the caller must check `success`. 400 for an unknown order. Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
+Adds a debit (positive grossAmount) or credit (negative grossAmount) line item to the order. Precondition: at least one order item has been marked as shipped and not returned. The specification says "no content"; module 6.x answers 200 with `{success, message}` even when the payment service refused the operation, so the caller must check `success`. 404 for an unknown order (module 6.1; before it, 200 with success false), 400 for a malformed request (provider's published module source). Requires `Authorization: Bearer <ACCESS_TOKEN>` (platform token, scope `write`) and `Content-Type: application/json`.
 
 Sends a `POST` request to `/gateway/order-management/addItem/{orderId}`
 

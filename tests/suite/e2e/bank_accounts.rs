@@ -509,3 +509,44 @@ async fn a_partner_profile_of_someone_else_is_401_on_every_operation() {
         .await
         .expect("the caller's own profile still works");
 }
+
+/// A BIC is compared without regard to case and spaces: psi's pre-flight
+/// sends a lower-case or grouped BIC, and the sandbox stores it (as sent).
+#[tokio::test]
+async fn a_bic_in_lower_case_or_with_spaces_is_sent_and_stored() {
+    let (sandbox, client) = sandbox().await;
+    for (buyer, bic) in [
+        ("buyer-lower", "cobadeffxxx"),
+        ("buyer-spaced", "COBA DE FF XXX"),
+        ("buyer-both", " coba deff "),
+    ] {
+        stored(&client, buyer, account("Erika Mustermann", IBAN, Some(bic))).await;
+        let read = read(&client, PARTNER, buyer)
+            .await
+            .expect("read")
+            .into_inner();
+        let BankAccountReadResponse::Variant0(list) = read else {
+            panic!("a list")
+        };
+        assert_eq!(list.0[0].bic.as_ref().map(|b| b.as_str()), Some(bic));
+    }
+
+    // The sandbox on its own, over plain HTTP.
+    let token = client.token(psi::Api::BankAccounts).await.expect("a token");
+    let answer = reqwest::Client::new()
+        .post(format!(
+            "{}/shop/consumer/v1/partners/{PARTNER}/consumer/buyer-http/bank-accounts",
+            sandbox.url()
+        ))
+        .bearer_auth(token.expose())
+        .json(&json!({"owner": "Erika Mustermann", "iban": IBAN, "bic": "coba DEFF"}))
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(
+        answer.status().as_u16(),
+        201,
+        "{}",
+        answer.text().await.unwrap()
+    );
+}

@@ -150,15 +150,18 @@ async fn the_stated_media_type_gets_past_the_check_in_any_spelling() {
     }
 }
 
+/// The document states `application/json;charset=UTF-8` (psi sends that),
+/// and the provider's own example sends plain `application/json`: the
+/// sandbox books with either; only a non-JSON media type is 415.
 #[tokio::test]
-async fn the_booking_refuses_json_without_the_utf8_charset() {
+async fn the_booking_takes_json_with_or_without_the_utf8_charset() {
     let (sandbox, client) = super::sandbox().await;
     let operations = operations(&sandbox, &client).await;
     let booking = operations
         .iter()
         .find(|operation| operation.name == "bookPayLaterOffer")
         .unwrap();
-    let (status, body) = send(booking, "application/json").await;
+    let (status, body) = send(booking, "text/plain").await;
     assert_eq!(status, 415, "{body}");
     let decline: Value = serde_json::from_str(&body).unwrap();
     assert_eq!(
@@ -169,7 +172,22 @@ async fn the_booking_refuses_json_without_the_utf8_charset() {
         decline["decline"]["invalid_fields"][0],
         json!({"json_path": "Content-Type", "message": "Content-Type must be application/json;charset=UTF-8"})
     );
-    // Nothing was booked: the status is still AVAILABLE.
-    let (status, body) = send(booking, "application/json;charset=UTF-8").await;
+    // Nothing was booked: plain application/json books.
+    let (status, body) = send(booking, "application/json").await;
+    assert_eq!(status, 200, "{body}");
+    let booked: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(booked["delta_due_date"], 14);
+
+    // A second transaction, booked with the documented type.
+    let transaction = super::completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
+    let documented = Operation {
+        url: format!("{}/order/paylater/v1/{transaction}", sandbox.url()),
+        method: booking.method.clone(),
+        name: booking.name,
+        token: booking.token.clone(),
+        body: booking.body.clone(),
+        expected: booking.expected,
+    };
+    let (status, body) = send(&documented, "application/json;charset=UTF-8").await;
     assert_eq!(status, 200, "{body}");
 }

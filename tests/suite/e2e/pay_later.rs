@@ -70,6 +70,18 @@ async fn offers(
         .into_inner()
 }
 
+async fn offers_result(
+    client: &psi::Client,
+    transaction_id: &str,
+) -> Result<ResponseValue<psi::pay_later::types::PayLaterOffersResponse>, Error<DeclineResponse>> {
+    client
+        .pay_later()
+        .get_pay_later_offers()
+        .transaction_id(transaction_id)
+        .send()
+        .await
+}
+
 /// The status and the decoded decline of an error answer.
 fn content_type<T>(response: &ResponseValue<T>) -> &str {
     response.headers()["content-type"]
@@ -203,16 +215,11 @@ async fn booking_moves_the_due_date_and_the_status_to_already_booked() {
     assert_eq!(shown.booking_timestamp, Some(booked_at));
     assert_eq!(shown.withdrawal_date, None);
 
-    let after = offers(&client, &transaction_id).await;
-    assert_eq!(
-        after.current_due_date, booking.new_due_date,
-        "offers start from the moved due date"
-    );
-    psi::preflight::check_offers(&after).expect("offers still add up");
-    assert!(after
-        .pay_later_offers
-        .iter()
-        .all(|o| o.available == Some(PayLaterOfferAvailability::NotAvailable)));
+    // Once booked, the offers read is a conflict, as the booking is.
+    let (code, decline) = declined(offers_result(&client, &transaction_id).await);
+    assert_eq!(code, 409);
+    assert_eq!(decline.category, Some(DeclineCategory::Conflict));
+    assert_eq!(decline.reasons, ["PAY_LATER_ALREADY_BOOKED"]);
 }
 
 #[tokio::test]
@@ -235,25 +242,72 @@ async fn a_booked_transaction_cannot_be_booked_again() {
     );
 }
 
+/// Not available: the status read answers 200 with NOT_AVAILABLE, the
+/// offers read and the booking 409 (category CONFLICT), and nothing moves.
+async fn assert_not_available(sandbox: &Sandbox, client: &psi::Client, transaction_id: &str) {
+    let due = due_date(sandbox, transaction_id).await;
+    let status = status(client, transaction_id).await;
+    assert_eq!(status.pay_later_status, Some(PayLaterStatus::NotAvailable));
+    assert_eq!(status.booking, None);
+
+    let (code, decline) = declined(offers_result(client, transaction_id).await);
+    assert_eq!(code, 409, "the offers read");
+    assert_eq!(decline.category, Some(DeclineCategory::Conflict));
+    assert_eq!(decline.reasons, ["PAY_LATER_NOT_AVAILABLE"]);
+
+    let (code, decline) = declined(book(client, transaction_id, "payl-1").await);
+    assert_eq!(code, 409, "the booking");
+    assert_eq!(decline.category, Some(DeclineCategory::Conflict));
+    assert_eq!(decline.reasons, ["PAY_LATER_NOT_AVAILABLE"]);
+    assert_eq!(due_date(sandbox, transaction_id).await, due);
+}
+
 #[tokio::test]
 async fn a_transaction_that_is_not_an_open_invoice_is_not_available() {
     let (sandbox, client) = sandbox().await;
-    let transaction_id = completed_transaction(&sandbox, &client, "DIRECT_DEBIT").await;
+    for payment_option in ["PREPAYMENT", "INSTALMENT"] {
+        let transaction_id = completed_transaction(&sandbox, &client, payment_option).await;
+        assert_not_available(&sandbox, &client, &transaction_id).await;
+    }
+}
 
-    let status = status(&client, &transaction_id).await;
-    assert_eq!(status.pay_later_status, Some(PayLaterStatus::NotAvailable));
-    assert_eq!(status.booking, None);
-    let offers = offers(&client, &transaction_id).await;
-    assert!(!offers.pay_later_offers.is_empty());
-    assert!(offers
-        .pay_later_offers
-        .iter()
-        .all(|o| o.available == Some(PayLaterOfferAvailability::NotAvailable)));
+/// The hosted page stores a direct debit as payment_option OPEN_INVOICE with
+/// transfer_type DIRECT_DEBIT: not an open invoice, so no pay later.
+#[tokio::test]
+async fn a_transaction_paid_by_direct_debit_is_not_available() {
+    let (sandbox, client) = sandbox().await;
+    let session = client
+        .payment_page()
+        .create_session()
+        .body(super::session_request("http://127.0.0.1:9/unused-webhook"))
+        .send()
+        .await
+        .expect("the session is created")
+        .into_inner();
+    let session_id = session.session_id.expect("a session id");
+    let completed = sandbox
+        .control()
+        .post(
+            &format!("sessions/{session_id}/complete"),
+            json!({"payment_option": "OPEN_INVOICE", "transfer_type": "DIRECT_DEBIT"}),
+        )
+        .await
+        .expect("the buyer pays by direct debit");
+    let transaction_id = completed["transaction_id"].as_str().unwrap().to_owned();
+    let stored = sandbox
+        .control()
+        .transaction(&transaction_id)
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            stored.payment_option.as_str(),
+            stored.transfer_type.as_str()
+        ),
+        ("OPEN_INVOICE", "DIRECT_DEBIT")
+    );
 
-    let (status, decline) = declined(book(&client, &transaction_id, "payl-1").await);
-    assert_eq!(status, 409);
-    assert_eq!(decline.category, Some(DeclineCategory::Conflict));
-    assert_eq!(decline.reasons, ["PAY_LATER_NOT_AVAILABLE"]);
+    assert_not_available(&sandbox, &client, &transaction_id).await;
 }
 
 #[tokio::test]
@@ -393,6 +447,10 @@ async fn a_withdrawal_within_14_days_ends_in_already_withdrawn() {
 
     let (code, decline) = declined(book(&client, &transaction_id, "payl-1").await);
     assert_eq!(code, 409);
+    assert_eq!(decline.reasons, ["PAY_LATER_ALREADY_WITHDRAWN"]);
+    let (code, decline) = declined(offers_result(&client, &transaction_id).await);
+    assert_eq!(code, 409, "the offers read of a withdrawn booking");
+    assert_eq!(decline.category, Some(DeclineCategory::Conflict));
     assert_eq!(decline.reasons, ["PAY_LATER_ALREADY_WITHDRAWN"]);
     let again = sandbox
         .control()

@@ -4,10 +4,10 @@
 
 use super::{completed_transaction, sandbox};
 use psi::storefront::types::{
-    AddItemRequest, LoadData, LoadItem, LoadItemPosition, ModuleResult, OrderItemQuantity,
-    OrderItemsRequest, OrderItemsRequestV7,
+    AddItemRequest, LoadData, LoadItem, LoadItemPosition, ModuleOutcome, ModuleResult,
+    OrderItemQuantity, OrderItemsRequest, OrderItemsRequestV7,
 };
-use psi::storefront::Error;
+use psi::storefront::{Error, ResponseValue};
 use psi_runtime::Decimal;
 use psi_sandbox::Sandbox;
 use serde_json::json;
@@ -292,11 +292,9 @@ async fn refusals_6x_answer_200_with_success_false_and_change_nothing() {
         v6(&[(TABLE, "3")]),
         // The lamp is within its open quantity, the table is not: all or nothing.
         v6(&[(LAMP, "1"), (TABLE, "3")]),
-        // Repeated ids add up: 2 + 1 exceeds the 2 ordered.
-        v6(&[(TABLE, "2"), (TABLE, "1")]),
+        // A repeated id keeps its last quantity: 3 exceeds the 2 ordered.
+        v6(&[(TABLE, "1"), (TABLE, "3")]),
         v6(&[("not-a-line", "1")]),
-        v6(&[(TABLE, "0")]),
-        v6(&[]),
     ];
     for body in refused {
         let answer = storefront
@@ -374,6 +372,162 @@ async fn refusals_7x_answer_500_and_change_nothing() {
         "nothing delivered, nothing to refund"
     );
     assert_eq!(info_list(&storefront).await, before);
+}
+
+/// Each operation of a path set with `items`, sent to `order`.
+async fn item_operations_6x(
+    storefront: &psi::storefront::Client,
+    order: &str,
+    body: OrderItemsRequest,
+) -> Vec<Result<ResponseValue<ModuleOutcome>, Error<ModuleResult>>> {
+    vec![
+        storefront
+            .deliver_order_items()
+            .order_id(order)
+            .body(body.clone())
+            .send()
+            .await,
+        storefront
+            .cancel_order_items()
+            .order_id(order)
+            .body(body.clone())
+            .send()
+            .await,
+        storefront
+            .return_order_items()
+            .order_id(order)
+            .body(body)
+            .send()
+            .await,
+    ]
+}
+
+async fn item_operations_7x(
+    storefront: &psi::storefront::Client,
+    order: &str,
+    body: OrderItemsRequestV7,
+) -> Vec<Result<ResponseValue<ModuleOutcome>, Error<ModuleResult>>> {
+    vec![
+        storefront
+            .deliver_order_items_v7()
+            .order_id(order)
+            .body(body.clone())
+            .send()
+            .await,
+        storefront
+            .cancel_order_items_v7()
+            .order_id(order)
+            .body(body.clone())
+            .send()
+            .await,
+        storefront
+            .refund_order_items_v7()
+            .order_id(order)
+            .body(body)
+            .send()
+            .await,
+    ]
+}
+
+/// The module drops a line whose quantity is 0 or less before asking the
+/// payment service: the other lines go through, in both path sets.
+#[tokio::test]
+async fn a_line_with_a_quantity_of_0_or_less_is_dropped() {
+    let (_sandbox, _client, storefront) = seeded().await;
+    let deliver = storefront
+        .deliver_order_items()
+        .order_id(ORDER)
+        .body(v6(&[(TABLE, "1"), (LAMP, "0")]))
+        .send()
+        .await
+        .expect("6.x delivers the table");
+    assert_eq!(deliver.status().as_u16(), 200);
+    let items: Vec<LoadItem> = load_map(&storefront).await.into_values().collect();
+    assert_eq!(
+        counters(position_of(&items, TABLE)),
+        counts(["1", "0", "0", "1", "1", "1"])
+    );
+    assert_eq!(
+        counters(position_of(&items, LAMP)),
+        counts(["0", "0", "0", "1", "1", "0"])
+    );
+
+    let deliver = storefront
+        .deliver_order_items_v7()
+        .order_id(ORDER)
+        .body(v7(&[(LAMP, "-1"), (TABLE, "1")]))
+        .send()
+        .await
+        .expect("7.x delivers the second table");
+    assert_eq!(deliver.status().as_u16(), 204);
+    let items = info_list(&storefront).await;
+    assert_eq!(
+        counters(position_of(&items, TABLE)),
+        counts(["2", "0", "0", "0", "0", "2"])
+    );
+    assert_eq!(
+        counters(position_of(&items, LAMP)),
+        counts(["0", "0", "0", "1", "1", "0"])
+    );
+
+    // Nothing left once they are dropped: 6.x success false, 7.x 400.
+    for answer in item_operations_6x(&storefront, ORDER, v6(&[(LAMP, "0"), (LAMP, "-2")])).await {
+        let (status, body) = module_error(answer);
+        assert_eq!((status, body.success), (200, Some(false)));
+    }
+    for answer in item_operations_7x(&storefront, ORDER, v7(&[(LAMP, "0")])).await {
+        let (status, body) = module_error(answer);
+        assert_eq!(
+            (status, body.success, body.message.as_deref()),
+            (400, Some(false), Some("No items given."))
+        );
+    }
+    assert_eq!(
+        counters(position_of(&info_list(&storefront).await, LAMP))[0],
+        dec("0")
+    );
+}
+
+/// The module keys the lines by id: a repeated id keeps its last quantity.
+#[tokio::test]
+async fn a_repeated_item_id_keeps_its_last_quantity() {
+    let (_sandbox, _client, storefront) = seeded().await;
+    storefront
+        .deliver_order_items()
+        .order_id(ORDER)
+        .body(v6(&[(TABLE, "2"), (TABLE, "1")]))
+        .send()
+        .await
+        .expect("6.x delivers one table, the last quantity");
+    let items = info_list(&storefront).await;
+    assert_eq!(
+        counters(position_of(&items, TABLE)),
+        counts(["1", "0", "0", "1", "1", "1"])
+    );
+
+    storefront
+        .cancel_order_items_v7()
+        .order_id(ORDER)
+        .body(v7(&[(TABLE, "5"), (TABLE, "1")]))
+        .send()
+        .await
+        .expect("7.x cancels one table, the last quantity");
+    let items = info_list(&storefront).await;
+    assert_eq!(
+        counters(position_of(&items, TABLE)),
+        counts(["1", "1", "0", "0", "0", "1"])
+    );
+
+    // A last quantity of 0 drops the line, whatever came before.
+    let (status, _) = module_error(
+        storefront
+            .refund_order_items_v7()
+            .order_id(ORDER)
+            .body(v7(&[(TABLE, "1"), (TABLE, "0")]))
+            .send()
+            .await,
+    );
+    assert_eq!(status, 400);
 }
 
 #[tokio::test]
@@ -554,8 +708,11 @@ async fn add_item_7x_is_400_before_delivery_204_after_and_500_when_refused() {
     assert_eq!(info_list(&storefront).await.len(), 4);
 }
 
+/// As the module's source answers: load 400 (6.x), info 404 (7.x);
+/// deliver, cancel and return/refund 400 in both path sets; addItem 404 in
+/// both.
 #[tokio::test]
-async fn an_unknown_order_is_400_in_6x_and_404_in_7x() {
+async fn an_unknown_order_is_400_except_on_info_and_add_item() {
     let (_sandbox, _client, storefront) = seeded().await;
     let expected = format!("Order {UNKNOWN_ORDER} not found");
     let (status, body) = module_error(
@@ -569,35 +726,6 @@ async fn an_unknown_order_is_400_in_6x_and_404_in_7x() {
         (status, body.success, body.message),
         (400, Some(false), Some(expected.clone()))
     );
-    for result in [
-        storefront
-            .deliver_order_items()
-            .order_id(UNKNOWN_ORDER)
-            .body(v6(&[(TABLE, "1")]))
-            .send()
-            .await,
-        storefront
-            .cancel_order_items()
-            .order_id(UNKNOWN_ORDER)
-            .body(v6(&[(TABLE, "1")]))
-            .send()
-            .await,
-        storefront
-            .return_order_items()
-            .order_id(UNKNOWN_ORDER)
-            .body(v6(&[(TABLE, "1")]))
-            .send()
-            .await,
-        storefront
-            .add_order_item()
-            .order_id(UNKNOWN_ORDER)
-            .body(add("1"))
-            .send()
-            .await,
-    ] {
-        assert_eq!(module_error(result).0, 400);
-    }
-
     let (status, body) = module_error(
         storefront
             .get_order_info()
@@ -605,20 +733,34 @@ async fn an_unknown_order_is_400_in_6x_and_404_in_7x() {
             .send()
             .await,
     );
-    assert_eq!((status, body.message), (404, Some(expected)));
-    // The 7.x POSTs declare the 404 with the module's body.
-    match storefront
-        .deliver_order_items_v7()
-        .order_id(UNKNOWN_ORDER)
-        .body(v7(&[(TABLE, "1")]))
-        .send()
-        .await
-    {
-        Err(Error::Declined(response)) => {
-            assert_eq!(response.status, 404);
-            assert_eq!(response.body.success, Some(false));
-        }
-        other => panic!("expected a declared 404, got {other:?}"),
+    assert_eq!((status, body.message), (404, Some(expected.clone())));
+
+    let mut answers = item_operations_6x(&storefront, UNKNOWN_ORDER, v6(&[(TABLE, "1")])).await;
+    answers.extend(item_operations_7x(&storefront, UNKNOWN_ORDER, v7(&[(TABLE, "1")])).await);
+    for answer in answers {
+        let (status, body) = module_error(answer);
+        assert_eq!(
+            (status, body.success, body.message),
+            (400, Some(false), Some(expected.clone()))
+        );
+    }
+
+    for answer in [
+        storefront
+            .add_order_item()
+            .order_id(UNKNOWN_ORDER)
+            .body(add("1"))
+            .send()
+            .await,
+        storefront
+            .add_order_item_v7()
+            .order_id(UNKNOWN_ORDER)
+            .body(add("1"))
+            .send()
+            .await,
+    ] {
+        let (status, body) = module_error(answer);
+        assert_eq!((status, body.success), (404, Some(false)));
     }
 }
 

@@ -302,3 +302,55 @@ async fn an_answer_with_a_value_outside_its_format_decodes_as_received() {
     // What psi sends is still checked: the same text is not a currency code to build.
     assert!("978".parse::<psi::common::CurrencyCode>().is_err());
 }
+
+/// The shop configuration's 400 holds one array per field whose elements
+/// are any JSON, strings or objects: such an answer is the declared error
+/// body (a decline), never an unexpected status.
+#[tokio::test]
+async fn a_shop_configuration_400_with_objects_in_its_errors_is_declined() {
+    let at = "/v2/partners/partner-1/shops/shop-1";
+    let answer = json!({
+        "message": "invalid",
+        "errors": {"name": [{"code": "x"}], "address.city": ["required"]}
+    });
+    let server = server_answering(
+        "PUT",
+        at,
+        ResponseTemplate::new(400).set_body_json(answer.clone()),
+    )
+    .await;
+    let url = server.uri();
+    let client = psi::Client::builder()
+        .environment(
+            psi::Environment::new(&url, &url, &url)
+                .and_then(|environment| environment.with_shop_config(&url, &url))
+                .unwrap(),
+        )
+        .credentials(psi::Credentials::new("merchant-1", super::CLIENT_SECRET))
+        .build()
+        .unwrap();
+    let configuration: psi::shop_config::types::ShopConfiguration = serde_json::from_value(json!({
+        "name": "Example Shop",
+        "address": {"street": "Hauptstraße", "city": "Berlin", "postal_code": "10115", "country_code": "DE"},
+        "legal": {"name": "Example GmbH", "legal_form": "GmbH", "commercial_register_number": "HRB 1",
+                  "registration_office": "Amtsgericht Berlin", "vat_id_number": "DE123456789"}
+    }))
+    .unwrap();
+    let result = client
+        .shop_config()
+        .update_shop_configuration()
+        .partner_profile_id("partner-1")
+        .shop_id("shop-1")
+        .body(configuration)
+        .send()
+        .await;
+    let declined = match result {
+        Err(psi_runtime::Error::Declined(declined)) => *declined,
+        other => panic!("expected a decline, got {other:?}"),
+    };
+    assert_eq!(declined.status, 400);
+    assert_eq!(declined.body.message.as_deref(), Some("invalid"));
+    // The whole body, read as sent: objects and strings alike.
+    assert_eq!(serde_json::to_value(&declined.body).unwrap(), answer);
+    assert_eq!(requests_to(&server, at).await.len(), 1);
+}

@@ -1,6 +1,9 @@
 //! Pay later's HTTP floor: the status, the offers and the booking of a
 //! due-date postponement for an open-invoice transaction, and (test
 //! control) the withdrawal that the provider's back office would record.
+//! The status read answers 200 for every known transaction; the offers read
+//! and the booking answer 409 (CONFLICT) unless the status is AVAILABLE
+//! (not an open invoice, already booked, withdrawn).
 //! The state machine and the offers are in [`crate::models::pay_later`].
 
 // The `Err` of the checks below is the HTTP answer itself, built at most once
@@ -13,8 +16,9 @@ use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::models::pay_later::{
     self, offer_number, offers_for, postponed, status_of, Booking, NotBookable, NotWithdrawable,
-    PayLaterOffer,
+    PaidBy, PayLaterOffer,
 };
+use crate::state::Transaction;
 use crate::state::{AppState, Data};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -67,7 +71,7 @@ async fn get_status(
     let booking = data.pay_later.bookings.get(&transaction_id);
     let response = PayLaterStatusResponse {
         transaction_id: Some(transaction_id.clone()),
-        pay_later_status: Some(status_of(&transaction.payment_option, booking)),
+        pay_later_status: Some(status_of(paid_by(transaction), booking)),
         booking: booking.map(booking_view),
     };
     json_utf8(StatusCode::OK, &response)
@@ -78,23 +82,19 @@ async fn get_offers(
     Path(transaction_id): Path<String>,
     _: Bearer<PayLater>,
 ) -> Response {
-    // Under the lock, only what the answer reads: the due date, whether
-    // the offers can be booked, and the stored order (shared by reference
-    // count, not copied).
-    let (due_date, bookable, request) = {
+    // Under the lock, only what the answer reads: the due date and the
+    // stored order (shared by reference count, not copied). Offers exist
+    // only while pay later is AVAILABLE; any other status is a conflict.
+    let (due_date, request) = {
         let data = state.data();
         let Some(transaction) = data.transactions.get(&transaction_id) else {
             return transaction_not_found();
         };
-        let status = status_of(
-            &transaction.payment_option,
-            data.pay_later.bookings.get(&transaction_id),
-        );
-        (
-            transaction.due_date,
-            status == PayLaterStatus::Available,
-            transaction.request.clone(),
-        )
+        let booking = data.pay_later.bookings.get(&transaction_id);
+        if let Err(refusal) = pay_later::bookable(paid_by(transaction), booking) {
+            return not_bookable(refusal);
+        }
+        (transaction.due_date, transaction.request.clone())
     };
     // After it, the order's compact part alone: its amounts and currency,
     // nothing inflated or parsed as JSON.
@@ -105,7 +105,7 @@ async fn get_offers(
         current_due_date: Some(due_date),
         pay_later_offers: offers_for(order.gross_total().into())
             .iter()
-            .map(|offer| offer_view(due_date, offer, currency.clone(), bookable))
+            .map(|offer| offer_view(due_date, offer, currency.clone()))
             .collect(),
     };
     json_utf8(StatusCode::OK, &response)
@@ -118,7 +118,8 @@ async fn book_offer(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    // The document states the charset: plain application/json is refused.
+    // The document states the charset (psi sends it); plain
+    // application/json, the provider's own example header, is taken too.
     if let Err(expected) = media_type::check(&headers, &body, Expected::JsonUtf8) {
         return unsupported_media_type(expected);
     }
@@ -176,7 +177,7 @@ fn book_locked(
         return Err(transaction_not_found());
     };
     let booking = data.pay_later.bookings.get(transaction_id);
-    pay_later::bookable(&transaction.payment_option, booking).map_err(not_bookable)?;
+    pay_later::bookable(paid_by(transaction), booking).map_err(not_bookable)?;
     let order = transaction.request.order();
     let currency = CurrencyCode::try_from(order.currency().as_ref()).ok();
     let booking = pay_later::book(
@@ -196,20 +197,29 @@ fn book_locked(
 
 // ------------------------------------------------------------ wire shapes
 
-/// `currency`: the order's, when the answer's `CurrencyCode` takes it.
+/// How the transaction was paid, as pay later's rules read it.
+fn paid_by(transaction: &Transaction) -> PaidBy<'_> {
+    PaidBy {
+        payment_option: &transaction.payment_option,
+        transfer_type: &transaction.transfer_type,
+    }
+}
+
+/// `currency`: the order's, when the answer's `CurrencyCode` takes it. An
+/// offer whose new due date would pass the calendar's end is not available.
 fn offer_view(
     due_date: NaiveDate,
     offer: &PayLaterOffer,
     currency: Option<CurrencyCode>,
-    bookable: bool,
 ) -> PayLaterOfferDto {
+    let new_due_date = postponed(due_date, offer.delta_days);
     PayLaterOfferDto {
         offer_id: Some(offer.id()),
         price: Some(offer.price),
         currency,
         delta_due_date: Some(offer.delta_days as i32),
-        new_due_date: postponed(due_date, offer.delta_days),
-        available: Some(if bookable {
+        new_due_date,
+        available: Some(if new_due_date.is_some() {
             PayLaterOfferAvailability::Available
         } else {
             PayLaterOfferAvailability::NotAvailable

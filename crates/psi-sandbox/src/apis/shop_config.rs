@@ -107,7 +107,11 @@ async fn stored_configuration(
 }
 
 fn error(status: StatusCode, message: String, errors: Errors) -> Response {
-    let errors: HashMap<String, Vec<String>> = errors.into_iter().collect();
+    // The sandbox's own messages are strings; the document takes any JSON.
+    let errors: HashMap<String, Vec<serde_json::Value>> = errors
+        .into_iter()
+        .map(|(field, messages)| (field, messages.into_iter().map(Into::into).collect()))
+        .collect();
     (
         status,
         Json(ShopConfigurationError {

@@ -6,11 +6,16 @@
 //! | version | method | path | answers |
 //! |---|---|---|---|
 //! | 6.x | GET | /api/gateway/order-management/load/{orderId} | 200 `LoadResponse`, `data` keyed by line id; 400 unknown order |
-//! | 6.x | POST | /api/gateway/order-management/{deliver,cancel,return}/{orderId} | 200 `{success, message}` (success false when refused); 400 unknown order |
-//! | 6.x | POST | /api/gateway/order-management/addItem/{orderId} | as above |
+//! | 6.x | POST | /api/gateway/order-management/{deliver,cancel,return}/{orderId} | 200 `{success, message}` (success false when refused or no item is left); 400 unknown order |
+//! | 6.x | POST | /api/gateway/order-management/addItem/{orderId} | 200 as above; 404 unknown order |
 //! | 7.x | GET | /api/_action/order/{orderId}/gateway/info | 200 `LoadResponse`, `data` a list; 404 unknown order |
-//! | 7.x | POST | /api/_action/order/{orderId}/gateway/{deliver,cancel,refund} | 204; 400 empty item list, an item without id or with a quantity that is absent or not positive; 404 unknown order; 500 refused |
+//! | 7.x | POST | /api/_action/order/{orderId}/gateway/{deliver,cancel,refund} | 204; 400 unknown order, or no item left; 500 refused (an unknown line, an item without id, more than is open) |
 //! | 7.x | POST | /api/_action/order/{orderId}/gateway/addItem | 204; 400 precondition unmet or zero amount; 404 unknown order; 500 refused |
+//!
+//! The item bodies are read as the module's published source reads them
+//! ([`crate::models::storefront`]): a repeated id keeps its last quantity,
+//! a line with a quantity of 0 or less is dropped, and `updateStock` is
+//! read at the top level (the sandbox keeps no stock, so it only parses).
 //!
 //! Every error is a `ModuleResult` `{success: false, message}`, also the
 //! 401 for a missing, expired, wrong-audience or scope-less token (a
@@ -161,10 +166,19 @@ fn parse<T: serde::de::DeserializeOwned + serde::Serialize>(body: &Bytes) -> Res
     })
 }
 
-fn unknown_order(id: &OrderId, version: Version) -> Failure {
-    let status = match version {
-        Version::V6 => StatusCode::BAD_REQUEST,
-        Version::V7 => StatusCode::NOT_FOUND,
+/// The status of an unknown order, as the module's source answers it: 6.x
+/// load 400, 7.x info 404; deliver, cancel and return/refund 400 in both
+/// path sets; addItem 404 in both.
+#[derive(Debug, Clone, Copy)]
+enum Unknown {
+    Is400,
+    Is404,
+}
+
+fn unknown_order(id: &OrderId, unknown: Unknown) -> Failure {
+    let status = match unknown {
+        Unknown::Is400 => StatusCode::BAD_REQUEST,
+        Unknown::Is404 => StatusCode::NOT_FOUND,
     };
     Failure::new(status, format!("Order {} not found", id.as_str()))
 }
@@ -173,12 +187,12 @@ fn unknown_order(id: &OrderId, version: Version) -> Failure {
 fn with_order<R>(
     state: &AppState,
     id: &OrderId,
-    version: Version,
+    unknown: Unknown,
     change: impl FnOnce(&mut StorefrontOrder) -> R,
 ) -> Result<R, Failure> {
     let mut data = state.data();
     let order = data.storefront.orders.get_mut(id.as_str());
-    order.map(change).ok_or_else(|| unknown_order(id, version))
+    order.map(change).ok_or_else(|| unknown_order(id, unknown))
 }
 
 /// Reads the order under the lock (nothing is marked changed); an unknown
@@ -186,12 +200,12 @@ fn with_order<R>(
 fn read_order<R>(
     state: &AppState,
     id: &OrderId,
-    version: Version,
+    unknown: Unknown,
     read: impl FnOnce(&StorefrontOrder) -> R,
 ) -> Result<R, Failure> {
     let data = state.data();
     let order = data.storefront.orders.get(id.as_str());
-    order.map(read).ok_or_else(|| unknown_order(id, version))
+    order.map(read).ok_or_else(|| unknown_order(id, unknown))
 }
 
 fn answer(result: Result<Response, Failure>) -> Response {
@@ -208,12 +222,12 @@ async fn info_v7(state: State<AppState>, raw: Path<String>, _: Bearer<Storefront
 
 fn load(state: &AppState, raw: &str, version: Version) -> Result<Response, Failure> {
     // info declares no 400: an id no order can have is an unknown order.
-    let bad_id_status = match version {
-        Version::V6 => StatusCode::BAD_REQUEST,
-        Version::V7 => StatusCode::NOT_FOUND,
+    let (bad_id_status, unknown) = match version {
+        Version::V6 => (StatusCode::BAD_REQUEST, Unknown::Is400),
+        Version::V7 => (StatusCode::NOT_FOUND, Unknown::Is404),
     };
     let id = order_id(raw, bad_id_status)?;
-    let items = read_order(state, &id, version, StorefrontOrder::load_items)?;
+    let items = read_order(state, &id, unknown, StorefrontOrder::load_items)?;
     let data = Some(load_data(items, version));
     Ok(Json(LoadResponse {
         success: true,
@@ -316,7 +330,7 @@ async fn items_v6(
 ) -> Response {
     answer(
         admit::<OrderItemsRequest>(headers, raw, body).and_then(|(id, request)| {
-            with_order(state, &id, Version::V6, |order| {
+            with_order(state, &id, Unknown::Is400, |order| {
                 apply(order, operation, &request.items)
             })
             .map(|outcome| outcome_answer(outcome, Version::V6))
@@ -333,14 +347,9 @@ async fn items_v7(
 ) -> Response {
     answer(
         admit::<OrderItemsRequestV7>(headers, raw, body).and_then(|(id, request)| {
-            if request.items.is_empty() {
-                return Err(Failure::new(StatusCode::BAD_REQUEST, "No items given."));
-            }
-            // A quantity the payment service cannot book (absent, zero or
-            // negative) is its refusal, as every other one: 500 with
-            // success false (docs/service-notes.md). The document states no
-            // bound on quantities, so the request itself is well-formed.
-            with_order(state, &id, Version::V7, |order| {
+            // The order first (400 when unknown), then the items: an empty
+            // list, or one whose every line is dropped, is 400 too.
+            with_order(state, &id, Unknown::Is400, |order| {
                 apply(order, operation, &request.items)
             })
             .map(|outcome| outcome_answer(outcome, Version::V7))
@@ -376,7 +385,7 @@ fn add_item_in(
     version: Version,
 ) -> Result<Response, Failure> {
     let (id, request) = admit::<AddItemRequest>(headers, raw, body)?;
-    with_order(state, &id, version, |order| add_item(order, request))
+    with_order(state, &id, Unknown::Is404, |order| add_item(order, request))
         .map(|outcome| outcome_answer(outcome, version))
 }
 

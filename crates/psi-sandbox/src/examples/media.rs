@@ -20,7 +20,7 @@ fn essence(media_type: &str) -> String {
 }
 
 /// Does the Content-Type `sent` state the documented `media_type`? The
-/// type compares case-insensitively; a documented charset must be sent
+/// type compares case-insensitively; a charset, when sent, must be UTF-8
 /// (the emulated APIs' rule, [`crate::media_type`]).
 pub fn states(sent: &str, media_type: &str) -> bool {
     if essence(media_type) == "application/json" {
@@ -55,8 +55,9 @@ mod tests {
             "application/json; charset=utf-8",
             "application/json"
         ));
+        assert!(states("application/json", "application/json;charset=UTF-8"));
         assert!(!states(
-            "application/json",
+            "application/json;charset=ISO-8859-1",
             "application/json;charset=UTF-8"
         ));
         assert!(states("text/csv", "text/*"));

@@ -52,15 +52,17 @@ pub enum InvalidField {
 }
 
 /// Every field of `request` that breaks its rule: an IBAN that fails its
-/// country's format or check digits, a BIC that is not shaped like one.
+/// country's format or check digits, a BIC that is not shaped like one
+/// (compared without regard to case and spaces).
 /// The parser's error is never kept (it carries the IBAN).
 pub fn validate(request: &BankAccountStoreRequest) -> Result<(), Vec<InvalidField>> {
     let mut invalid = Vec::new();
     if !is_valid_iban(&request.iban) {
         invalid.push(InvalidField::Iban);
     }
-    if let Some(bic) = request.bic.as_deref().filter(|bic| !bic.is_empty()) {
-        if !is_bic_shaped(bic) {
+    let bic = request.bic.as_deref().map(|bic| normalised_bic(bic));
+    if let Some(bic) = bic.filter(|bic| !bic.is_empty()) {
+        if !is_bic_shaped(&bic) {
             invalid.push(InvalidField::Bic);
         }
     }
@@ -77,7 +79,17 @@ fn is_valid_iban(text: &str) -> bool {
     compact.parse::<iban::Iban>().is_ok()
 }
 
-/// ISO 9362:2014: four letters or digits (party prefix), two letters
+/// `bic` as BICs are compared, without regard to case and spaces: spaces
+/// removed, letters in upper case (psi's pre-flight compares the same way).
+/// The stored account keeps the BIC as sent.
+pub fn normalised_bic(bic: &str) -> String {
+    bic.chars()
+        .filter(|c| *c != ' ')
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
+}
+
+/// ISO 9362:2014, on a [`normalised_bic`]: four letters or digits (party prefix), two letters
 /// (country), two letters or digits (location), optionally three more
 /// (branch).
 fn is_bic_shaped(bic: &str) -> bool {
@@ -112,5 +124,14 @@ mod tests {
         assert!(is_bic_shaped("C0BADEFFXXX"));
         assert!(!is_bic_shaped("COBAD3FFXXX"));
         assert!(!is_bic_shaped("COBADEFF-XX"));
+    }
+
+    #[test]
+    fn bics_are_compared_without_regard_to_case_and_spaces() {
+        assert_eq!(normalised_bic(" coba de ff xxx "), "COBADEFFXXX");
+        for bic in ["cobadeff", "COBA DEFF", " coba de ff xxx "] {
+            assert!(is_bic_shaped(&normalised_bic(bic)), "{bic}");
+        }
+        assert!(!is_bic_shaped(&normalised_bic("coba def")));
     }
 }

@@ -7,10 +7,17 @@
 //!
 //! | status | when | next |
 //! |---|---|---|
-//! | AVAILABLE | an OPEN_INVOICE transaction without a booking | booking -> ALREADY_BOOKED |
-//! | NOT_AVAILABLE | any other payment option | none |
+//! | AVAILABLE | an open-invoice transaction without a booking | booking -> ALREADY_BOOKED |
+//! | NOT_AVAILABLE | any other payment method | none |
 //! | ALREADY_BOOKED | booked | withdrawal within 14 days of booking -> ALREADY_WITHDRAWN |
 //! | ALREADY_WITHDRAWN | booked, then withdrawn | none |
+//!
+//! An open invoice is `payment_option` OPEN_INVOICE paid by `transfer_type`
+//! BANK_TRANSFER: the hosted page stores a direct debit as OPEN_INVOICE with
+//! DIRECT_DEBIT ([`crate::models::payment_page::methods`]), and a direct
+//! debit has no due date to postpone. Only AVAILABLE has offers and
+//! bookings: the offers read and the booking answer any other status with
+//! a conflict (409), the status read answers it with 200.
 //!
 //! Booking moves the transaction's `due_date` by the offer's days; a
 //! withdrawal cancels the postponement, so the due date goes back to the
@@ -27,8 +34,12 @@ use serde::{Deserialize, Serialize};
 const OFFER_DELTAS: [u32; 5] = [14, 30, 60, 90, 150];
 /// A withdrawal is accepted up to this long after the booking.
 const WITHDRAWAL_PERIOD_DAYS: i64 = 14;
-/// Only an open-invoice transaction has a due date that can be postponed.
-const BOOKABLE_PAYMENT_OPTION: &str = "OPEN_INVOICE";
+/// Only an open-invoice transaction (this payment option paid by
+/// [`OPEN_INVOICE_TRANSFER_TYPE`]) has a due date that can be postponed.
+const OPEN_INVOICE_PAYMENT_OPTION: &str = "OPEN_INVOICE";
+/// An open invoice is paid by bank transfer; OPEN_INVOICE with DIRECT_DEBIT
+/// is the hosted page's direct debit.
+const OPEN_INVOICE_TRANSFER_TYPE: &str = "BANK_TRANSFER";
 
 /// A booked postponement: at most one per transaction, kept after a
 /// withdrawal (a withdrawn booking cannot be booked again).
@@ -56,7 +67,8 @@ impl PayLaterOffer {
     }
 }
 
-/// Why a booking is refused: the transaction's status is not AVAILABLE.
+/// Why offers or a booking are refused: the transaction's status is not
+/// AVAILABLE.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NotBookable {
     AlreadyBooked,
@@ -74,20 +86,35 @@ pub enum NotWithdrawable {
     PeriodEnded,
 }
 
-/// The status of a transaction, derived from its payment option and booking.
-pub fn status_of(payment_option: &str, booking: Option<&Booking>) -> PayLaterStatus {
+/// How a transaction was paid, as the hosted page stored it.
+#[derive(Debug, Clone, Copy)]
+pub struct PaidBy<'a> {
+    pub payment_option: &'a str,
+    pub transfer_type: &'a str,
+}
+
+impl PaidBy<'_> {
+    /// Open invoice: OPEN_INVOICE paid by bank transfer (not direct debit).
+    pub fn is_open_invoice(self) -> bool {
+        self.payment_option == OPEN_INVOICE_PAYMENT_OPTION
+            && self.transfer_type == OPEN_INVOICE_TRANSFER_TYPE
+    }
+}
+
+/// The status of a transaction, derived from its payment method and booking.
+pub fn status_of(paid_by: PaidBy<'_>, booking: Option<&Booking>) -> PayLaterStatus {
     match booking {
         Some(booking) if booking.withdrawal_date.is_some() => PayLaterStatus::AlreadyWithdrawn,
         Some(_) => PayLaterStatus::AlreadyBooked,
-        None if payment_option == BOOKABLE_PAYMENT_OPTION => PayLaterStatus::Available,
+        None if paid_by.is_open_invoice() => PayLaterStatus::Available,
         None => PayLaterStatus::NotAvailable,
     }
 }
 
-/// Whether a transaction with this payment option and booking can be
-/// booked: only when its status is AVAILABLE.
-pub fn bookable(payment_option: &str, booking: Option<&Booking>) -> Result<(), NotBookable> {
-    match status_of(payment_option, booking) {
+/// Whether a transaction with this payment method and booking has offers
+/// and can be booked: only when its status is AVAILABLE.
+pub fn bookable(paid_by: PaidBy<'_>, booking: Option<&Booking>) -> Result<(), NotBookable> {
+    match status_of(paid_by, booking) {
         PayLaterStatus::Available => Ok(()),
         PayLaterStatus::AlreadyBooked => Err(NotBookable::AlreadyBooked),
         PayLaterStatus::AlreadyWithdrawn => Err(NotBookable::AlreadyWithdrawn),
@@ -191,6 +218,30 @@ mod tests {
         assert_eq!(price(amount, 150), Decimal::new(757, 2));
         assert!(price(amount * Decimal::TWO, 14) > price(amount, 14));
         assert_eq!(price(Decimal::ZERO, 90), Decimal::ONE);
+    }
+
+    #[test]
+    fn only_an_open_invoice_paid_by_bank_transfer_is_available() {
+        let paid_by = |payment_option, transfer_type| PaidBy {
+            payment_option,
+            transfer_type,
+        };
+        let available = paid_by("OPEN_INVOICE", "BANK_TRANSFER");
+        assert_eq!(status_of(available, None), PayLaterStatus::Available);
+        assert_eq!(bookable(available, None), Ok(()));
+        for other in [
+            paid_by("OPEN_INVOICE", "DIRECT_DEBIT"),
+            paid_by("OPEN_INVOICE", "SEPA_DIRECT_DEBIT"),
+            paid_by("PREPAYMENT", "BANK_TRANSFER"),
+            paid_by("INSTALMENT", "BANK_TRANSFER"),
+        ] {
+            assert_eq!(
+                status_of(other, None),
+                PayLaterStatus::NotAvailable,
+                "{other:?}"
+            );
+            assert_eq!(bookable(other, None), Err(NotBookable::NotAvailable));
+        }
     }
 
     #[test]

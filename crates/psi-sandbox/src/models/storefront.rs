@@ -4,9 +4,12 @@
 //!
 //! Open quantities per line:
 //! `maxDelivery = maxCancel = ordered - delivered - canceled` and
-//! `maxReturn = delivered - returned`. A request naming an unknown line, a
-//! quantity that is absent or not positive, or more than the open quantity
-//! (summed over repeated ids) is refused as a whole.
+//! `maxReturn = delivered - returned`. As the module's published source
+//! reads a request: the lines are keyed by id, so a repeated id keeps its
+//! last quantity; then a line whose quantity is absent, 0 or less is
+//! dropped. Nothing left is an invalid request ("No items given."); a line
+//! naming an unknown id (or none) or more than its open quantity is refused
+//! by the payment service, and the request as a whole with it.
 //!
 //! addItem needs a seeded line with `delivered - returned > 0`; it appends a
 //! line with a generated id, ordered 1 and delivered 1 at once (so it blocks
@@ -209,6 +212,9 @@ pub enum OperationOutcome {
     Invalid(String),
 }
 
+/// The module's answer when no line is left to send.
+pub const NO_ITEMS: &str = "No items given.";
+
 /// Checks every requested quantity against the open one, then books them
 /// all, so a refused request changes nothing.
 pub fn apply(
@@ -216,17 +222,10 @@ pub fn apply(
     operation: LineOperation,
     items: &[OrderItemQuantity],
 ) -> OperationOutcome {
-    // A quantity the payment service cannot book is its refusal, as an
-    // unknown line or too much of one is.
-    let requested = match summed_quantities(items) {
-        Ok(requested) => requested,
-        Err(message) => {
-            return OperationOutcome::Refused(format!(
-                "The payment service refused the {}: {message}",
-                operation.noun()
-            ))
-        }
-    };
+    let requested = requested_quantities(items);
+    if requested.is_empty() {
+        return OperationOutcome::Invalid(NO_ITEMS.to_owned());
+    }
     if let Err(message) = check_open(order, operation, &requested) {
         return OperationOutcome::Refused(format!(
             "The payment service refused the {}: {message}",
@@ -241,28 +240,19 @@ pub fn apply(
     OperationOutcome::Done(operation.done())
 }
 
-/// The requested quantity per line id, repeated ids added up.
-fn summed_quantities(items: &[OrderItemQuantity]) -> Result<BTreeMap<String, Decimal>, String> {
-    if items.is_empty() {
-        return Err("no items given".to_owned());
-    }
+/// The requested quantity per line id, as the module reads the items: keyed
+/// by id, a repeated id keeps its last quantity; then every line whose
+/// quantity is absent, 0 or less is dropped. An item without an id is keyed
+/// by the empty id, which no line has.
+fn requested_quantities(items: &[OrderItemQuantity]) -> BTreeMap<String, Decimal> {
     let mut requested = BTreeMap::new();
     for item in items {
-        // An empty id is one no line has: refused like any unknown id. An
-        // item without an id names no line at all, so it is refused too.
-        let id = item
-            .id
-            .clone()
-            .ok_or_else(|| "an item without an id names no order line".to_owned())?;
-        let quantity = item
-            .quantity
-            .filter(|q| *q > Decimal::ZERO)
-            .ok_or(format!("the quantity of {id} must be positive"))?;
-        let past_range = format!("the quantities of {id} add up past the decimal range");
-        let total = requested.entry(id).or_insert(Decimal::ZERO);
-        *total = total.checked_add(quantity).ok_or(past_range)?;
+        let id = item.id.clone().unwrap_or_default();
+        // `insert` replaces: the last quantity of an id is the one kept.
+        requested.insert(id, item.quantity.unwrap_or(Decimal::ZERO));
     }
-    Ok(requested)
+    requested.retain(|_, quantity| *quantity > Decimal::ZERO);
+    requested
 }
 
 fn check_open(
@@ -271,6 +261,9 @@ fn check_open(
     requested: &BTreeMap<String, Decimal>,
 ) -> Result<(), String> {
     for (id, quantity) in requested {
+        if id.is_empty() {
+            return Err("an item without an id names no order line".to_owned());
+        }
         let line = order.line_mut(id).ok_or(format!("unknown item {id}"))?;
         let open = operation.open(line);
         if *quantity > open {

@@ -11,8 +11,11 @@
 //!   the party prefix (four letters or digits, since the 2014 edition; older
 //!   BICs use letters only), the country code (two letters), the location
 //!   suffix (two letters or digits) and the optional branch code (three
-//!   letters or digits). An empty BIC is absence: its stated bounds are 0 to
-//!   50 characters.
+//!   letters or digits). A BIC is compared without regard to case and
+//!   spaces: it is checked in its normalised form ([`normalised_bic`],
+//!   spaces removed, upper case), as the sandbox checks it, and sent as
+//!   given. An empty BIC (or one of spaces only) is absence: its stated
+//!   bounds are 0 to 50 characters.
 //!
 //! An IBAN is personal data: no rule text here contains it, not even in part.
 
@@ -26,12 +29,15 @@ pub fn check_bank_account(request: &BankAccountStoreRequest) -> Result<(), Viola
     if let Some(rule) = iban_problem(&request.iban) {
         found.push(Violation::new(Rule::IbanCheckDigits, "$.iban", rule));
     }
-    let bic = request.bic.as_deref().filter(|bic| !bic.is_empty());
-    if let Some(bic) = bic.filter(|bic| !is_bic(bic)) {
+    let bic = request
+        .bic
+        .as_deref()
+        .filter(|bic| !normalised_bic(bic).is_empty());
+    if let Some(bic) = bic.filter(|bic| !is_bic(&normalised_bic(bic))) {
         let rule = format!(
             "\"{bic}\" is not a BIC (ISO 9362:2014: 4 letters or digits party prefix, 2 letters \
              country, 2 letters or digits location, optionally 3 letters or digits branch; \
-             capitals, no spaces)"
+             case and spaces ignored)"
         );
         found.push(Violation::new(Rule::BicFormat, "$.bic", rule));
     }
@@ -69,7 +75,15 @@ fn mod_97(compact: &[char]) -> u32 {
     })
 }
 
-/// ISO 9362:2014, as the pattern above.
+/// `bic` as BICs are compared: spaces removed, letters in upper case.
+pub(crate) fn normalised_bic(bic: &str) -> String {
+    bic.chars()
+        .filter(|c| *c != ' ')
+        .map(|c| c.to_ascii_uppercase())
+        .collect()
+}
+
+/// ISO 9362:2014, as the pattern above, on a [`normalised_bic`].
 fn is_bic(bic: &str) -> bool {
     let bytes = bic.as_bytes();
     let letters = |range: std::ops::Range<usize>| bytes[range].iter().all(u8::is_ascii_uppercase);
@@ -164,7 +178,17 @@ mod tests {
     #[test]
     fn bics_have_eight_or_eleven_characters() {
         let iban = "DE89370400440532013000";
-        for good in ["COBADEFF", "COBADEFFXXX", "DEUTDEDB101", "NEDSZAJJ", ""] {
+        for good in [
+            "COBADEFF",
+            "COBADEFFXXX",
+            "DEUTDEDB101",
+            "NEDSZAJJ",
+            "",
+            "   ",
+            "cobadeff",
+            "COBA DEFF",
+            " coba de ff xxx ",
+        ] {
             assert_eq!(
                 check_bank_account(&request(iban, Some(good))),
                 Ok(()),
@@ -174,8 +198,8 @@ mod tests {
         for bad in [
             "COBADEF",
             "COBADEFFX",
-            "cobadeff",
-            "COBA DEFF",
+            "coba def",
+            "COBA\tDEFF",
             "COBAD3FF",
             "C0BAD3FF",
             "COBADEFF-XX",
