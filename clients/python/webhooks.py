@@ -133,8 +133,10 @@ def verify_invoice_signature(header: str | None, raw_body: bytes, secret: bytes)
     subscription's secret. Use the body bytes as received: parsing and
     re-serialising changes them.
 
-    The header is the hex of HMAC-SHA512 keyed with ``secret`` over the raw
-    body; psi's Rust verifier reads it the same way: trimmed of Unicode
+    The header is the hex of HMAC-SHA512 keyed with ``secret`` over the
+    payload's compact string: the raw body as it arrives, or, for a body
+    that arrives indented, its compact form (``compact_json``). psi's Rust
+    verifier reads it the same way: trimmed of Unicode
     whitespace, then exactly 128 hex digits, either case (``malformed``
     otherwise: no prefix, no ``t=``/``v1=``, no Base64), compared in constant
     time (``mismatch`` when it differs).
@@ -148,9 +150,35 @@ def verify_invoice_signature(header: str | None, raw_body: bytes, secret: bytes)
     value = header.strip(_WHITESPACE)
     if not _INVOICE_SIGNATURE.fullmatch(value):
         raise _malformed(f"{value[:140]!r} is not the hex of an HMAC-SHA512 (128 hex digits)")
-    expected = hmac.new(secret, raw_body, hashlib.sha512).digest()
-    if not hmac.compare_digest(expected, bytes.fromhex(value)):
+    given = bytes.fromhex(value)
+    matched = False
+    for candidate in (raw_body, compact_json(raw_body)):
+        expected = hmac.new(secret, candidate, hashlib.sha512).digest()
+        matched |= hmac.compare_digest(expected, given)
+    if not matched:
         raise InvalidSignature("mismatch", "X-Signature does not match the body (HMAC-SHA512)")
+
+
+def compact_json(raw_body: bytes) -> bytes:
+    """The body without JSON whitespace (space, tab, line feed, carriage
+    return) outside string literals; key order, escapes and numbers stay as
+    received. The provider signs an invoice notification's payload in this
+    form (``{"key":"value"}`` for a payload shown indented)."""
+    out = bytearray()
+    in_string = escaped = False
+    for byte in raw_body:
+        if in_string:
+            out.append(byte)
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte not in (0x20, 0x09, 0x0A, 0x0D):
+            out.append(byte)
+            in_string = byte == 0x22
+    return bytes(out)
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,18 @@ and clients/python), each of which checks every case in its own test suite:
     whitespace (the White_Space characters Rust's `str::trim` removes) is
     not exactly 128 hex digits (either case; so no prefix such as
     `sha512=`, no `t=`/`v1=`, no Base64, nothing else inside);
-  - "mismatch": the digits are not the HMAC-SHA512 of the raw body under
-    the secret (compared in constant time);
+  - "mismatch": the digits are the HMAC-SHA512 under the secret neither of
+    the raw body nor of its compact form (compared in constant time);
   - "ok": they are. There is no age check: the notification carries no
     timestamp, so a receiver acts once per `invoice_id`.
+
+The compact form: the provider computes the hash "on a string
+representation of the payload", `{"key":"value"}` for a payload shown
+indented. A body that arrives as that string verifies as it is; one that
+arrives indented verifies through its compact form, the body with every JSON
+whitespace character (space, tab, line feed, carriage return) outside string
+literals removed. Nothing else is changed: key order, escapes and number
+text stay as received.
 
     python3 tests/known-answers/invoice_signatures.py          # writes both files
     python3 tests/known-answers/invoice_signatures.py --check  # recomputes, fails on a mismatch
@@ -140,11 +148,39 @@ VERIFICATION_CASES = [
     ("the Base64 of the right MAC", BASE64, "malformed"),
     ("the hex of HMAC-SHA256 instead (64 digits)", SHA256_HEX, "malformed"),
     ("a body changed after signing", GOOD, "mismatch", SECRET, TAMPERED_BODY),
-    ("the same body reformatted (other bytes)", GOOD, "mismatch", SECRET, INVOICE_BODY_REFORMATTED),
+    ("the same members in another key order, indented: not the payload signed", GOOD, "mismatch", SECRET, INVOICE_BODY_REFORMATTED),
     ("another secret (the sandbox's session webhook secret)", GOOD, "mismatch", "sandbox-webhook-secret", INVOICE_BODY),
     ("one hex digit flipped", FLIPPED, "mismatch"),
     ("all zeros", "0" * 128, "mismatch"),
     ("the provider's example", PROVIDER_SIGNATURE, "ok", PROVIDER_SECRET, PROVIDER_BODY),
+    (
+        "the provider's example sent indented: signed over its compact form, as the provider describes",
+        PROVIDER_SIGNATURE,
+        "ok",
+        PROVIDER_SECRET,
+        '{\n  "key": "value"\n}\n',
+    ),
+    (
+        "whitespace inside a string stays in the compact form",
+        signature(SECRET, '{"note":"a b\tc"}'),
+        "ok",
+        SECRET,
+        '{ "note" : "a b\tc" }',
+    ),
+    (
+        "whitespace inside a string removed is another payload",
+        signature(SECRET, '{"note":"abc"}'),
+        "mismatch",
+        SECRET,
+        '{ "note" : "a b c" }',
+    ),
+    (
+        "an escaped quote does not end the string",
+        signature(SECRET, '{"q":"say \\" hi \\\\","n":1}'),
+        "ok",
+        SECRET,
+        '{"q": "say \\" hi \\\\", "n": 1}',
+    ),
     ("an empty body, signed", signature(SECRET, ""), "ok", SECRET, ""),
     (
         "non-ASCII UTF-8 in the secret and the body",
@@ -164,14 +200,37 @@ _WHITESPACE = (
 _HEX = re.compile(r"[0-9a-fA-F]{128}")
 
 
+def compact(body: str) -> str:
+    """The body without JSON whitespace outside string literals."""
+    out = []
+    in_string = escaped = False
+    for character in body:
+        if in_string:
+            out.append(character)
+            if escaped:
+                escaped = False
+            elif character == "\\":
+                escaped = True
+            elif character == '"':
+                in_string = False
+        elif character not in " \t\n\r":
+            out.append(character)
+            in_string = character == '"'
+    return "".join(out)
+
+
 def reference_answer(secret: str, body: str, header) -> str:
     if header is None:
         return "malformed"
     value = header.strip(_WHITESPACE)
     if not _HEX.fullmatch(value):
         return "malformed"
-    expected = hmac.new(secret.encode("utf-8"), body.encode("utf-8"), hashlib.sha512).digest()
-    return "ok" if hmac.compare_digest(expected, bytes.fromhex(value)) else "mismatch"
+    given = bytes.fromhex(value)
+    for candidate in (body, compact(body)):
+        expected = hmac.new(secret.encode("utf-8"), candidate.encode("utf-8"), hashlib.sha512).digest()
+        if hmac.compare_digest(expected, given):
+            return "ok"
+    return "mismatch"
 
 
 def signature_cases() -> list:

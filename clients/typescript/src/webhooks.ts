@@ -128,8 +128,10 @@ export function verifySignature(
  * secret. Pass the body bytes as received: parsing and re-serialising them
  * changes the bytes.
  *
- * The header is the hex of HMAC-SHA512 keyed with `secret` over the raw
- * body; psi's Rust verifier reads it the same way: trimmed of Unicode
+ * The header is the hex of HMAC-SHA512 keyed with `secret` over the
+ * payload's compact string: the raw body as it arrives, or, for a body that
+ * arrives indented, its compact form (`compactJson`). psi's Rust verifier
+ * reads it the same way: trimmed of Unicode
  * whitespace, then exactly 128 hex digits, either case (`malformed`
  * otherwise: no prefix, no `t=`/`v1=`, no Base64), compared in constant time
  * (`mismatch` when it differs).
@@ -145,11 +147,42 @@ export function verifyInvoiceSignature(header: string | null | undefined, rawBod
   if (!INVOICE_SIGNATURE.test(value)) {
     throw malformed(`${JSON.stringify(value.slice(0, 140))} is not the hex of an HMAC-SHA512 (128 hex digits)`);
   }
-  const expected = createHmac("sha512", secret).update(rawBody).digest();
-  // Both are 64 bytes: the pattern above allows nothing else.
-  if (!timingSafeEqual(Buffer.from(value, "hex"), expected)) {
+  const given = Buffer.from(value, "hex");
+  // The payload's compact string is signed: the body as it arrives, or the
+  // compact form of a body that arrives indented. Both are tried; both
+  // MACs are 64 bytes, as the pattern above allows nothing else.
+  let matched = false;
+  for (const candidate of [rawBody, compactJson(rawBody)]) {
+    const expected = createHmac("sha512", secret).update(candidate).digest();
+    matched = timingSafeEqual(given, expected) || matched;
+  }
+  if (!matched) {
     throw new InvalidSignature("mismatch", "X-Signature does not match the body (HMAC-SHA512)");
   }
+}
+
+/**
+ * The body without JSON whitespace (space, tab, line feed, carriage return)
+ * outside string literals; key order, escapes and numbers stay as received.
+ * The provider signs an invoice notification's payload in this form
+ * (`{"key":"value"}` for a payload shown indented).
+ */
+export function compactJson(rawBody: Buffer): Buffer {
+  const out: number[] = [];
+  let inString = false;
+  let escaped = false;
+  for (const byte of rawBody) {
+    if (inString) {
+      out.push(byte);
+      if (escaped) escaped = false;
+      else if (byte === 0x5c) escaped = true;
+      else if (byte === 0x22) inString = false;
+    } else if (byte !== 0x20 && byte !== 0x09 && byte !== 0x0a && byte !== 0x0d) {
+      out.push(byte);
+      inString = byte === 0x22;
+    }
+  }
+  return Buffer.from(out);
 }
 
 export interface Received {

@@ -170,7 +170,7 @@ pub mod types {
             value.parse()
         }
     }
-    ///Payload of the invoice webhook notification, documented here for reference only (no operation of this document uses it). The service POSTs it to every webhook subscription of the invoice event, with the header `x-signature`: the lowercase hex of HMAC-SHA512 over the body bytes as received, keyed with the subscription's secret (no timestamp; a receiver acts once per `invoice_id`). The fields are those of the provider's invoice webhook documentation, with the provider's name written `gateway` as the specification writes it (`gateway_payment_reference`, `gateway_transaction_id`). The provider marks this payload as still subject to change: every field is optional and further fields may appear (docs/service-notes.md, "Invoice notifications").
+    ///Payload of the invoice webhook notification, documented here for reference only (no operation of this document uses it). The service POSTs it to every webhook subscription of the invoice event, with the header `x-signature`: the lowercase hex of HMAC-SHA512 over the payload's compact string (the body as sent, or the body without whitespace between tokens), keyed with the subscription's secret. No timestamp: a receiver acts once per `invoice_id`. The call also carries an `Authorization` header; the signature is what proves its origin. The fields are those of the provider's invoice webhook documentation, with the provider's name written `gateway` as the specification writes it (`gateway_payment_reference`, `gateway_transaction_id`). The provider marks this payload as still subject to change: every field is optional and further fields may appear (docs/service-notes.md, "Invoice notifications").
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct InvoiceNotification {
@@ -185,9 +185,9 @@ pub mod types {
         ///The transaction id; the `transaction_id` of `getInvoiceCorrespondence`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub gateway_transaction_id: ::std::option::Option<::std::string::String>,
-        ///Unique identifier of the webhook event.
+        ///Unique identifier of the webhook event; a JSON number, as the provider types it (an integer in its example), read exactly.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<i64>,
+        pub id: ::std::option::Option<::psi_runtime::Decimal>,
         ///The billing id of the order: the correspondence id, the `correspondence_id` of `getInvoiceCorrespondence`.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub invoice_id: ::std::option::Option<::std::string::String>,
@@ -674,7 +674,10 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
-            id: ::std::result::Result<::std::option::Option<i64>, ::std::string::String>,
+            id: ::std::result::Result<
+                ::std::option::Option<::psi_runtime::Decimal>,
+                ::std::string::String,
+            >,
             invoice_id: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -753,7 +756,9 @@ pub mod types {
             #[inline]
             pub fn id<T>(mut self, value: T) -> Self
             where
-                T: ::std::convert::TryInto<::std::option::Option<i64>>,
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::psi_runtime::Decimal>,
+                >,
                 T::Error: ::std::fmt::Display,
             {
                 self.id = value

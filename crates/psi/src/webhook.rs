@@ -37,7 +37,9 @@
 //! ## Invoice notifications
 //!
 //! The header is the 128 hexadecimal digits of the HMAC-SHA512, trimmed of
-//! surrounding whitespace; upper-case digits are read as well. There is no
+//! surrounding whitespace; upper-case digits are read as well. The provider
+//! signs the payload's compact string: a body that arrives so verifies as
+//! it is, one that arrives indented through its [`compact_json`] form. There is no
 //! timestamp, so nothing bounds a replay's age and the tolerance and clock
 //! do not apply: act once per `invoice_id` (keep the ids handled) and answer
 //! 2xx to a repeat. The TypeScript and Python clients verify the same way:
@@ -334,10 +336,11 @@ impl WebhookVerifier {
         parse_payload(raw_body)
     }
 
-    /// Checks an invoice notification's header (the hex of
-    /// HMAC-SHA512 over the body) against the raw body bytes exactly as
-    /// received. Invoice notifications carry no timestamp: the tolerance
-    /// and the clock do not apply.
+    /// Checks an invoice notification's header (the hex of HMAC-SHA512
+    /// over the payload's compact string) against the raw body bytes as
+    /// received: the body itself, or, for a body that arrives indented, its
+    /// [`compact_json`] form. Invoice notifications carry no timestamp: the
+    /// tolerance and the clock do not apply.
     #[inline]
     pub fn verify_invoice(
         &self,
@@ -346,8 +349,14 @@ impl WebhookVerifier {
     ) -> Result<(), WebhookError> {
         let received =
             decode_invoice_signature(signature_header).map_err(WebhookError::MalformedHeader)?;
-        let expected = HMAC512::mac(raw_body, self.secret.expose().as_bytes());
-        if bool::from(expected.as_slice().ct_eq(&received)) {
+        let key = self.secret.expose().as_bytes();
+        // Both forms are always tried, so the time taken does not depend on
+        // which one matched.
+        let as_received = HMAC512::mac(raw_body, key).as_slice().ct_eq(&received);
+        let compact = HMAC512::mac(compact_json(raw_body), key)
+            .as_slice()
+            .ct_eq(&received);
+        if bool::from(as_received | compact) {
             Ok(())
         } else {
             Err(WebhookError::SignatureMismatch)
@@ -435,6 +444,35 @@ pub fn sign_invoice(secret: &Secret, body: &[u8]) -> String {
         hex.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
     }
     hex
+}
+
+/// `body` without JSON whitespace (space, tab, line feed, carriage return)
+/// outside string literals; key order, escapes and number text stay as
+/// received. The provider computes an invoice notification's signature "on
+/// a string representation of the payload", `{"key":"value"}` for the
+/// payload it shows indented: this is that string for a body that arrives
+/// indented. Read byte by byte: no byte of a multi-byte UTF-8 character is
+/// a quote, a backslash or whitespace, so it works on any bytes.
+#[inline]
+pub fn compact_json(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for &byte in body {
+        if in_string {
+            out.push(byte);
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            }
+        } else if !matches!(byte, b' ' | b'\t' | b'\n' | b'\r') {
+            out.push(byte);
+            in_string = byte == b'"';
+        }
+    }
+    out
 }
 
 /// The 64 bytes an invoice notification's header gives in hex: trimmed,
@@ -562,9 +600,10 @@ fn decode_signature(encoded: &str) -> Result<Vec<u8>, HeaderProblem> {
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize, serde::Serialize)]
 #[non_exhaustive]
 pub struct InvoiceNotification {
-    /// Unique identifier of the webhook event.
+    /// Unique identifier of the webhook event: a JSON number, as the
+    /// provider types it (an integer in its example), kept as sent.
     #[serde(default)]
-    pub id: Option<i64>,
+    pub id: Option<serde_json::Number>,
     /// The order id the shop generated and the buyer knows.
     #[serde(default)]
     pub shop_transaction_id: Option<String>,
@@ -875,6 +914,25 @@ mod tests {
     }
 
     #[test]
+    fn an_indented_body_verifies_through_its_compact_form() {
+        // The provider's example as the provider shows the payload.
+        let indented = b"{\n  \"key\": \"value\"\n}\n";
+        assert_eq!(compact_json(indented), PROVIDER_BODY);
+        assert_eq!(
+            provider_verifier().verify_invoice(PROVIDER_SIGNATURE, indented),
+            Ok(())
+        );
+        // Strings keep their whitespace and escapes; only what lies between
+        // tokens goes.
+        let body = br#"{ "q" : "say \" hi \\" , "n" : [ 1 , 2.50 ] }"#;
+        assert_eq!(compact_json(body), br#"{"q":"say \" hi \\","n":[1,2.50]}"#);
+        assert_eq!(
+            compact_json(b"caf\xc3\xa9 \"\xc3\xa9 \""),
+            b"caf\xc3\xa9\"\xc3\xa9 \""
+        );
+    }
+
+    #[test]
     fn an_invoice_signature_has_no_timestamp_and_ignores_the_clock() {
         let far_future = FixedClock::at_unix(4_000_000_000).unwrap();
         let verifier = provider_verifier()
@@ -894,9 +952,13 @@ mod tests {
             Err(WebhookError::SignatureMismatch)
         );
         assert_eq!(
-            verifier.verify_invoice(PROVIDER_SIGNATURE, br#"{"key": "value"}"#),
+            verifier.verify_invoice(PROVIDER_SIGNATURE, br#"{"key": "value "}"#),
             Err(WebhookError::SignatureMismatch),
-            "the bytes as received are signed, not the JSON value"
+            "whitespace inside a string is part of the payload"
+        );
+        assert_eq!(
+            verifier.verify_invoice(PROVIDER_SIGNATURE, br#"{"value":"key"}"#),
+            Err(WebhookError::SignatureMismatch)
         );
         assert_eq!(
             WebhookVerifier::new("abc124").verify_invoice(PROVIDER_SIGNATURE, PROVIDER_BODY),
@@ -958,7 +1020,10 @@ mod tests {
         let invoice = WebhookVerifier::new(secret)
             .parse_invoice_notification(&header, INVOICE)
             .unwrap();
-        assert_eq!(invoice.id, Some(92));
+        assert_eq!(
+            invoice.id.as_ref().and_then(serde_json::Number::as_u64),
+            Some(92)
+        );
         assert_eq!(
             invoice.shop_transaction_id.as_deref(),
             Some("shop-transaction-id-1234")
