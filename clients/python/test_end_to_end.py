@@ -169,7 +169,7 @@ def test_the_invoice_notification_is_signed_and_leads_to_the_pdf(http, sandbox, 
     assert re.fullmatch(r"[0-9a-f]{128}", webhook.signature), webhook.signature
     notification = InvoiceNotification.model_validate(loads(webhook.body))
     assert notification.gateway_transaction_id == paid.transaction_id
-    assert isinstance(notification.id, int)
+    assert notification.id is not None and notification.id == int(notification.id), "an event number"
     assert notification.invoice_id, "the notification names the invoice (the correspondence)"
     assert notification.pdf_url is not None
 

@@ -164,6 +164,9 @@ impl Decline {
 #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
 #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
 pub struct DeclineResponse {
+    ///A code some answers carry in place of `decline`: the hosted payment page's session-record reads answer 401 with `{"code": "INVALID_TOKEN"}` (docs/service-notes.md). Values are not enumerated.
+    #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+    pub code: ::std::option::Option<::std::string::String>,
     #[serde(skip_serializing_if = "::std::option::Option::is_none")]
     pub decline: ::std::option::Option<Decline>,
 }
@@ -283,6 +286,10 @@ pub mod builder {
     }
     #[derive(Clone, Debug)]
     pub struct DeclineResponse {
+        code: ::std::result::Result<
+            ::std::option::Option<::std::string::String>,
+            ::std::string::String,
+        >,
         decline: ::std::result::Result<
             ::std::option::Option<super::Decline>,
             ::std::string::String,
@@ -292,11 +299,23 @@ pub mod builder {
         #[inline]
         fn default() -> Self {
             Self {
+                code: Ok(Default::default()),
                 decline: Ok(Default::default()),
             }
         }
     }
     impl DeclineResponse {
+        #[inline]
+        pub fn code<T>(mut self, value: T) -> Self
+        where
+            T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+            T::Error: ::std::fmt::Display,
+        {
+            self.code = value
+                .try_into()
+                .map_err(|e| format!("error converting supplied value for code: {e}"));
+            self
+        }
         #[inline]
         pub fn decline<T>(mut self, value: T) -> Self
         where
@@ -317,13 +336,19 @@ pub mod builder {
         fn try_from(
             value: DeclineResponse,
         ) -> ::std::result::Result<Self, super::error::ConversionError> {
-            Ok(Self { decline: value.decline? })
+            Ok(Self {
+                code: value.code?,
+                decline: value.decline?,
+            })
         }
     }
     impl ::std::convert::From<super::DeclineResponse> for DeclineResponse {
         #[inline]
         fn from(value: super::DeclineResponse) -> Self {
-            Self { decline: Ok(value.decline) }
+            Self {
+                code: Ok(value.code),
+                decline: Ok(value.decline),
+            }
         }
     }
     #[derive(Clone, Debug)]

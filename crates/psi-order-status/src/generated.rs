@@ -1821,7 +1821,7 @@ pub mod builder {
                 request_media_type: ::std::option::Option::None,
                 optional_body: true,
                 comma_separated_query: &[],
-                declared_errors: &[400, 401, 404, 414, 431, 500],
+                declared_errors: &[400, 401, 404, 405, 406, 414, 415, 431, 500],
                 refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
@@ -1928,7 +1928,7 @@ pub mod builder {
                 request_media_type: ::std::option::Option::None,
                 optional_body: true,
                 comma_separated_query: &["include"],
-                declared_errors: &[400, 401, 404, 414, 431, 500],
+                declared_errors: &[400, 401, 404, 405, 406, 414, 415, 431, 500],
                 refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<

@@ -5295,7 +5295,7 @@ pub mod builder {
                 request_media_type: ::std::option::Option::None,
                 optional_body: true,
                 comma_separated_query: &[],
-                declared_errors: &[400, 401, 414, 431, 500],
+                declared_errors: &[400, 401, 403, 414, 431, 500],
                 refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
@@ -5380,7 +5380,7 @@ pub mod builder {
                 request_media_type: ::std::option::Option::None,
                 optional_body: true,
                 comma_separated_query: &[],
-                declared_errors: &[400, 401, 404, 414, 431, 500],
+                declared_errors: &[400, 401, 403, 404, 414, 431, 500],
                 refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<
@@ -5407,7 +5407,7 @@ pub mod prelude {
 /// know in its `Unknown` variant instead of failing the response.
 pub mod open_enums {
     psi_runtime::open_enum! {
-        /// Status of a session (docs/service-notes.md; the specification does not show the session states). CREATED: the session was created; IN_PROGRESS: the buyer is on the payment page; COMPLETED: the payment was completed; ERROR: the session ended with an error (see decline_reasons); EXPIRED: no buyer action within 30 minutes; CANCELED: the session was canceled; FRAUD_CANCELLATION_REQUESTED: a cancellation because of suspected fraud was requested; OTP_PENDING: a one-time password confirmation is pending. Only the meaning of EXPIRED is documented; the others are read from their names. The service may add values.
+        /// Status of a session (docs/service-notes.md; the specification does not show the session states; the meanings are the provider's). CREATED: created by the merchant, the buyer has done nothing yet; IN_PROGRESS: being processed by the service; COMPLETED: completed successfully; ERROR: a processing error (see decline_reasons); EXPIRED: no buyer action within 30 minutes; CANCELED: the buyer pressed the cancel button; FRAUD_CANCELLATION_REQUESTED: the service advises the merchant to cancel the transaction; OTP_PENDING: waiting for the buyer to verify a phone number with a one-time password. The service may add values.
         pub enum SessionStatus {
             #[doc = "CREATED"]
             Created = "CREATED",

@@ -102,12 +102,21 @@ pub mod types {
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct TransactionItem {
+        ///Additional description of the line (the provider's samples).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub additional_description: ::std::option::Option<::std::string::String>,
         ///Article number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub article_number: ::std::option::Option<::std::string::String>,
         ///Category of the article; the set of values is not shown by the specification.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub category: ::std::option::Option<::std::string::String>,
+        ///Description of the line (the provider's samples).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<::std::string::String>,
+        ///Discount of the line, as the provider's samples carry it (0 when there is none); its relation to the unit discounts is not stated.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub discount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub gross_total_price: ::std::option::Option<::psi_runtime::Decimal>,
@@ -151,19 +160,31 @@ pub mod types {
             Default::default()
         }
     }
-    ///One extra line of a shop basket, such as shipping (category shipping). Same fields as an item, without the discount fields.
+    ///One extra line of a shop basket, such as shipping (category shipping). The same fields as an item: the specification says a special item carries no discount, but the provider's samples of this answer show the discount fields on special items too, so they are read when present.
     #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug, Default, PartialEq)]
     #[cfg_attr(feature = "schemars", derive(::schemars::JsonSchema))]
     pub struct TransactionSpecialItem {
+        ///Additional description of the line (the provider's samples).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub additional_description: ::std::option::Option<::std::string::String>,
         ///Article number.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub article_number: ::std::option::Option<::std::string::String>,
         ///Category of the line, e.g. shipping; the set of values is not shown by the specification.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub category: ::std::option::Option<::std::string::String>,
+        ///Description of the line (the provider's samples).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub description: ::std::option::Option<::std::string::String>,
+        ///Discount of the line, as the provider's samples carry it (0 when there is none); its relation to the unit discounts is not stated.
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub discount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub gross_total_price: ::std::option::Option<::psi_runtime::Decimal>,
+        ///Gross discount per unit, negative for a discount (the provider's samples).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub gross_unit_discount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Gross price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub gross_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
@@ -176,6 +197,9 @@ pub mod types {
         ///Net total of the line.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub net_total_price: ::std::option::Option<::psi_runtime::Decimal>,
+        ///Net discount per unit, negative for a discount (the provider's samples).
+        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
+        pub net_unit_discount: ::std::option::Option<::psi_runtime::Decimal>,
         ///Net price of one unit.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub net_unit_price: ::std::option::Option<::psi_runtime::Decimal>,
@@ -526,12 +550,24 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct TransactionItem {
+            additional_description: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
             article_number: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
             category: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            description: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            discount: ::std::result::Result<
+                ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
             gross_total_price: ::std::result::Result<
@@ -587,8 +623,11 @@ pub mod types {
             #[inline]
             fn default() -> Self {
                 Self {
+                    additional_description: Ok(Default::default()),
                     article_number: Ok(Default::default()),
                     category: Ok(Default::default()),
+                    description: Ok(Default::default()),
+                    discount: Ok(Default::default()),
                     gross_total_price: Ok(Default::default()),
                     gross_unit_discount: Ok(Default::default()),
                     gross_unit_price: Ok(Default::default()),
@@ -605,6 +644,21 @@ pub mod types {
             }
         }
         impl TransactionItem {
+            #[inline]
+            pub fn additional_description<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.additional_description = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for additional_description: {e}"
+                        )
+                    });
+                self
+            }
             #[inline]
             pub fn article_number<T>(mut self, value: T) -> Self
             where
@@ -630,6 +684,34 @@ pub mod types {
                     .try_into()
                     .map_err(|e| {
                         format!("error converting supplied value for category: {e}")
+                    });
+                self
+            }
+            #[inline]
+            pub fn description<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.description = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for description: {e}")
+                    });
+                self
+            }
+            #[inline]
+            pub fn discount<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::psi_runtime::Decimal>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.discount = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for discount: {e}")
                     });
                 self
             }
@@ -829,8 +911,11 @@ pub mod types {
                 value: TransactionItem,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
+                    additional_description: value.additional_description?,
                     article_number: value.article_number?,
                     category: value.category?,
+                    description: value.description?,
+                    discount: value.discount?,
                     gross_total_price: value.gross_total_price?,
                     gross_unit_discount: value.gross_unit_discount?,
                     gross_unit_price: value.gross_unit_price?,
@@ -850,8 +935,11 @@ pub mod types {
             #[inline]
             fn from(value: super::TransactionItem) -> Self {
                 Self {
+                    additional_description: Ok(value.additional_description),
                     article_number: Ok(value.article_number),
                     category: Ok(value.category),
+                    description: Ok(value.description),
+                    discount: Ok(value.discount),
                     gross_total_price: Ok(value.gross_total_price),
                     gross_unit_discount: Ok(value.gross_unit_discount),
                     gross_unit_price: Ok(value.gross_unit_price),
@@ -869,6 +957,10 @@ pub mod types {
         }
         #[derive(Clone, Debug)]
         pub struct TransactionSpecialItem {
+            additional_description: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
             article_number: ::std::result::Result<
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
@@ -877,7 +969,19 @@ pub mod types {
                 ::std::option::Option<::std::string::String>,
                 ::std::string::String,
             >,
+            description: ::std::result::Result<
+                ::std::option::Option<::std::string::String>,
+                ::std::string::String,
+            >,
+            discount: ::std::result::Result<
+                ::std::option::Option<::psi_runtime::Decimal>,
+                ::std::string::String,
+            >,
             gross_total_price: ::std::result::Result<
+                ::std::option::Option<::psi_runtime::Decimal>,
+                ::std::string::String,
+            >,
+            gross_unit_discount: ::std::result::Result<
                 ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
@@ -894,6 +998,10 @@ pub mod types {
                 ::std::string::String,
             >,
             net_total_price: ::std::result::Result<
+                ::std::option::Option<::psi_runtime::Decimal>,
+                ::std::string::String,
+            >,
+            net_unit_discount: ::std::result::Result<
                 ::std::option::Option<::psi_runtime::Decimal>,
                 ::std::string::String,
             >,
@@ -922,13 +1030,18 @@ pub mod types {
             #[inline]
             fn default() -> Self {
                 Self {
+                    additional_description: Ok(Default::default()),
                     article_number: Ok(Default::default()),
                     category: Ok(Default::default()),
+                    description: Ok(Default::default()),
+                    discount: Ok(Default::default()),
                     gross_total_price: Ok(Default::default()),
+                    gross_unit_discount: Ok(Default::default()),
                     gross_unit_price: Ok(Default::default()),
                     identification_number: Ok(Default::default()),
                     name: Ok(Default::default()),
                     net_total_price: Ok(Default::default()),
+                    net_unit_discount: Ok(Default::default()),
                     net_unit_price: Ok(Default::default()),
                     quantity: Ok(Default::default()),
                     tax_rate: Ok(Default::default()),
@@ -938,6 +1051,21 @@ pub mod types {
             }
         }
         impl TransactionSpecialItem {
+            #[inline]
+            pub fn additional_description<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.additional_description = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for additional_description: {e}"
+                        )
+                    });
+                self
+            }
             #[inline]
             pub fn article_number<T>(mut self, value: T) -> Self
             where
@@ -967,6 +1095,34 @@ pub mod types {
                 self
             }
             #[inline]
+            pub fn description<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<::std::option::Option<::std::string::String>>,
+                T::Error: ::std::fmt::Display,
+            {
+                self.description = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for description: {e}")
+                    });
+                self
+            }
+            #[inline]
+            pub fn discount<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::psi_runtime::Decimal>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.discount = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!("error converting supplied value for discount: {e}")
+                    });
+                self
+            }
+            #[inline]
             pub fn gross_total_price<T>(mut self, value: T) -> Self
             where
                 T: ::std::convert::TryInto<
@@ -979,6 +1135,23 @@ pub mod types {
                     .map_err(|e| {
                         format!(
                             "error converting supplied value for gross_total_price: {e}"
+                        )
+                    });
+                self
+            }
+            #[inline]
+            pub fn gross_unit_discount<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::psi_runtime::Decimal>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.gross_unit_discount = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for gross_unit_discount: {e}"
                         )
                     });
                 self
@@ -1041,6 +1214,23 @@ pub mod types {
                     .map_err(|e| {
                         format!(
                             "error converting supplied value for net_total_price: {e}"
+                        )
+                    });
+                self
+            }
+            #[inline]
+            pub fn net_unit_discount<T>(mut self, value: T) -> Self
+            where
+                T: ::std::convert::TryInto<
+                    ::std::option::Option<::psi_runtime::Decimal>,
+                >,
+                T::Error: ::std::fmt::Display,
+            {
+                self.net_unit_discount = value
+                    .try_into()
+                    .map_err(|e| {
+                        format!(
+                            "error converting supplied value for net_unit_discount: {e}"
                         )
                     });
                 self
@@ -1129,13 +1319,18 @@ pub mod types {
                 value: TransactionSpecialItem,
             ) -> ::std::result::Result<Self, super::error::ConversionError> {
                 Ok(Self {
+                    additional_description: value.additional_description?,
                     article_number: value.article_number?,
                     category: value.category?,
+                    description: value.description?,
+                    discount: value.discount?,
                     gross_total_price: value.gross_total_price?,
+                    gross_unit_discount: value.gross_unit_discount?,
                     gross_unit_price: value.gross_unit_price?,
                     identification_number: value.identification_number?,
                     name: value.name?,
                     net_total_price: value.net_total_price?,
+                    net_unit_discount: value.net_unit_discount?,
                     net_unit_price: value.net_unit_price?,
                     quantity: value.quantity?,
                     tax_rate: value.tax_rate?,
@@ -1149,13 +1344,18 @@ pub mod types {
             #[inline]
             fn from(value: super::TransactionSpecialItem) -> Self {
                 Self {
+                    additional_description: Ok(value.additional_description),
                     article_number: Ok(value.article_number),
                     category: Ok(value.category),
+                    description: Ok(value.description),
+                    discount: Ok(value.discount),
                     gross_total_price: Ok(value.gross_total_price),
+                    gross_unit_discount: Ok(value.gross_unit_discount),
                     gross_unit_price: Ok(value.gross_unit_price),
                     identification_number: Ok(value.identification_number),
                     name: Ok(value.name),
                     net_total_price: Ok(value.net_total_price),
+                    net_unit_discount: Ok(value.net_unit_discount),
                     net_unit_price: Ok(value.net_unit_price),
                     quantity: Ok(value.quantity),
                     tax_rate: Ok(value.tax_rate),
@@ -1546,7 +1746,7 @@ pub mod builder {
                 request_media_type: ::std::option::Option::None,
                 optional_body: true,
                 comma_separated_query: &[],
-                declared_errors: &[400, 401, 404, 414, 422, 431, 500],
+                declared_errors: &[400, 401, 404, 405, 406, 414, 415, 422, 431, 500],
                 refused_when_false: ::std::option::Option::None,
             };
             let success = ::psi_runtime::call::send::<

@@ -393,10 +393,18 @@ fn with_causes(error: &reqwest::Error) -> String {
     text
 }
 
-/// The `decline` member of a payment API's error body.
+/// The `decline` member of a payment API's error body; a `code` (the
+/// hosted payment page's `{"code": "INVALID_TOKEN"}`) is kept as one more
+/// reason, so nothing the answer says is lost.
 impl IntoAnswer for crate::common::DeclineResponse {
     fn into_answer(self) -> Answer {
-        Answer::Decline(self.decline.unwrap_or_default())
+        let mut decline = self.decline.unwrap_or_default();
+        if let Some(code) = self.code {
+            if !decline.reasons.contains(&code) {
+                decline.reasons.push(code);
+            }
+        }
+        Answer::Decline(decline)
     }
 }
 

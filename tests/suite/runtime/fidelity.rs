@@ -354,3 +354,32 @@ async fn a_shop_configuration_400_with_objects_in_its_errors_is_declined() {
     assert_eq!(serde_json::to_value(&declined.body).unwrap(), answer);
     assert_eq!(requests_to(&server, at).await.len(), 1);
 }
+
+/// The hosted payment page answers a session-record read it refuses with
+/// `{"code": "INVALID_TOKEN"}`, not the decline shape: still a typed
+/// decline, the code kept as its reason.
+#[tokio::test]
+async fn a_session_record_401_with_a_code_is_declined_with_the_code() {
+    let at = "/pps/api/v1/session-record/s-1";
+    let server = server_answering(
+        "GET",
+        at,
+        ResponseTemplate::new(401).set_body_json(json!({"code": "INVALID_TOKEN"})),
+    )
+    .await;
+    let error = psi::Error::from(
+        client(&server)
+            .payment_page()
+            .get_session_record()
+            .session_id("s-1")
+            .send()
+            .await
+            .unwrap_err(),
+    );
+    let psi::Error::Declined(declined) = &error else {
+        panic!("expected a decline, got {error:?}");
+    };
+    assert_eq!(declined.status(), 401);
+    assert_eq!(declined.decline().unwrap().reasons, ["INVALID_TOKEN"]);
+    assert!(error.to_string().contains("(INVALID_TOKEN)"), "{error}");
+}

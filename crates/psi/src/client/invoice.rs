@@ -25,7 +25,7 @@ static DOWNLOAD: Operation = Operation {
     request_media_type: None,
     optional_body: true,
     comma_separated_query: &[],
-    declared_errors: &[400, 401, 404, 414, 431, 500],
+    declared_errors: &[400, 401, 404, 405, 406, 414, 415, 431, 500],
     refused_when_false: None,
 };
 

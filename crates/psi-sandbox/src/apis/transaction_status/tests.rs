@@ -293,6 +293,9 @@ fn transaction_item(item: &BasketItem) -> TransactionItem {
         net_unit_discount: item.net_unit_discount,
         gross_total_price: item.gross_total_price,
         net_total_price: item.net_total_price,
+        discount: None,
+        description: None,
+        additional_description: None,
         identification_number: None,
         unique_identification_number: None,
     }
@@ -309,7 +312,12 @@ fn transaction_special_item(item: &SpecialItem) -> TransactionSpecialItem {
         gross_unit_price: item.gross_unit_price,
         net_unit_price: item.net_unit_price,
         gross_total_price: item.gross_total_price,
+        gross_unit_discount: None,
+        net_unit_discount: None,
         net_total_price: item.net_total_price,
+        discount: None,
+        description: None,
+        additional_description: None,
         identification_number: None,
         unique_identification_number: None,
     }
