@@ -38,3 +38,14 @@ pub fn workspace_root() -> PathBuf {
         .expect("tests/ lives in the workspace root")
         .to_path_buf()
 }
+
+/// A shop configuration with every required member, as the tests send it.
+pub fn example_shop_configuration() -> psi::shop_config::types::ShopConfiguration {
+    serde_json::from_value(serde_json::json!({
+        "name": "Example Shop",
+        "address": {"street": "Hauptstraße", "city": "Berlin", "postal_code": "10115", "country_code": "DE"},
+        "legal": {"name": "Example GmbH", "legal_form": "GmbH", "commercial_register_number": "HRB 1",
+                  "registration_office": "Amtsgericht Berlin", "vat_id_number": "DE123456789"}
+    }))
+    .expect("a shop configuration")
+}

@@ -172,13 +172,8 @@ async fn shop_config() {
     let refusal = json!({"message": "The given data was invalid.",
                          "errors": {"legal.tax_number": ["is required"]}});
     answer_422(&sandbox, "updateShopConfiguration", refusal).await;
-    let configuration: psi::shop_config::types::ShopConfiguration = serde_json::from_value(json!({
-        "name": "Example Shop",
-        "address": {"street": "Hauptstraße", "city": "Berlin", "postal_code": "10115", "country_code": "DE"},
-        "legal": {"name": "Example GmbH", "legal_form": "GmbH", "commercial_register_number": "HRB 1",
-                  "registration_office": "Amtsgericht Berlin", "vat_id_number": "DE123456789"}
-    }))
-    .unwrap();
+    let configuration: psi::shop_config::types::ShopConfiguration =
+        crate::example_shop_configuration();
     let error = client
         .shop_config()
         .update_shop_configuration()

@@ -6,15 +6,6 @@ use super::*;
 use psi::payment_page::types::SessionRequest;
 use psi_runtime::ExtraMembers;
 
-async fn mount_session_endpoint(server: &MockServer) {
-    Mock::given(method("POST"))
-        .and(path("/pps/api/v1/session"))
-        .respond_with(ResponseTemplate::new(201).set_body_json(serde_json::json!({
-            "session_id": "s-1", "landing_page": "https://pp.example.com/landing/s-1"})))
-        .mount(server)
-        .await;
-}
-
 /// The sandbox's demo request, amounts as written.
 fn request() -> SessionRequest {
     psi_sandbox::demo::session_request("https://shop.example.com/webhook")

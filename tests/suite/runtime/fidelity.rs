@@ -329,13 +329,8 @@ async fn a_shop_configuration_400_with_objects_in_its_errors_is_declined() {
         .credentials(psi::Credentials::new("merchant-1", super::CLIENT_SECRET))
         .build()
         .unwrap();
-    let configuration: psi::shop_config::types::ShopConfiguration = serde_json::from_value(json!({
-        "name": "Example Shop",
-        "address": {"street": "Hauptstraße", "city": "Berlin", "postal_code": "10115", "country_code": "DE"},
-        "legal": {"name": "Example GmbH", "legal_form": "GmbH", "commercial_register_number": "HRB 1",
-                  "registration_office": "Amtsgericht Berlin", "vat_id_number": "DE123456789"}
-    }))
-    .unwrap();
+    let configuration: psi::shop_config::types::ShopConfiguration =
+        crate::example_shop_configuration();
     let result = client
         .shop_config()
         .update_shop_configuration()

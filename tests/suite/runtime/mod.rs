@@ -164,3 +164,13 @@ pub async fn pay_later_status(client: &Client) -> Result<(), psi::Error> {
         .map(drop)
         .map_err(psi::Error::from)
 }
+
+/// Session creation answers 201 and counts as the only route besides tokens.
+pub async fn mount_session_endpoint(server: &MockServer) {
+    Mock::given(method("POST"))
+        .and(path("/pps/api/v1/session"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(serde_json::json!({
+            "session_id": "s-1", "landing_page": "https://pp.example.com/landing/s-1"})))
+        .mount(server)
+        .await;
+}

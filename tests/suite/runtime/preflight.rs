@@ -5,16 +5,6 @@ use super::*;
 use psi::payment_page::types::SessionRequest;
 use wiremock::matchers::body_partial_json;
 
-/// Session creation answers 201 and counts as the only route besides tokens.
-async fn mount_session_endpoint(server: &MockServer) {
-    Mock::given(method("POST"))
-        .and(path("/pps/api/v1/session"))
-        .respond_with(ResponseTemplate::new(201).set_body_json(serde_json::json!({
-            "session_id": "s-1", "landing_page": "https://pp.example.com/landing/s-1"})))
-        .mount(server)
-        .await;
-}
-
 /// A session request around one basket, from JSON text (amounts exactly
 /// as written: `json!` would pass them through f64).
 fn session_with_basket(basket: &str) -> SessionRequest {
@@ -127,13 +117,7 @@ async fn a_basket_whose_items_miss_the_gross_amount_is_refused_before_sending() 
 }
 
 fn shop_configuration() -> psi::shop_config::types::ShopConfiguration {
-    serde_json::from_value(serde_json::json!({
-        "name": "Example Shop",
-        "address": {"street": "Hauptstraße", "city": "Berlin", "postal_code": "10115", "country_code": "DE"},
-        "legal": {"name": "Example GmbH", "legal_form": "GmbH", "commercial_register_number": "HRB 1",
-                  "registration_office": "Amtsgericht Berlin", "vat_id_number": "DE123456789"}
-    }))
-    .unwrap()
+    crate::example_shop_configuration()
 }
 
 #[tokio::test]
