@@ -379,6 +379,13 @@ impl Day {
             show("invoice", "no invoice notification arrived; skipped");
             return Ok(());
         };
+        show(
+            "invoice notification",
+            format!(
+                "verified (HMAC-SHA512 of the body), invoice {}",
+                invoice.invoice_id.as_deref().unwrap_or("-")
+            ),
+        );
         // The file from the address the notification gives for it.
         let pdf = self
             .client
