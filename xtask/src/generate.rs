@@ -10,6 +10,7 @@ use progenitor_impl::{Generator, TypeImpl};
 use settings::base_settings;
 use std::path::Path;
 
+mod aliases;
 mod api_version;
 mod builders;
 mod client_feature;
@@ -179,6 +180,8 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     let comma_separated = operations::comma_separated_query(&bundled);
     let refusal_members = operations::refusal_members(&bundled);
     let request_types = extra_members::request_body_schemas(&bundled);
+    let member_aliases =
+        aliases::document_aliases(&bundled).map_err(|e| format!("{label}: {e}"))?;
     let mut for_progenitor = bundled.clone();
     nulls::strip_optional_nullable(&mut for_progenitor);
     let spec: openapiv3::OpenAPI = serde_json::from_value(for_progenitor)
@@ -267,6 +270,7 @@ pub fn generate_api(root: &Path, api: &Api, shared: &[SharedType]) -> Result<Str
     received::lenient_on_arrival(&mut file).map_err(|e| format!("{label}: {e}"))?;
     extra_members::carry_extra_members(&mut file, &request_types)
         .map_err(|e| format!("{label}: {e}"))?;
+    aliases::add_aliases(&mut file, &member_aliases).map_err(|e| format!("{label}: {e}"))?;
     patterns::compiled_at_generation(&mut file).map_err(|e| format!("{label}: {e}"))?;
     json_schema::derive_behind_feature(&mut file).map_err(|e| format!("{label}: {e}"))?;
     http_client::from_runtime_settings(&mut file).map_err(|e| format!("{label}: {e}"))?;

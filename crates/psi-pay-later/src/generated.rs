@@ -162,13 +162,14 @@ pub mod types {
         ///The current due date of the transaction (YYYY-MM-DD).
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]
         pub current_due_date: ::std::option::Option<::chrono::naive::NaiveDate>,
-        ///The pay later offers. Note the capital L in the field name, as the specification spells it.
+        ///The pay later offers. Note the capital L in the field name, as the specification spells it; one of the provider's publications writes `pay_later_offers`, which psi reads too (docs/service-notes.md, "Pay later").
         #[serde(
             rename = "pay_Later_offers",
             default,
             skip_serializing_if = "::std::vec::Vec::is_empty",
             deserialize_with = "::psi_runtime::nulls::or_default"
         )]
+        #[serde(alias = "pay_later_offers")]
         pub pay_later_offers: ::std::vec::Vec<PayLaterOfferDto>,
         ///Echo of the `transaction_id` path value.
         #[serde(skip_serializing_if = "::std::option::Option::is_none")]

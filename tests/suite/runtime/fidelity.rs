@@ -378,3 +378,37 @@ async fn a_session_record_401_with_a_code_is_declined_with_the_code() {
     assert_eq!(declined.decline().unwrap().reasons, ["INVALID_TOKEN"]);
     assert!(error.to_string().contains("(INVALID_TOKEN)"), "{error}");
 }
+
+/// The provider's publications spell the offers `pay_Later_offers` (as the
+/// specification does) and `pay_later_offers`: either is read, so no
+/// answer's offers are silently empty.
+#[tokio::test]
+async fn pay_later_offers_are_read_under_either_spelling() {
+    for member in ["pay_Later_offers", "pay_later_offers"] {
+        let at = "/order/paylater/v1/12-34567890123456789/offers";
+        let server = server_answering(
+            "GET",
+            at,
+            ResponseTemplate::new(200).set_body_json(json!({
+                "transaction_id": "12-34567890123456789",
+                "current_due_date": "2020-03-27",
+                member: [{"offer_id": "payl-1", "price": 2.95, "currency": "EUR",
+                          "delta_due_date": 14, "new_due_date": "2020-04-10", "available": "AVAILABLE"}]
+            })),
+        )
+        .await;
+        let offers = client(&server)
+            .pay_later()
+            .get_pay_later_offers()
+            .transaction_id("12-34567890123456789")
+            .send()
+            .await
+            .unwrap_or_else(|error| panic!("{member}: {error}"))
+            .into_inner();
+        assert_eq!(offers.pay_later_offers.len(), 1, "{member}");
+        assert_eq!(
+            offers.pay_later_offers[0].offer_id.as_deref(),
+            Some("payl-1")
+        );
+    }
+}
