@@ -24,6 +24,8 @@
 mod bank_account;
 #[cfg(feature = "payment-page")]
 mod basket;
+#[cfg(feature = "payment-page")]
+mod session;
 #[cfg(feature = "shop-config")]
 mod shop_config;
 
@@ -31,6 +33,8 @@ mod shop_config;
 pub use bank_account::bank_account;
 #[cfg(feature = "payment-page")]
 pub use basket::session_request;
+#[cfg(feature = "payment-page")]
+pub use session::session_required_members;
 #[cfg(feature = "shop-config")]
 pub use shop_config::shop_configuration;
 
