@@ -6,8 +6,8 @@
 //! machinery for the whole URL on every call. The generator builds the URL
 //! by pushing its pieces instead, and for each path parameter writes
 //! `value.push_path_segment(&mut url)` (from [`ToPathSegment`]): the value
-//! is encoded straight into the URL, with exactly the bytes `encode_path`
-//! encodes.
+//! is encoded straight into the URL, with the bytes `encode_path` encodes
+//! and the backslash (see `must_encode`).
 
 use crate::error::InvalidPathSegment;
 use std::any::Any;
@@ -20,7 +20,7 @@ use std::fmt::{self, Display, Write};
 #[doc(hidden)]
 pub trait ToPathSegment {
     /// Appends this value's `Display` to `url`, with every byte progenitor's
-    /// `encode_path` encodes written as `%XX`.
+    /// `encode_path` encodes, and `\\`, written as `%XX`.
     fn push_path_segment(&self, url: &mut String);
 
     /// [`push_path_segment`](Self::push_path_segment), refusing a segment
@@ -100,8 +100,11 @@ impl Write for Encoding<'_> {
 
 /// Whether `byte` is written as `%XX`: the WHATWG URL path-segment
 /// percent-encode set as progenitor-client 0.15 defines it (`PATH_SET`): C0
-/// controls, DEL, every non-ASCII byte, and ` "#<>?`{}/%`. A table, as this
-/// runs for every byte of every path parameter.
+/// controls, DEL, every non-ASCII byte, and ` "#<>?`{}/%`; and, beyond
+/// progenitor's set, `\`, which a URL parser reads as `/` in an `http` or
+/// `https` URL, so a value `a\..\..\x` would leave its segment and send the
+/// call (and its bearer token) to another resource. A table, as this runs
+/// for every byte of every path parameter.
 fn must_encode(byte: u8) -> bool {
     ENCODED[usize::from(byte)]
 }
@@ -114,7 +117,7 @@ const ENCODED: [bool; 256] = {
             || byte >= 0x7F
             || matches!(
                 byte as u8,
-                b' ' | b'"' | b'#' | b'<' | b'>' | b'?' | b'`' | b'{' | b'}' | b'/' | b'%'
+                b' ' | b'"' | b'#' | b'<' | b'>' | b'?' | b'`' | b'{' | b'}' | b'/' | b'%' | b'\\'
             );
         byte += 1;
     }
@@ -201,16 +204,21 @@ mod tests {
         assert_eq!(url, "%3Ca%20b%3E%2F7");
     }
 
+    /// progenitor's encoding, and a backslash as `%5C`.
+    fn expected(text: &str) -> String {
+        encode_path(text).replace('\\', "%5C")
+    }
+
     #[test]
-    fn every_character_is_encoded_as_progenitor_encodes_it() {
+    fn every_character_is_encoded_as_progenitor_encodes_it_and_a_backslash() {
         for code in (0..=0x7Fu32).chain([0x80, 0xE4, 0x7FF, 0x800, 0x20AC, 0x1F600]) {
             let code = char::from_u32(code).unwrap();
             let text = format!("a{code}b");
-            let expected = encode_path(&text);
+            let expected = expected(&text);
             assert_eq!(pushed(&text), expected, "String {code:?}");
             assert_eq!(pushed(text.as_str()), expected, "str {code:?}");
             let alone = code.to_string();
-            assert_eq!(pushed(&alone), encode_path(&alone), "alone {code:?}");
+            assert_eq!(pushed(&alone), self::expected(&alone), "alone {code:?}");
         }
     }
 
@@ -232,5 +240,62 @@ mod tests {
         }
         assert_eq!(pushed(&-42i64), encode_path("-42"));
         assert_eq!(pushed(&-42i64), "-42");
+    }
+    /// Found by the property below: a backslash is a `/` to a URL parser in
+    /// an `https` URL, so `..\\..\\admin` left its segment.
+    #[test]
+    fn a_backslash_stays_in_its_segment() {
+        let mut url = String::from("https://api.example.com/order/");
+        r"..\..\admin".push_checked_segment("id", &mut url).unwrap();
+        assert_eq!(url, "https://api.example.com/order/..%5C..%5Cadmin");
+        let parsed = reqwest::Url::parse(&url).unwrap();
+        assert_eq!(parsed.path(), "/order/..%5C..%5Cadmin");
+    }
+
+    /// The bytes of a `%XX`-encoded segment, decoded.
+    fn decoded(segment: &str) -> Vec<u8> {
+        let bytes = segment.as_bytes();
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut at = 0;
+        while at < bytes.len() {
+            if bytes[at] == b'%' {
+                let hex = std::str::from_utf8(&bytes[at + 1..at + 3]).unwrap();
+                out.push(u8::from_str_radix(hex, 16).unwrap());
+                at += 3;
+            } else {
+                out.push(bytes[at]);
+                at += 1;
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Whatever the value, what is sent decodes back to it and never
+        /// leaves its segment; only the values a URL parser would treat as
+        /// no segment or a dot segment are refused.
+        #[test]
+        fn a_segment_decodes_back_to_its_value_and_stays_one_segment(value in ".*") {
+            let mut url = String::from("https://api.example.com/x/");
+            let start = url.len();
+            match value.push_checked_segment("id", &mut url) {
+                Ok(()) => {
+                    let segment = &url[start..];
+                    proptest::prop_assert!(!segment.contains(['/', '?', '#', '\\']), "{}", segment);
+                    proptest::prop_assert!(segment.is_ascii());
+                    proptest::prop_assert_eq!(decoded(segment), value.as_bytes());
+                    proptest::prop_assert_eq!(segment, expected(&value));
+                    // And a URL parser keeps it as the one last segment.
+                    let parsed = reqwest::Url::parse(&url).unwrap();
+                    let last = parsed.path_segments().unwrap().next_back().unwrap().to_owned();
+                    proptest::prop_assert_eq!(parsed.path().matches('/').count(), 2);
+                    proptest::prop_assert_eq!(last, segment);
+                }
+                Err(_) => {
+                    proptest::prop_assert!(matches!(value.as_str(), "" | "." | ".."));
+                    proptest::prop_assert_eq!(url.len(), start, "nothing is left behind");
+                }
+            }
+        }
     }
 }

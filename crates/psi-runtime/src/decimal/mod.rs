@@ -306,3 +306,50 @@ impl schemars::JsonSchema for Decimal {
         <rust_decimal::Decimal as schemars::JsonSchema>::json_schema(generator)
     }
 }
+
+#[cfg(test)]
+mod round_trips {
+    use super::Decimal;
+    use proptest::strategy::Strategy as _;
+
+    /// Decimal text as JSON writes it: an optional minus, an integer part
+    /// without leading zeros, an optional fraction (trailing zeros kept),
+    /// at most 27 digits in all (a 96-bit mantissa holds every such number).
+    fn text() -> impl proptest::strategy::Strategy<Value = String> {
+        (
+            proptest::bool::ANY,
+            "(0|[1-9][0-9]{0,14})",
+            proptest::option::of("[0-9]{1,12}"),
+        )
+            .prop_map(|(negative, integer, fraction)| {
+                let mut text = String::new();
+                if negative {
+                    text.push('-');
+                }
+                text.push_str(&integer);
+                if let Some(fraction) = fraction {
+                    text.push('.');
+                    text.push_str(&fraction);
+                }
+                text
+            })
+    }
+
+    proptest::proptest! {
+        /// The text read is the text written, trailing zeros and all,
+        /// through `FromStr`/`Display` and through JSON alike (a negative
+        /// zero is written as zero).
+        #[test]
+        fn decimal_text_survives_every_round_trip(text in text()) {
+            let expected = match text.strip_prefix('-') {
+                Some(unsigned) if unsigned.bytes().all(|b| b == b'0' || b == b'.') => unsigned.to_owned(),
+                _ => text.clone(),
+            };
+            let parsed: Decimal = text.parse().unwrap();
+            proptest::prop_assert_eq!(parsed.to_string(), expected.clone());
+            let read: Decimal = serde_json::from_str(&text).unwrap();
+            proptest::prop_assert_eq!(read, parsed);
+            proptest::prop_assert_eq!(serde_json::to_string(&read).unwrap(), expected);
+        }
+    }
+}

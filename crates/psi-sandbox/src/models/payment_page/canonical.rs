@@ -125,4 +125,46 @@ mod tests {
         assert_ne!(digest("[1, 2]"), digest("[2, 1]"));
         assert_eq!(digest("not json"), None);
     }
+    use proptest::prelude::*;
+
+    /// JSON values with integer numbers (exact in serde_json's `Value`).
+    fn json() -> impl Strategy<Value = serde_json::Value> {
+        let leaf = prop_oneof![
+            Just(serde_json::Value::Null),
+            any::<bool>().prop_map(serde_json::Value::from),
+            any::<i64>().prop_map(serde_json::Value::from),
+            ".{0,8}".prop_map(serde_json::Value::from),
+        ];
+        leaf.prop_recursive(3, 24, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::from),
+                prop::collection::btree_map("[a-z_]{1,6}", inner, 0..4)
+                    .prop_map(|members| serde_json::Value::Object(members.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        /// Whitespace and a number's spelling make no other call; another
+        /// value does.
+        #[test]
+        fn the_digest_ignores_layout_and_spelling_only(
+            value in json(),
+            integer in "(0|[1-9][0-9]{0,9})",
+            fraction in "[0-9]{0,6}",
+        ) {
+            let compact = serde_json::to_string(&value).unwrap();
+            let pretty = serde_json::to_string_pretty(&value).unwrap();
+            prop_assert_eq!(digest(&compact), digest(&pretty));
+
+            let number = if fraction.is_empty() { integer.clone() } else { format!("{integer}.{fraction}") };
+            let padded = if fraction.is_empty() { format!("{integer}.00") } else { format!("{number}0") };
+            let with = |n: &str| format!(r#"{{"value": {compact}, "amount": {n}}}"#);
+            prop_assert_eq!(digest(&with(&number)), digest(&with(&padded)));
+            let other = format!("{integer}1");
+            prop_assert_ne!(digest(&with(&number)), digest(&with(&other)));
+            let changed = format!(r#"{{"value": {compact}, "amount": {number}, "x": 1}}"#);
+            prop_assert_ne!(digest(&with(&number)), digest(&changed));
+        }
+    }
 }
