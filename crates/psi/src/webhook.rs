@@ -479,17 +479,18 @@ pub fn compact_json(body: &[u8]) -> Vec<u8> {
 /// exactly 128 digits of either case.
 #[inline]
 fn decode_invoice_signature(header: &str) -> Result<[u8; INVOICE_SIGNATURE_LEN], HeaderProblem> {
-    let digits = header.trim().as_bytes();
-    let problem = HeaderProblem::BadInvoiceSignature {
-        characters: header.trim().chars().count(),
+    let trimmed = header.trim();
+    let problem = || HeaderProblem::BadInvoiceSignature {
+        characters: trimmed.chars().count(),
     };
+    let digits = trimmed.as_bytes();
     if digits.len() != INVOICE_SIGNATURE_LEN * 2 {
-        return Err(problem);
+        return Err(problem());
     }
     let mut bytes = [0; INVOICE_SIGNATURE_LEN];
     for (byte, pair) in bytes.iter_mut().zip(digits.chunks_exact(2)) {
-        let high = hex_value(pair[0]).ok_or(problem)?;
-        let low = hex_value(pair[1]).ok_or(problem)?;
+        let high = hex_value(pair[0]).ok_or_else(problem)?;
+        let low = hex_value(pair[1]).ok_or_else(problem)?;
         *byte = high << 4 | low;
     }
     Ok(bytes)

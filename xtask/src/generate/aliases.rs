@@ -6,7 +6,6 @@
 //! the generated field, so an answer with either name is read and none is
 //! silently empty. What psi writes keeps the document's name.
 
-use quote::ToTokens;
 use serde_json::Value;
 
 /// One property's other names: (schema, property, aliases).
@@ -70,7 +69,9 @@ pub fn add_aliases(file: &mut syn::File, aliases: &[Alias]) -> Result<(), String
                     syn::Fields::Named(fields) => fields
                         .named
                         .iter_mut()
-                        .find(|field| json_name(field).as_deref() == Some(property.as_str())),
+                        .find(|field| {
+                            super::items::json_name(field).as_deref() == Some(property.as_str())
+                        }),
                     _ => None,
                 },
                 _ => None,
@@ -84,24 +85,10 @@ pub fn add_aliases(file: &mut syn::File, aliases: &[Alias]) -> Result<(), String
     Ok(())
 }
 
-/// The member name a field is written under: its serde `rename`, else its
-/// identifier.
-fn json_name(field: &syn::Field) -> Option<String> {
-    for attribute in &field.attrs {
-        if !attribute.path().is_ident("serde") {
-            continue;
-        }
-        let text = attribute.to_token_stream().to_string();
-        if let Some(rest) = text.split("rename = \"").nth(1) {
-            return rest.split('"').next().map(str::to_owned);
-        }
-    }
-    field.ident.as_ref().map(|ident| ident.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use quote::ToTokens;
 
     #[test]
     fn an_alias_is_added_to_the_renamed_field() {

@@ -95,7 +95,11 @@ pub fn carry_extra_members(file: &mut syn::File, roots: &BTreeSet<String>) -> Re
                  (xtask/src/generate/extra_members.rs)"
             ));
         }
-        let declared: Vec<String> = fields.named.iter().filter_map(json_name).collect();
+        let declared: Vec<String> = fields
+            .named
+            .iter()
+            .filter_map(super::items::json_name)
+            .collect();
         let function = format_ident!("{FIELD}_of_{}", snake_case(&name));
         let function_path = function.to_string();
         fields.named.push(syn::parse_quote! {
@@ -193,31 +197,6 @@ fn denies_unknown_members(attributes: &[syn::Attribute]) -> bool {
 
 fn is_named(field: &syn::Field, name: &str) -> bool {
     field.ident.as_ref().is_some_and(|ident| ident == name)
-}
-
-/// A field's member name in JSON: its `#[serde(rename = "...")]`, else its
-/// identifier (without `r#`).
-fn json_name(field: &syn::Field) -> Option<String> {
-    for attribute in &field.attrs {
-        if !attribute.path().is_ident("serde") {
-            continue;
-        }
-        let mut renamed = None;
-        let _ = attribute.parse_nested_meta(|meta| {
-            if meta.path.is_ident("rename") {
-                let value: syn::LitStr = meta.value()?.parse()?;
-                renamed = Some(value.value());
-            } else if meta.input.peek(syn::Token![=]) {
-                let _: syn::Expr = meta.value()?.parse()?;
-            }
-            Ok(())
-        });
-        if renamed.is_some() {
-            return renamed;
-        }
-    }
-    let ident = field.ident.as_ref()?.to_string();
-    Some(ident.strip_prefix("r#").unwrap_or(&ident).to_owned())
 }
 
 fn snake_case(name: &str) -> String {

@@ -10,23 +10,26 @@ use psi_payment_page::types::{Address, Buyer, SessionRequest};
 
 use crate::Finding;
 
+/// The finding of a required member that is absent.
+#[inline]
+fn absent(path: impl Into<String>) -> Finding {
+    Finding::new(
+        path,
+        "is absent: the provider's documentation marks it required (the specification does not)",
+    )
+}
+
 /// Every member of `request` the provider marks required and the request
 /// lacks, with its JSON path.
 #[inline]
 pub fn session_required_members(request: &SessionRequest) -> Vec<Finding> {
     let mut found = Vec::new();
-    let missing = |path: &str| {
-        Finding::new(
-            path,
-            "is absent: the provider's documentation marks it required (the specification does not)",
-        )
-    };
     let Some(order) = &request.order_data else {
-        found.push(missing("$.order_data"));
+        found.push(absent("$.order_data"));
         return found;
     };
     let Some(buyer) = &order.buyer else {
-        found.push(missing("$.order_data.buyer"));
+        found.push(absent("$.order_data.buyer"));
         return found;
     };
     let billing_address = match buyer {
@@ -35,7 +38,7 @@ pub fn session_required_members(request: &SessionRequest) -> Vec<Finding> {
     };
     let path = "$.order_data.buyer.billing_address";
     let Some(address) = billing_address else {
-        found.push(missing(path));
+        found.push(absent(path));
         return found;
     };
     check_address(path, address, &mut found);
@@ -44,14 +47,8 @@ pub fn session_required_members(request: &SessionRequest) -> Vec<Finding> {
 
 #[inline]
 fn check_address(path: &str, address: &Address, found: &mut Vec<Finding>) {
-    let absent = |member: &str| {
-        Finding::new(
-            format!("{path}.{member}"),
-            "is absent: the provider's documentation marks it required (the specification does not)",
-        )
-    };
     match address.city.as_deref() {
-        None => found.push(absent("city")),
+        None => found.push(absent(format!("{path}.city"))),
         Some(city) if city.chars().filter(|c| !c.is_whitespace()).count() < 2 => {
             found.push(Finding::new(
                 format!("{path}.city"),
@@ -61,14 +58,13 @@ fn check_address(path: &str, address: &Address, found: &mut Vec<Finding>) {
         }
         Some(_) => {}
     }
-    if address.country_code.is_none() {
-        found.push(absent("country_code"));
-    }
-    if address.street.is_none() {
-        found.push(absent("street"));
-    }
-    if address.zip_code.is_none() {
-        found.push(absent("zip_code"));
+    let others = [
+        ("country_code", address.country_code.is_some()),
+        ("street", address.street.is_some()),
+        ("zip_code", address.zip_code.is_some()),
+    ];
+    for (member, _) in others.iter().filter(|(_, present)| !present) {
+        found.push(absent(format!("{path}.{member}")));
     }
 }
 

@@ -29,11 +29,11 @@ pub fn check_bank_account(request: &BankAccountStoreRequest) -> Result<(), Viola
     if let Some(rule) = iban_problem(&request.iban) {
         found.push(Violation::new(Rule::IbanCheckDigits, "$.iban", rule));
     }
-    let bic = request
-        .bic
-        .as_deref()
-        .filter(|bic| !normalised_bic(bic).is_empty());
-    if let Some(bic) = bic.filter(|bic| !is_bic(&normalised_bic(bic))) {
+    let bic = request.bic.as_deref().filter(|bic| {
+        let normalised = normalised_bic(bic);
+        !normalised.is_empty() && !is_bic(&normalised)
+    });
+    if let Some(bic) = bic {
         let rule = format!(
             "\"{bic}\" is not a BIC (ISO 9362:2014: 4 letters or digits party prefix, 2 letters \
              country, 2 letters or digits location, optionally 3 letters or digits branch; \
