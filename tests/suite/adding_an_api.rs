@@ -124,7 +124,7 @@ fn a_new_document_becomes_a_client_accessor_served_by_the_sandbox() {
     for derived in [
         "crates/psi-dispute-management/Cargo.toml",
         "crates/psi-dispute-management/src/generated.rs",
-        "crates/psi-sandbox/documents/dispute-management.json",
+        "crates/psi-drift/documents/dispute-management.json",
     ] {
         assert!(copy.join(derived).is_file(), "{derived} was not generated");
     }

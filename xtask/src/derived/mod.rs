@@ -3,10 +3,10 @@
 //! writes them, `--check` compares them, like the generated clients.
 
 mod crates;
+mod documents;
 mod facade;
 mod manifests;
 mod redocly;
-mod sandbox;
 mod text;
 
 use crate::apis::Api;
@@ -20,7 +20,7 @@ pub fn outputs(root: &Path, apis: &[Api]) -> Result<Vec<(PathBuf, String)>, Stri
     }
     files.extend(manifests::files(root, apis)?);
     files.extend(facade::files(root, apis)?);
-    files.extend(sandbox::files(root, apis)?);
+    files.extend(documents::files(root, apis)?);
     files.push(redocly::file(root, apis)?);
     Ok(files)
 }

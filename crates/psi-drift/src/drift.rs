@@ -1,0 +1,440 @@
+//! [`Drift`]: findings aggregated over many calls, bounded however long it runs.
+
+use crate::compiled::{Api, Documents, Operation, INVOICE_NOTIFICATION};
+use crate::finding::{Direction, Finding, Kind, Report};
+use crate::walk::{Raw, Walk};
+use chrono::Utc;
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+/// How much a [`Drift`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Distinct findings kept; past it, new ones are counted in
+    /// [`Report::dropped`] only.
+    pub max_findings: usize,
+    /// Distinct example values kept per finding.
+    pub max_examples: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_findings: 1000,
+            max_examples: 3,
+        }
+    }
+}
+
+/// What the service sent that the documents do not say, aggregated: one
+/// [`Finding`] per operation, direction, kind, pointer and status, counted.
+/// Shared between threads; checking an answer without findings takes no lock.
+pub struct Drift {
+    documents: &'static Documents,
+    limits: Limits,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    findings: HashMap<Key, Finding>,
+    dropped: u64,
+}
+
+type Key = (Option<String>, Direction, Kind, String, Option<u16>);
+
+/// A finding the caller made itself (a path no document declares, a body
+/// too large to read, a signature that does not verify).
+#[derive(Debug, Clone)]
+pub struct Note<'a> {
+    pub operation_id: Option<&'a str>,
+    pub direction: Direction,
+    pub kind: Kind,
+    pub pointer: &'a str,
+    pub status: Option<u16>,
+    pub expected: Option<String>,
+    /// Shown as given: redact it first ([`crate::example`]).
+    pub example: Option<String>,
+}
+
+impl Default for Drift {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl std::fmt::Debug for Drift {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Drift")
+            .field("limits", &self.limits)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drift {
+    /// Against the documents bundled into this crate, with default limits.
+    pub fn new() -> Self {
+        Self::with_limits(Limits::default())
+    }
+
+    pub fn with_limits(limits: Limits) -> Self {
+        Self::with_documents(Documents::bundled(), limits)
+    }
+
+    pub fn with_documents(documents: &'static Documents, limits: Limits) -> Self {
+        Self {
+            documents,
+            limits,
+            state: Mutex::new(State::default()),
+        }
+    }
+
+    pub fn documents(&self) -> &'static Documents {
+        self.documents
+    }
+
+    /// Checks one answer of `operation_id`: its status, media type and
+    /// body. `content_type` is the header as received; `body` the bytes
+    /// after any content coding is undone.
+    pub fn answer(&self, operation_id: &str, status: u16, content_type: Option<&str>, body: &[u8]) {
+        let Some((api, operation)) = self.documents.operation(operation_id) else {
+            return;
+        };
+        let responses_at = format!("{}/responses", operation.at);
+        let Some(responses) = api.root.pointer(&responses_at).and_then(Value::as_object) else {
+            return;
+        };
+        let key = status.to_string();
+        let range = format!("{}XX", status / 100);
+        let found = responses
+            .keys()
+            .find(|k| **k == key)
+            .or_else(|| responses.keys().find(|k| k.eq_ignore_ascii_case(&range)))
+            .or_else(|| responses.keys().find(|k| *k == "default"));
+        let Some(found) = found else {
+            let mut listed: Vec<&str> = responses.keys().map(String::as_str).collect();
+            listed.sort_unstable();
+            self.record(
+                api,
+                operation,
+                Direction::Answer,
+                Some(status),
+                vec![Raw {
+                    kind: Kind::UndeclaredStatus,
+                    pointer: String::new(),
+                    schema: responses_at,
+                    expected: format!("one of [{}]", listed.join(", ")),
+                    example: Some(status.to_string()),
+                }],
+            );
+            return;
+        };
+        let at = format!("{responses_at}/{}", escape(found));
+        let found = self.check_content(api, &at, content_type, body);
+        self.record(api, operation, Direction::Answer, Some(status), found);
+    }
+
+    /// Checks one request body a client sent to `operation_id`.
+    pub fn request(&self, operation_id: &str, content_type: Option<&str>, body: &[u8]) {
+        let Some((api, operation)) = self.documents.operation(operation_id) else {
+            return;
+        };
+        let at = format!("{}/requestBody", operation.at);
+        if api.root.pointer(&at).is_none() {
+            return;
+        }
+        let found = self.check_content(api, &at, content_type, body);
+        self.record(api, operation, Direction::Request, None, found);
+    }
+
+    /// Checks one notification's body: [`crate::SESSION_NOTIFICATION`]
+    /// (the payment page's callback) or [`crate::INVOICE_NOTIFICATION`].
+    pub fn notification(&self, operation_id: &str, content_type: Option<&str>, body: &[u8]) {
+        if operation_id == INVOICE_NOTIFICATION {
+            let Some(api) = self
+                .documents
+                .apis
+                .iter()
+                .find(|api| api.name == "order-status")
+            else {
+                return;
+            };
+            let at = "/components/schemas/InvoiceNotification";
+            let Some(schema) = api.root.pointer(at) else {
+                return;
+            };
+            let mut found = Vec::new();
+            self.check_json(api, schema, at, body, &mut found);
+            self.record_as(
+                api,
+                Some(operation_id),
+                Direction::Notification,
+                None,
+                found,
+            );
+            return;
+        }
+        let Some((api, operation)) = self.documents.operation(operation_id) else {
+            return;
+        };
+        let at = format!("{}/requestBody", operation.at);
+        let found = self.check_content(api, &at, content_type, body);
+        self.record(api, operation, Direction::Notification, None, found);
+    }
+
+    /// Records a finding the caller made.
+    pub fn note(&self, note: Note<'_>) {
+        let now = Utc::now();
+        let mut state = self.lock();
+        let key: Key = (
+            note.operation_id.map(str::to_owned),
+            note.direction,
+            note.kind,
+            note.pointer.to_owned(),
+            note.status,
+        );
+        let document = note
+            .operation_id
+            .and_then(|id| self.documents.operation(id))
+            .map(|(api, operation)| (format!("openapi/{}.yaml", api.name), operation.at.clone()));
+        self.add(&mut state, key, now, note.example, note.expected, document);
+    }
+
+    /// Every finding so far, in a stable order (operation, direction, kind, pointer).
+    pub fn report(&self) -> Report {
+        let state = self.lock();
+        let mut findings: Vec<Finding> = state.findings.values().cloned().collect();
+        findings.sort_by(|a, b| {
+            (&a.operation_id, a.direction, a.kind, &a.pointer, a.status).cmp(&(
+                &b.operation_id,
+                b.direction,
+                b.kind,
+                &b.pointer,
+                b.status,
+            ))
+        });
+        Report {
+            findings,
+            dropped: state.dropped,
+        }
+    }
+
+    /// Whether nothing was found.
+    pub fn is_empty(&self) -> bool {
+        let state = self.lock();
+        state.findings.is_empty() && state.dropped == 0
+    }
+
+    /// Forgets every finding.
+    pub fn clear(&self) {
+        *self.lock() = State::default();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The media type and the body of a request body or response object at `at`.
+    fn check_content(
+        &self,
+        api: &Api,
+        at: &str,
+        content_type: Option<&str>,
+        body: &[u8],
+    ) -> Vec<Raw> {
+        let mut found = Vec::new();
+        let (object, at) = resolve(&api.root, at);
+        let Some(content) = object
+            .and_then(|o| o.get("content"))
+            .and_then(Value::as_object)
+        else {
+            return found;
+        };
+        if content.is_empty() || body.iter().all(u8::is_ascii_whitespace) {
+            return found;
+        }
+        let received = content_type.map(essence);
+        let declared = |wanted: &str| content.keys().any(|key| essence(key) == wanted);
+        let matches = received
+            .as_deref()
+            .is_some_and(|r| declared(r) || content.contains_key("*/*"));
+        if !matches {
+            let mut keys: Vec<&str> = content.keys().map(String::as_str).collect();
+            keys.sort_unstable();
+            found.push(Raw {
+                kind: Kind::MediaType,
+                pointer: String::new(),
+                schema: format!("{at}/content"),
+                expected: format!("one of [{}]", keys.join(", ")),
+                example: Some(content_type.map_or("none".to_owned(), |t| {
+                    Value::String(t.chars().take(64).collect()).to_string()
+                })),
+            });
+        }
+        // The JSON form of the content, when the document has one and what
+        // arrived is (or may be) JSON.
+        let json = content.iter().find(|(key, _)| is_json(&essence(key)));
+        let read_as_json = match &received {
+            Some(received) => is_json(received) || !matches,
+            None => true,
+        };
+        if let (Some((key, media)), true) = (json, read_as_json) {
+            if let Some(schema) = media.get("schema") {
+                let schema_at = format!("{at}/content/{}/schema", escape(key));
+                self.check_json(api, schema, &schema_at, body, &mut found);
+            }
+        }
+        found
+    }
+
+    fn check_json(
+        &self,
+        api: &Api,
+        schema: &Value,
+        schema_at: &str,
+        body: &[u8],
+        found: &mut Vec<Raw>,
+    ) {
+        let Ok(value) = serde_json::from_slice::<Value>(body) else {
+            found.push(Raw {
+                kind: Kind::NotJson,
+                pointer: String::new(),
+                schema: schema_at.to_owned(),
+                expected: "JSON".to_owned(),
+                example: None,
+            });
+            return;
+        };
+        let mut walk = Walk::new(&api.root, &self.documents.patterns);
+        walk.body(schema, schema_at, &value);
+        found.append(&mut walk.found);
+    }
+
+    fn record(
+        &self,
+        api: &Api,
+        operation: &Operation,
+        direction: Direction,
+        status: Option<u16>,
+        found: Vec<Raw>,
+    ) {
+        self.record_as(api, Some(&operation.operation_id), direction, status, found);
+    }
+
+    fn record_as(
+        &self,
+        api: &Api,
+        operation_id: Option<&str>,
+        direction: Direction,
+        status: Option<u16>,
+        found: Vec<Raw>,
+    ) {
+        if found.is_empty() {
+            return;
+        }
+        let now = Utc::now();
+        let mut state = self.lock();
+        for raw in found {
+            let key: Key = (
+                operation_id.map(str::to_owned),
+                direction,
+                raw.kind,
+                raw.pointer,
+                status,
+            );
+            let document = (Documents::file_of(api, &raw.schema), raw.schema);
+            self.add(
+                &mut state,
+                key,
+                now,
+                raw.example,
+                Some(raw.expected),
+                Some(document),
+            );
+        }
+    }
+
+    fn add(
+        &self,
+        state: &mut State,
+        key: Key,
+        now: chrono::DateTime<Utc>,
+        example: Option<String>,
+        expected: Option<String>,
+        document: Option<(String, String)>,
+    ) {
+        if let Some(finding) = state.findings.get_mut(&key) {
+            finding.count += 1;
+            finding.last_seen = now;
+            if let Some(example) = example {
+                if finding.examples.len() < self.limits.max_examples
+                    && !finding.examples.contains(&example)
+                {
+                    finding.examples.push(example);
+                }
+            }
+            return;
+        }
+        if state.findings.len() >= self.limits.max_findings {
+            state.dropped += 1;
+            return;
+        }
+        let (operation_id, direction, kind, pointer, status) = key.clone();
+        let (document, schema) = document.unzip();
+        state.findings.insert(
+            key,
+            Finding {
+                operation_id,
+                direction,
+                kind,
+                pointer,
+                status,
+                count: 1,
+                first_seen: now,
+                last_seen: now,
+                examples: example.into_iter().take(self.limits.max_examples).collect(),
+                expected,
+                document,
+                schema,
+            },
+        );
+    }
+}
+
+/// Follows a `$ref` of a request body or response object.
+fn resolve<'a>(root: &'a Value, at: &str) -> (Option<&'a Value>, String) {
+    let mut at = at.to_owned();
+    let mut object = root.pointer(&at);
+    for _ in 0..8 {
+        let Some(reference) = object.and_then(|o| o.get("$ref")).and_then(Value::as_str) else {
+            break;
+        };
+        let Some(pointer) = reference.strip_prefix('#') else {
+            break;
+        };
+        at = pointer.to_owned();
+        object = root.pointer(pointer);
+    }
+    (object, at)
+}
+
+/// `application/json` of `Application/JSON; charset=UTF-8`.
+fn essence(media_type: &str) -> String {
+    media_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
+}
+
+fn is_json(essence: &str) -> bool {
+    essence == "application/json" || essence.ends_with("+json")
+}
+
+fn escape(text: &str) -> String {
+    text.replace('~', "~0").replace('/', "~1")
+}
