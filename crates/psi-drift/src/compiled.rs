@@ -22,7 +22,7 @@ pub struct Api {
     /// The server variable its address is (`api_url`, `base_url`,
     /// `auth_url`, `platform_url`, `shop_config_url`).
     pub server: String,
-    pub(crate) root: Value,
+    pub root: Value,
     pub operations: Vec<Operation>,
 }
 
@@ -34,8 +34,8 @@ pub struct Operation {
     /// The base path and the document's path, split at `/`.
     segments: Vec<Segment>,
     /// The operation's JSON pointer in its document.
-    pub(crate) at: String,
-    pub(crate) notification: bool,
+    pub at: String,
+    pub notification: bool,
 }
 
 enum Segment {

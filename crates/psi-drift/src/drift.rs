@@ -198,7 +198,14 @@ impl Drift {
             .operation_id
             .and_then(|id| self.documents.operation(id))
             .map(|(api, operation)| (format!("openapi/{}.yaml", api.name), operation.at.clone()));
-        self.add(&mut state, key, now, note.example, note.expected, document);
+        self.add(
+            &mut state,
+            key,
+            now,
+            note.example.into_iter().collect(),
+            note.expected,
+            document,
+        );
     }
 
     /// Every finding so far, in a stable order (operation, direction, kind, pointer).
@@ -336,21 +343,33 @@ impl Drift {
             return;
         }
         let now = Utc::now();
-        let mut state = self.lock();
+        // One body counts once per finding, whatever number of array items
+        // gave it; each item's value is an example.
+        let mut grouped: Vec<(Key, Raw, Vec<String>)> = Vec::new();
         for raw in found {
             let key: Key = (
                 operation_id.map(str::to_owned),
                 direction,
                 raw.kind,
-                raw.pointer,
+                raw.pointer.clone(),
                 status,
             );
+            match grouped.iter_mut().find(|(known, _, _)| *known == key) {
+                Some((_, _, examples)) => examples.extend(raw.example),
+                None => {
+                    let examples = raw.example.iter().cloned().collect();
+                    grouped.push((key, raw, examples));
+                }
+            }
+        }
+        let mut state = self.lock();
+        for (key, raw, examples) in grouped {
             let document = (Documents::file_of(api, &raw.schema), raw.schema);
             self.add(
                 &mut state,
                 key,
                 now,
-                raw.example,
+                examples,
                 Some(raw.expected),
                 Some(document),
             );
@@ -362,20 +381,22 @@ impl Drift {
         state: &mut State,
         key: Key,
         now: chrono::DateTime<Utc>,
-        example: Option<String>,
+        examples: Vec<String>,
         expected: Option<String>,
         document: Option<(String, String)>,
     ) {
+        let max = self.limits.max_examples;
+        let keep = |kept: &mut Vec<String>, examples: Vec<String>| {
+            for example in examples {
+                if kept.len() < max && !kept.contains(&example) {
+                    kept.push(example);
+                }
+            }
+        };
         if let Some(finding) = state.findings.get_mut(&key) {
             finding.count += 1;
             finding.last_seen = now;
-            if let Some(example) = example {
-                if finding.examples.len() < self.limits.max_examples
-                    && !finding.examples.contains(&example)
-                {
-                    finding.examples.push(example);
-                }
-            }
+            keep(&mut finding.examples, examples);
             return;
         }
         if state.findings.len() >= self.limits.max_findings {
@@ -395,7 +416,11 @@ impl Drift {
                 count: 1,
                 first_seen: now,
                 last_seen: now,
-                examples: example.into_iter().take(self.limits.max_examples).collect(),
+                examples: {
+                    let mut kept = Vec::new();
+                    keep(&mut kept, examples);
+                    kept
+                },
                 expected,
                 document,
                 schema,

@@ -86,50 +86,7 @@ impl<'a> Walk<'a> {
             }
             return;
         }
-        // allOf: every branch applies; its members count as declared here.
-        if let Some(Value::Array(branches)) = object.get("allOf") {
-            for (index, branch) in branches.iter().enumerate() {
-                self.shape(
-                    branch,
-                    &format!("{schema_at}/allOf/{index}"),
-                    value,
-                    member,
-                    depth,
-                );
-            }
-        }
-        // oneOf/anyOf: the branch with the fewest findings stands.
-        for keyword in ["oneOf", "anyOf"] {
-            if let Some(Value::Array(branches)) = object.get(keyword) {
-                let mut best: Option<Vec<Raw>> = None;
-                for (index, branch) in branches.iter().enumerate() {
-                    let mut trial = Walk {
-                        root: self.root,
-                        patterns: self.patterns,
-                        found: Vec::new(),
-                        pointer: self.pointer.clone(),
-                    };
-                    trial.shape(
-                        branch,
-                        &format!("{schema_at}/{keyword}/{index}"),
-                        value,
-                        member,
-                        depth,
-                    );
-                    if best
-                        .as_ref()
-                        .is_none_or(|known| trial.found.len() < known.len())
-                    {
-                        best = Some(trial.found);
-                    }
-                    if best.as_ref().is_some_and(Vec::is_empty) {
-                        break;
-                    }
-                }
-                self.found.extend(best.unwrap_or_default());
-            }
-        }
-        self.own(object, &schema_at, value, member, depth);
+        self.composed(object, &schema_at, value, member, depth);
         if let Value::Object(members) = value {
             self.undeclared(schema, &schema_at, members);
         }
@@ -146,48 +103,53 @@ impl<'a> Walk<'a> {
         depth: usize,
     ) {
         let (schema, schema_at) = self.resolve(schema, schema_at.to_owned());
-        let Some(object) = schema.as_object() else {
-            return;
-        };
+        if let Some(object) = schema.as_object() {
+            self.composed(object, &schema_at, value, member, depth);
+        }
+    }
+
+    /// The schema's branches and its own keywords: every `allOf` branch
+    /// applies; of a `oneOf`/`anyOf`, the branch nearest the value stands.
+    fn composed(
+        &mut self,
+        object: &'a Map<String, Value>,
+        schema_at: &str,
+        value: &Value,
+        member: Option<&str>,
+        depth: usize,
+    ) {
         if let Some(Value::Array(branches)) = object.get("allOf") {
             for (index, branch) in branches.iter().enumerate() {
-                self.shape(
-                    branch,
-                    &format!("{schema_at}/allOf/{index}"),
-                    value,
-                    member,
-                    depth,
-                );
+                let at = format!("{schema_at}/allOf/{index}");
+                self.shape(branch, &at, value, member, depth);
             }
         }
         for keyword in ["oneOf", "anyOf"] {
-            if let Some(Value::Array(branches)) = object.get(keyword) {
-                let mut best: Option<Vec<Raw>> = None;
-                for (index, branch) in branches.iter().enumerate() {
-                    let mut trial = Walk {
-                        root: self.root,
-                        patterns: self.patterns,
-                        found: Vec::new(),
-                        pointer: self.pointer.clone(),
-                    };
-                    trial.shape(
-                        branch,
-                        &format!("{schema_at}/{keyword}/{index}"),
-                        value,
-                        member,
-                        depth,
-                    );
-                    if best
-                        .as_ref()
-                        .is_none_or(|known| trial.found.len() < known.len())
-                    {
-                        best = Some(trial.found);
-                    }
+            let Some(Value::Array(branches)) = object.get(keyword) else {
+                continue;
+            };
+            let mut best: Option<(usize, Vec<Raw>)> = None;
+            for (index, branch) in branches.iter().enumerate() {
+                let mut trial = Walk {
+                    root: self.root,
+                    patterns: self.patterns,
+                    found: Vec::new(),
+                    pointer: self.pointer.clone(),
+                };
+                let at = format!("{schema_at}/{keyword}/{index}");
+                trial.shape(branch, &at, value, member, depth);
+                let score = score(&trial.found, &self.pointer);
+                if best.as_ref().is_none_or(|(known, _)| score < *known) {
+                    best = Some((score, trial.found));
                 }
-                self.found.extend(best.unwrap_or_default());
+                if score == 0 {
+                    break;
+                }
             }
+            self.found
+                .extend(best.map(|(_, found)| found).unwrap_or_default());
         }
-        self.own(object, &schema_at, value, member, depth);
+        self.own(object, schema_at, value, member, depth);
     }
 
     /// The schema's own keywords (not its branches).
@@ -293,7 +255,7 @@ impl<'a> Walk<'a> {
             }
         }
         for (name, member) in members {
-            let declared = properties.and_then(|p| p.get(name));
+            let declared = properties.and_then(|p| p.get(name).or_else(|| aliased(p, name)));
             let kept = self.pointer.len();
             push_token(&mut self.pointer, name);
             match (declared, object.get("additionalProperties")) {
@@ -377,6 +339,12 @@ impl<'a> Walk<'a> {
         }
         if let Some(properties) = object.get("properties").and_then(Value::as_object) {
             names.extend(properties.keys().map(String::as_str));
+            // `x-psi-aliases`: the other spelling of a member the provider publishes
+            for property in properties.values() {
+                if let Some(Value::Array(aliases)) = property.get(ALIASES) {
+                    names.extend(aliases.iter().filter_map(Value::as_str));
+                }
+            }
         }
         for keyword in ["allOf", "oneOf", "anyOf"] {
             if let Some(Value::Array(branches)) = object.get(keyword) {
@@ -502,6 +470,35 @@ impl<'a> Walk<'a> {
         }
         (schema, at)
     }
+}
+
+/// The extension naming a member's other published spellings.
+const ALIASES: &str = "x-psi-aliases";
+
+/// The property `name` is an alias of.
+fn aliased<'a>(properties: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
+    properties.values().find(|property| {
+        property
+            .get(ALIASES)
+            .and_then(Value::as_array)
+            .is_some_and(|aliases| aliases.iter().any(|alias| alias.as_str() == Some(name)))
+    })
+}
+
+/// How far a branch of a `oneOf`/`anyOf` is from the value: a value of
+/// another type than the branch's counts more than any number of findings
+/// inside a branch of the right type.
+fn score(found: &[Raw], pointer: &str) -> usize {
+    found
+        .iter()
+        .map(|raw| {
+            if raw.kind == Kind::Type && raw.pointer == pointer {
+                1000
+            } else {
+                1
+            }
+        })
+        .sum()
 }
 
 fn has_branches(object: &Map<String, Value>) -> bool {
