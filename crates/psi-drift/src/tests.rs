@@ -393,3 +393,35 @@ fn the_documents_own_examples_give_no_finding() {
     }
     assert!(checked > 100, "only {checked} examples checked");
 }
+
+/// A pattern that does not compile would be skipped silently: every
+/// pattern of the documents compiles.
+#[test]
+fn every_document_pattern_compiles() {
+    fn count(value: &Value, found: &mut Vec<String>) {
+        match value {
+            Value::Object(members) => {
+                if let Some(Value::String(pattern)) = members.get("pattern") {
+                    found.push(pattern.clone());
+                }
+                members.values().for_each(|v| count(v, found));
+            }
+            Value::Array(items) => items.iter().for_each(|v| count(v, found)),
+            _ => {}
+        }
+    }
+    let documents = Documents::bundled();
+    let mut patterns = Vec::new();
+    for api in documents.apis() {
+        count(&api.root, &mut patterns);
+    }
+    assert!(patterns.len() > 5, "{patterns:?}");
+    let missing: Vec<&String> = patterns
+        .iter()
+        .filter(|p| !documents.patterns.contains_key(*p))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "patterns regex-lite does not compile: {missing:?}"
+    );
+}
