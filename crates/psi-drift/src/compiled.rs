@@ -2,6 +2,7 @@
 //! its method, path template, server, request body and documented answers.
 
 use crate::documents::{Bundled, DOCUMENTS, SHARED_SCHEMAS};
+use crate::schema::{Id, Schemas};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -11,8 +12,8 @@ pub struct Documents {
     pub(crate) apis: Vec<Api>,
     /// Operations by operationId: (API index, operation index).
     by_id: HashMap<String, (usize, usize)>,
-    /// Every `pattern` of every document, compiled once.
-    pub(crate) patterns: HashMap<String, regex_lite::Regex>,
+    /// The invoice notification's payload schema: (API index, schema).
+    pub(crate) invoice: Option<(usize, Id)>,
 }
 
 /// One API's document.
@@ -24,6 +25,7 @@ pub struct Api {
     pub server: String,
     pub root: Value,
     pub operations: Vec<Operation>,
+    pub(crate) schemas: Schemas,
 }
 
 /// One operation, or one notification the service sends.
@@ -36,6 +38,19 @@ pub struct Operation {
     /// The operation's JSON pointer in its document.
     pub at: String,
     pub notification: bool,
+    /// The documented answers by their key (`200`, `2XX`, `default`).
+    pub(crate) responses: Vec<(String, Content)>,
+    pub(crate) request: Option<Content>,
+}
+
+/// A request body or an answer as the document describes it.
+#[derive(Debug, Default)]
+pub(crate) struct Content {
+    /// The pointer of the request body or response object.
+    pub at: String,
+    /// Each documented media type: its key, its essence (`application/json`)
+    /// and its compiled schema.
+    pub media: Vec<(String, String, Option<Id>)>,
 }
 
 enum Segment {
@@ -85,28 +100,41 @@ impl Documents {
                 .and_then(|rest| rest.split_once('}'))
                 .map(|(name, _)| name.to_owned())
                 .unwrap_or_default();
-            let operations = operations(&root, document.base_path);
+            let mut schemas = Schemas::default();
+            let mut operations = operations(&root, document.base_path);
+            for operation in &mut operations {
+                compile_operation(&root, &mut schemas, operation);
+            }
             apis.push(Api {
                 name: document.name,
                 server,
                 root,
                 operations,
+                schemas,
             });
         }
+        let mut invoice = None;
+        for (a, api) in apis.iter_mut().enumerate() {
+            if api.name == "order-status" {
+                invoice = api
+                    .schemas
+                    .compile(&api.root, "/components/schemas/InvoiceNotification")
+                    .map(|id| (a, id));
+            }
+            api.schemas.finish();
+        }
         let mut by_id = HashMap::new();
-        let mut patterns = HashMap::new();
         for (a, api) in apis.iter().enumerate() {
             for (o, operation) in api.operations.iter().enumerate() {
                 by_id
                     .entry(operation.operation_id.clone())
                     .or_insert((a, o));
             }
-            collect_patterns(&api.root, &mut patterns);
         }
         Documents {
             apis,
             by_id,
-            patterns,
+            invoice,
         }
     }
 
@@ -230,6 +258,8 @@ fn operations(root: &Value, base_path: &str) -> Vec<Operation> {
                     segments: template(&format!("{base_path}{path}")),
                     at: at.clone(),
                     notification: false,
+                    responses: Vec::new(),
+                    request: None,
                 });
             }
             // Callbacks: what the service sends to an address the request named.
@@ -257,6 +287,8 @@ fn operations(root: &Value, base_path: &str) -> Vec<Operation> {
                                 escape(expression)
                             ),
                             notification: true,
+                            responses: Vec::new(),
+                            request: None,
                         });
                     }
                 }
@@ -279,19 +311,56 @@ fn template(path: &str) -> Vec<Segment> {
         .collect()
 }
 
-fn collect_patterns(value: &Value, patterns: &mut HashMap<String, regex_lite::Regex>) {
-    match value {
-        Value::Object(members) => {
-            if let Some(Value::String(pattern)) = members.get("pattern") {
-                if !patterns.contains_key(pattern) {
-                    if let Ok(regex) = regex_lite::Regex::new(pattern) {
-                        patterns.insert(pattern.clone(), regex);
-                    }
-                }
-            }
-            members.values().for_each(|v| collect_patterns(v, patterns));
+/// Compiles an operation's request body and answers.
+fn compile_operation(root: &Value, schemas: &mut Schemas, operation: &mut Operation) {
+    operation.request = content(root, schemas, &format!("{}/requestBody", operation.at));
+    let responses_at = format!("{}/responses", operation.at);
+    let keys: Vec<String> = root
+        .pointer(&responses_at)
+        .and_then(Value::as_object)
+        .map(|responses| responses.keys().cloned().collect())
+        .unwrap_or_default();
+    for key in keys {
+        let at = format!("{responses_at}/{}", escape(&key));
+        if let Some(content) = content(root, schemas, &at) {
+            operation.responses.push((key, content));
         }
-        Value::Array(items) => items.iter().for_each(|v| collect_patterns(v, patterns)),
-        _ => {}
     }
+}
+
+/// The request body or response object at `at` (through a `$ref`).
+fn content(root: &Value, schemas: &mut Schemas, at: &str) -> Option<Content> {
+    let mut at = at.to_owned();
+    let mut object = root.pointer(&at)?;
+    for _ in 0..8 {
+        let Some(reference) = object.get("$ref").and_then(Value::as_str) else {
+            break;
+        };
+        at = reference.strip_prefix('#')?.to_owned();
+        object = root.pointer(&at)?;
+    }
+    let mut media = Vec::new();
+    for (key, item) in object
+        .get("content")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let schema = match item.get("schema") {
+            Some(_) => schemas.compile(root, &format!("{at}/content/{}/schema", escape(key))),
+            None => None,
+        };
+        media.push((key.clone(), essence(key), schema));
+    }
+    Some(Content { at, media })
+}
+
+/// `application/json` of `Application/JSON; charset=UTF-8`.
+pub(crate) fn essence(media_type: &str) -> String {
+    media_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase()
 }

@@ -1,7 +1,8 @@
 //! [`Drift`]: findings aggregated over many calls, bounded however long it runs.
 
-use crate::compiled::{Api, Documents, Operation, INVOICE_NOTIFICATION};
+use crate::compiled::{essence, Api, Content, Documents, INVOICE_NOTIFICATION};
 use crate::finding::{Direction, Finding, Kind, Report};
+use crate::schema::Id;
 use crate::walk::{Raw, Walk};
 use chrono::Utc;
 use serde_json::Value;
@@ -101,38 +102,39 @@ impl Drift {
         let Some((api, operation)) = self.documents.operation(operation_id) else {
             return;
         };
-        let responses_at = format!("{}/responses", operation.at);
-        let Some(responses) = api.root.pointer(&responses_at).and_then(Value::as_object) else {
-            return;
-        };
         let key = status.to_string();
         let range = format!("{}XX", status / 100);
+        let responses = &operation.responses;
         let found = responses
-            .keys()
-            .find(|k| **k == key)
-            .or_else(|| responses.keys().find(|k| k.eq_ignore_ascii_case(&range)))
-            .or_else(|| responses.keys().find(|k| *k == "default"));
-        let Some(found) = found else {
-            let mut listed: Vec<&str> = responses.keys().map(String::as_str).collect();
-            listed.sort_unstable();
-            self.record(
-                api,
-                operation,
-                Direction::Answer,
-                Some(status),
+            .iter()
+            .find(|(k, _)| *k == key)
+            .or_else(|| {
+                responses
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case(&range))
+            })
+            .or_else(|| responses.iter().find(|(k, _)| k == "default"));
+        let found = match found {
+            Some((_, content)) => self.check_content(api, content, content_type, body),
+            None => {
+                let mut listed: Vec<&str> = responses.iter().map(|(k, _)| k.as_str()).collect();
+                listed.sort_unstable();
                 vec![Raw {
                     kind: Kind::UndeclaredStatus,
                     pointer: String::new(),
-                    schema: responses_at,
+                    schema: format!("{}/responses", operation.at),
                     expected: format!("one of [{}]", listed.join(", ")),
-                    example: Some(status.to_string()),
-                }],
-            );
-            return;
+                    example: Some(key),
+                }]
+            }
         };
-        let at = format!("{responses_at}/{}", escape(found));
-        let found = self.check_content(api, &at, content_type, body);
-        self.record(api, operation, Direction::Answer, Some(status), found);
+        self.record(
+            api,
+            Some(&operation.operation_id),
+            Direction::Answer,
+            Some(status),
+            found,
+        );
     }
 
     /// Checks one request body a client sent to `operation_id`.
@@ -140,33 +142,35 @@ impl Drift {
         let Some((api, operation)) = self.documents.operation(operation_id) else {
             return;
         };
-        let at = format!("{}/requestBody", operation.at);
-        if api.root.pointer(&at).is_none() {
-            return;
+        if let Some(content) = &operation.request {
+            let found = self.check_content(api, content, content_type, body);
+            self.record(
+                api,
+                Some(&operation.operation_id),
+                Direction::Request,
+                None,
+                found,
+            );
         }
-        let found = self.check_content(api, &at, content_type, body);
-        self.record(api, operation, Direction::Request, None, found);
     }
 
     /// Checks one notification's body: [`crate::SESSION_NOTIFICATION`]
     /// (the payment page's callback) or [`crate::INVOICE_NOTIFICATION`].
     pub fn notification(&self, operation_id: &str, content_type: Option<&str>, body: &[u8]) {
         if operation_id == INVOICE_NOTIFICATION {
-            let Some(api) = self
-                .documents
-                .apis
-                .iter()
-                .find(|api| api.name == "order-status")
-            else {
+            let Some((a, schema)) = self.documents.invoice else {
                 return;
             };
-            let at = "/components/schemas/InvoiceNotification";
-            let Some(schema) = api.root.pointer(at) else {
-                return;
-            };
+            let api = &self.documents.apis[a];
             let mut found = Vec::new();
-            self.check_json(api, schema, at, body, &mut found);
-            self.record_as(
+            self.check_json(
+                api,
+                schema,
+                "/components/schemas/InvoiceNotification",
+                body,
+                &mut found,
+            );
+            self.record(
                 api,
                 Some(operation_id),
                 Direction::Notification,
@@ -178,9 +182,16 @@ impl Drift {
         let Some((api, operation)) = self.documents.operation(operation_id) else {
             return;
         };
-        let at = format!("{}/requestBody", operation.at);
-        let found = self.check_content(api, &at, content_type, body);
-        self.record(api, operation, Direction::Notification, None, found);
+        if let Some(content) = &operation.request {
+            let found = self.check_content(api, content, content_type, body);
+            self.record(
+                api,
+                Some(operation_id),
+                Direction::Notification,
+                None,
+                found,
+            );
+        }
     }
 
     /// Records a finding the caller made.
@@ -244,94 +255,74 @@ impl Drift {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// The media type and the body of a request body or response object at `at`.
+    /// The media type and the body of a documented request body or answer.
     fn check_content(
         &self,
         api: &Api,
-        at: &str,
+        content: &Content,
         content_type: Option<&str>,
         body: &[u8],
     ) -> Vec<Raw> {
         let mut found = Vec::new();
-        let (object, at) = resolve(&api.root, at);
-        let Some(content) = object
-            .and_then(|o| o.get("content"))
-            .and_then(Value::as_object)
-        else {
-            return found;
-        };
-        if content.is_empty() || body.iter().all(u8::is_ascii_whitespace) {
+        if content.media.is_empty() || body.iter().all(u8::is_ascii_whitespace) {
             return found;
         }
         let received = content_type.map(essence);
-        let declared = |wanted: &str| content.keys().any(|key| essence(key) == wanted);
         let matches = received
             .as_deref()
-            .is_some_and(|r| declared(r) || content.contains_key("*/*"));
+            .is_some_and(|r| content.media.iter().any(|(_, e, _)| e == r || e == "*/*"));
         if !matches {
-            let mut keys: Vec<&str> = content.keys().map(String::as_str).collect();
+            let mut keys: Vec<&str> = content
+                .media
+                .iter()
+                .map(|(key, _, _)| key.as_str())
+                .collect();
             keys.sort_unstable();
+            let shown = content_type.map_or("none".to_owned(), |t| {
+                Value::String(t.chars().take(64).collect()).to_string()
+            });
             found.push(Raw {
                 kind: Kind::MediaType,
                 pointer: String::new(),
-                schema: format!("{at}/content"),
+                schema: format!("{}/content", content.at),
                 expected: format!("one of [{}]", keys.join(", ")),
-                example: Some(content_type.map_or("none".to_owned(), |t| {
-                    Value::String(t.chars().take(64).collect()).to_string()
-                })),
+                example: Some(shown),
             });
         }
         // The JSON form of the content, when the document has one and what
         // arrived is (or may be) JSON.
-        let json = content.iter().find(|(key, _)| is_json(&essence(key)));
         let read_as_json = match &received {
             Some(received) => is_json(received) || !matches,
             None => true,
         };
-        if let (Some((key, media)), true) = (json, read_as_json) {
-            if let Some(schema) = media.get("schema") {
-                let schema_at = format!("{at}/content/{}/schema", escape(key));
-                self.check_json(api, schema, &schema_at, body, &mut found);
-            }
+        let json = content
+            .media
+            .iter()
+            .find(|(_, essence, _)| is_json(essence));
+        if let (Some((key, _, Some(schema))), true) = (json, read_as_json) {
+            let at = format!("{}/content/{}/schema", content.at, escape(key));
+            self.check_json(api, *schema, &at, body, &mut found);
         }
         found
     }
 
-    fn check_json(
-        &self,
-        api: &Api,
-        schema: &Value,
-        schema_at: &str,
-        body: &[u8],
-        found: &mut Vec<Raw>,
-    ) {
+    fn check_json(&self, api: &Api, schema: Id, at: &str, body: &[u8], found: &mut Vec<Raw>) {
         let Ok(value) = serde_json::from_slice::<Value>(body) else {
             found.push(Raw {
                 kind: Kind::NotJson,
                 pointer: String::new(),
-                schema: schema_at.to_owned(),
+                schema: at.to_owned(),
                 expected: "JSON".to_owned(),
                 example: None,
             });
             return;
         };
-        let mut walk = Walk::new(&api.root, &self.documents.patterns);
-        walk.body(schema, schema_at, &value);
+        let mut walk = Walk::new(&api.schemas);
+        walk.body(schema, &value);
         found.append(&mut walk.found);
     }
 
     fn record(
-        &self,
-        api: &Api,
-        operation: &Operation,
-        direction: Direction,
-        status: Option<u16>,
-        found: Vec<Raw>,
-    ) {
-        self.record_as(api, Some(&operation.operation_id), direction, status, found);
-    }
-
-    fn record_as(
         &self,
         api: &Api,
         operation_id: Option<&str>,
@@ -427,33 +418,6 @@ impl Drift {
             },
         );
     }
-}
-
-/// Follows a `$ref` of a request body or response object.
-fn resolve<'a>(root: &'a Value, at: &str) -> (Option<&'a Value>, String) {
-    let mut at = at.to_owned();
-    let mut object = root.pointer(&at);
-    for _ in 0..8 {
-        let Some(reference) = object.and_then(|o| o.get("$ref")).and_then(Value::as_str) else {
-            break;
-        };
-        let Some(pointer) = reference.strip_prefix('#') else {
-            break;
-        };
-        at = pointer.to_owned();
-        object = root.pointer(pointer);
-    }
-    (object, at)
-}
-
-/// `application/json` of `Application/JSON; charset=UTF-8`.
-fn essence(media_type: &str) -> String {
-    media_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
 }
 
 fn is_json(essence: &str) -> bool {

@@ -23,6 +23,7 @@ pub mod documents;
 mod drift;
 mod finding;
 mod redact;
+mod schema;
 mod walk;
 
 pub use compiled::{Api, Documents, Route, INVOICE_NOTIFICATION, SESSION_NOTIFICATION};

@@ -1,14 +1,15 @@
-//! One JSON value against one schema of a bundled OpenAPI 3.0 document:
-//! every difference as a [`Raw`] finding. A member no schema declares is a
+//! One JSON value against one compiled schema ([`crate::schema`]): every
+//! difference as a [`Raw`] finding. A member no schema declares is a
 //! finding without the document saying `additionalProperties: false`; a
 //! member declared in any branch of an `allOf`, `oneOf` or `anyOf` is none.
 //! `null` for an optional member, or where the schema is `nullable`, is no
-//! finding (the interface's rule for absence).
+//! finding (the interface's rule for absence). A clean value allocates
+//! nothing but the pointer it walks.
 
 use crate::finding::Kind;
 use crate::redact::example;
+use crate::schema::{escape, Additional, Id, Node, Schemas, Type};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 
 /// One difference, before aggregation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,33 +28,34 @@ pub(crate) struct Raw {
 const MAX_DEPTH: usize = 64;
 
 pub(crate) struct Walk<'a> {
-    root: &'a Value,
-    patterns: &'a HashMap<String, regex_lite::Regex>,
+    schemas: &'a Schemas,
     pub found: Vec<Raw>,
     pointer: String,
 }
 
 impl<'a> Walk<'a> {
-    pub fn new(root: &'a Value, patterns: &'a HashMap<String, regex_lite::Regex>) -> Self {
+    pub fn new(schemas: &'a Schemas) -> Self {
         Self {
-            root,
-            patterns,
+            schemas,
             found: Vec::new(),
             pointer: String::new(),
         }
     }
 
-    /// Checks `value` against the schema at `schema_at` (a pointer into the
-    /// document), as a whole body.
-    pub fn body(&mut self, schema: &'a Value, schema_at: &str, value: &Value) {
-        self.value(schema, schema_at, value, false, None, 0);
+    /// Checks `value`, a whole body, against schema `id`.
+    pub fn body(&mut self, id: Id, value: &Value) {
+        self.value(id, value, false, None, 0);
     }
 
-    fn push(&mut self, kind: Kind, schema_at: &str, expected: String, example: Option<String>) {
+    fn node(&self, id: Id) -> &'a Node {
+        &self.schemas.nodes[id]
+    }
+
+    fn push(&mut self, kind: Kind, node: &Node, expected: String, example: Option<String>) {
         self.found.push(Raw {
             kind,
             pointer: self.pointer.clone(),
-            schema: schema_at.to_owned(),
+            schema: node.at.clone(),
             expected,
             example,
         });
@@ -61,83 +63,66 @@ impl<'a> Walk<'a> {
 
     /// `optional`: the value is an optional member (its `null` is absence).
     /// `member`: the member's name, for redacting the example.
-    fn value(
-        &mut self,
-        schema: &'a Value,
-        schema_at: &str,
-        value: &Value,
-        optional: bool,
-        member: Option<&str>,
-        depth: usize,
-    ) {
+    fn value(&mut self, id: Id, value: &Value, optional: bool, member: Option<&str>, depth: usize) {
         if depth > MAX_DEPTH {
             return;
         }
-        let (schema, schema_at) = self.resolve(schema, schema_at.to_owned());
-        let Some(object) = schema.as_object() else {
-            return;
-        };
+        let node = self.node(id);
         if value.is_null() {
-            let nullable = object.get("nullable").and_then(Value::as_bool) == Some(true);
-            if !(optional || nullable || type_of(object).is_none() && !has_branches(object)) {
-                let expected =
-                    type_of(object).map_or("a value".to_owned(), |t| format!("type {t}"));
-                self.push(Kind::Type, &schema_at, expected, Some("null".to_owned()));
+            let unconstrained = node.ty.is_none() && !node.has_branches();
+            if !(optional || node.nullable || unconstrained) {
+                let expected = node
+                    .ty
+                    .map_or("a value".to_owned(), |t| format!("type {}", t.name()));
+                self.push(Kind::Type, node, expected, Some("null".to_owned()));
             }
             return;
         }
-        self.composed(object, &schema_at, value, member, depth);
+        self.composed(id, value, member, depth);
         if let Value::Object(members) = value {
-            self.undeclared(schema, &schema_at, members);
-        }
-    }
-
-    /// A branch of a composition: everything but the undeclared members,
-    /// which the composing schema finds over every branch together.
-    fn shape(
-        &mut self,
-        schema: &'a Value,
-        schema_at: &str,
-        value: &Value,
-        member: Option<&str>,
-        depth: usize,
-    ) {
-        let (schema, schema_at) = self.resolve(schema, schema_at.to_owned());
-        if let Some(object) = schema.as_object() {
-            self.composed(object, &schema_at, value, member, depth);
+            if node.object_like && !node.open {
+                for (name, member) in members {
+                    if !node.declared.contains(name) {
+                        let kept = self.pointer.len();
+                        push_token(&mut self.pointer, name);
+                        let shown = example(member, Some(name));
+                        self.push(
+                            Kind::UndeclaredMember,
+                            node,
+                            "no such member".to_owned(),
+                            Some(shown),
+                        );
+                        self.pointer.truncate(kept);
+                    }
+                }
+            }
         }
     }
 
     /// The schema's branches and its own keywords: every `allOf` branch
     /// applies; of a `oneOf`/`anyOf`, the branch nearest the value stands.
-    fn composed(
-        &mut self,
-        object: &'a Map<String, Value>,
-        schema_at: &str,
-        value: &Value,
-        member: Option<&str>,
-        depth: usize,
-    ) {
-        if let Some(Value::Array(branches)) = object.get("allOf") {
-            for (index, branch) in branches.iter().enumerate() {
-                let at = format!("{schema_at}/allOf/{index}");
-                self.shape(branch, &at, value, member, depth);
-            }
+    /// Undeclared members are left to the composing schema, which knows
+    /// every branch's names.
+    fn composed(&mut self, id: Id, value: &Value, member: Option<&str>, depth: usize) {
+        if depth > MAX_DEPTH {
+            return;
         }
-        for keyword in ["oneOf", "anyOf"] {
-            let Some(Value::Array(branches)) = object.get(keyword) else {
+        let node = self.node(id);
+        for branch in &node.all_of {
+            self.composed(*branch, value, member, depth + 1);
+        }
+        for branches in [&node.one_of, &node.any_of] {
+            if branches.is_empty() {
                 continue;
-            };
+            }
             let mut best: Option<(usize, Vec<Raw>)> = None;
-            for (index, branch) in branches.iter().enumerate() {
+            for branch in branches {
                 let mut trial = Walk {
-                    root: self.root,
-                    patterns: self.patterns,
+                    schemas: self.schemas,
                     found: Vec::new(),
                     pointer: self.pointer.clone(),
                 };
-                let at = format!("{schema_at}/{keyword}/{index}");
-                trial.shape(branch, &at, value, member, depth);
+                trial.composed(*branch, value, member, depth + 1);
                 let score = score(&trial.found, &self.pointer);
                 if best.as_ref().is_none_or(|(known, _)| score < *known) {
                     best = Some((score, trial.found));
@@ -149,105 +134,88 @@ impl<'a> Walk<'a> {
             self.found
                 .extend(best.map(|(_, found)| found).unwrap_or_default());
         }
-        self.own(object, schema_at, value, member, depth);
+        self.own(node, value, member, depth);
     }
 
     /// The schema's own keywords (not its branches).
-    fn own(
-        &mut self,
-        object: &'a Map<String, Value>,
-        schema_at: &str,
-        value: &Value,
-        member: Option<&str>,
-        depth: usize,
-    ) {
-        if let Some(expected) = type_of(object) {
+    fn own(&mut self, node: &'a Node, value: &Value, member: Option<&str>, depth: usize) {
+        if let Some(expected) = node.ty {
             if !is_type(value, expected) {
                 self.push(
                     Kind::Type,
-                    schema_at,
-                    format!("type {expected}"),
+                    node,
+                    format!("type {}", expected.name()),
                     Some(example(value, member)),
                 );
                 return;
             }
         }
-        if let Some(Value::Array(allowed)) = object.get("enum") {
+        if let Some(allowed) = &node.enumeration {
             if !allowed.iter().any(|known| same(known, value)) {
-                let listed: Vec<String> = allowed.iter().map(|v| v.to_string()).collect();
+                let listed: Vec<String> = allowed.iter().map(Value::to_string).collect();
+                let expected = format!("one of [{}]", listed.join(", "));
                 self.push(
                     Kind::EnumValue,
-                    schema_at,
-                    format!("one of [{}]", listed.join(", ")),
+                    node,
+                    expected,
                     Some(example(value, member)),
                 );
             }
         }
         match value {
-            Value::String(text) => self.string(object, schema_at, text, member),
+            Value::String(text) => self.string(node, text, value, member),
             Value::Number(number) => {
                 if let Some(number) = number.as_f64() {
-                    self.bounds(object, schema_at, number, value, member);
+                    self.bounds(node, number, value, member);
                 }
             }
-            Value::Array(items) => {
-                let length = items.len() as u64;
-                if let Some(min) = object.get("minItems").and_then(Value::as_u64) {
-                    if length < min {
-                        self.push(
-                            Kind::Format,
-                            schema_at,
-                            format!("at least {min} items"),
-                            Some(format!("{length} items")),
-                        );
-                    }
-                }
-                if let Some(max) = object.get("maxItems").and_then(Value::as_u64) {
-                    if length > max {
-                        self.push(
-                            Kind::Format,
-                            schema_at,
-                            format!("at most {max} items"),
-                            Some(format!("{length} items")),
-                        );
-                    }
-                }
-                if let Some(items_schema) = object.get("items") {
-                    let at = format!("{schema_at}/items");
-                    let kept = self.pointer.len();
-                    self.pointer.push_str("/*");
-                    for item in items {
-                        self.value(items_schema, &at, item, false, member, depth + 1);
-                    }
-                    self.pointer.truncate(kept);
-                    dedup(&mut self.found);
-                }
-            }
-            Value::Object(members) => self.members(object, schema_at, members, depth),
+            Value::Array(items) => self.items(node, items, member, depth),
+            Value::Object(members) => self.members(node, members, depth),
             _ => {}
         }
     }
 
-    fn members(
-        &mut self,
-        object: &'a Map<String, Value>,
-        schema_at: &str,
-        members: &Map<String, Value>,
-        depth: usize,
-    ) {
-        let properties = object.get("properties").and_then(Value::as_object);
-        let required: Vec<&str> = object
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|names| names.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        for name in &required {
-            if !members.contains_key(*name) {
+    fn items(&mut self, node: &'a Node, items: &[Value], member: Option<&str>, depth: usize) {
+        let length = items.len() as u64;
+        if let Some(min) = node.min_items.filter(|min| length < *min) {
+            self.push(
+                Kind::Format,
+                node,
+                format!("at least {min} items"),
+                Some(format!("{length} items")),
+            );
+        }
+        if let Some(max) = node.max_items.filter(|max| length > *max) {
+            self.push(
+                Kind::Format,
+                node,
+                format!("at most {max} items"),
+                Some(format!("{length} items")),
+            );
+        }
+        let Some(schema) = node.items else {
+            return;
+        };
+        let kept = self.pointer.len();
+        let before = self.found.len();
+        self.pointer.push_str("/*");
+        for item in items {
+            self.value(schema, item, false, member, depth + 1);
+        }
+        self.pointer.truncate(kept);
+        if self.found.len() > before + 1 {
+            dedup(&mut self.found, before);
+        }
+    }
+
+    fn members(&mut self, node: &'a Node, members: &Map<String, Value>, depth: usize) {
+        for name in &node.required {
+            if !members.contains_key(name) {
                 let kept = self.pointer.len();
                 push_token(&mut self.pointer, name);
                 self.push(
                     Kind::MissingRequired,
-                    &format!("{schema_at}/required"),
+                    node,
                     format!("`{name}` is required"),
                     None,
                 );
@@ -255,234 +223,88 @@ impl<'a> Walk<'a> {
             }
         }
         for (name, member) in members {
-            let declared = properties.and_then(|p| p.get(name).or_else(|| aliased(p, name)));
+            let schema = match (node.properties.get(name), node.additional) {
+                (Some((schema, _)), _) => Some(*schema),
+                (None, Some(Additional::Schema(schema))) => Some(schema),
+                _ => None,
+            };
+            let Some(schema) = schema else {
+                continue;
+            };
+            let optional = !node.required.iter().any(|required| required == name);
             let kept = self.pointer.len();
             push_token(&mut self.pointer, name);
-            match (declared, object.get("additionalProperties")) {
-                (Some(schema), _) => {
-                    let at = format!("{schema_at}/properties/{}", escape(name));
-                    self.value(
-                        schema,
-                        &at,
-                        member,
-                        !required.contains(&name.as_str()),
-                        Some(name),
-                        depth + 1,
-                    );
-                }
-                (None, Some(extra @ Value::Object(_))) => {
-                    let at = format!("{schema_at}/additionalProperties");
-                    self.value(extra, &at, member, true, Some(name), depth + 1);
-                }
-                _ => {}
-            }
+            self.value(schema, member, optional, Some(name), depth + 1);
             self.pointer.truncate(kept);
         }
     }
 
-    /// Members no schema of the composition declares.
-    fn undeclared(&mut self, schema: &'a Value, schema_at: &str, members: &Map<String, Value>) {
-        let mut declared = Vec::new();
-        if !self.object_like(schema, 0) || !self.declared(schema, &mut declared, 0) {
-            return;
-        }
-        for (name, member) in members {
-            if !declared.iter().any(|known| known == name) {
-                let kept = self.pointer.len();
-                push_token(&mut self.pointer, name);
-                self.push(
-                    Kind::UndeclaredMember,
-                    schema_at,
-                    "no such member".to_owned(),
-                    Some(example(member, Some(name))),
-                );
-                self.pointer.truncate(kept);
-            }
-        }
-    }
-
-    /// Whether the schema (or a branch of it) describes an object: a schema
-    /// of another type, or one that says nothing, has no members to declare.
-    fn object_like(&self, schema: &'a Value, depth: usize) -> bool {
-        if depth > MAX_DEPTH {
-            return false;
-        }
-        let (schema, _) = self.resolve(schema, String::new());
-        let Some(object) = schema.as_object() else {
-            return false;
-        };
-        if type_of(object) == Some("object") || object.contains_key("properties") {
-            return true;
-        }
-        ["allOf", "oneOf", "anyOf"].iter().any(|keyword| {
-            object
-                .get(*keyword)
-                .and_then(Value::as_array)
-                .is_some_and(|branches| branches.iter().any(|b| self.object_like(b, depth + 1)))
-        })
-    }
-
-    /// Collects the member names the schema and its branches declare;
-    /// `false` when any part allows other members (`additionalProperties`
-    /// other than `false`), so none is undeclared.
-    fn declared(&self, schema: &'a Value, names: &mut Vec<&'a str>, depth: usize) -> bool {
-        if depth > MAX_DEPTH {
-            return false;
-        }
-        let (schema, _) = self.resolve(schema, String::new());
-        let Some(object) = schema.as_object() else {
-            return false;
-        };
-        match object.get("additionalProperties") {
-            None | Some(Value::Bool(false)) => {}
-            Some(_) => return false,
-        }
-        if let Some(properties) = object.get("properties").and_then(Value::as_object) {
-            names.extend(properties.keys().map(String::as_str));
-            // `x-psi-aliases`: the other spelling of a member the provider publishes
-            for property in properties.values() {
-                if let Some(Value::Array(aliases)) = property.get(ALIASES) {
-                    names.extend(aliases.iter().filter_map(Value::as_str));
-                }
-            }
-        }
-        for keyword in ["allOf", "oneOf", "anyOf"] {
-            if let Some(Value::Array(branches)) = object.get(keyword) {
-                for branch in branches {
-                    if !self.declared(branch, names, depth + 1) {
-                        return false;
-                    }
-                }
-            }
-        }
-        true
-    }
-
-    fn string(
-        &mut self,
-        object: &'a Map<String, Value>,
-        schema_at: &str,
-        text: &str,
-        member: Option<&str>,
-    ) {
-        let length = text.chars().count() as u64;
-        if let Some(min) = object.get("minLength").and_then(Value::as_u64) {
-            if length < min {
+    fn string(&mut self, node: &'a Node, text: &str, value: &Value, member: Option<&str>) {
+        if node.min_length.is_some() || node.max_length.is_some() {
+            let length = text.chars().count() as u64;
+            if let Some(min) = node.min_length.filter(|min| length < *min) {
                 self.push(
                     Kind::Format,
-                    schema_at,
+                    node,
                     format!("at least {min} characters"),
-                    Some(example(&Value::String(text.to_owned()), member)),
+                    Some(example(value, member)),
                 );
             }
-        }
-        if let Some(max) = object.get("maxLength").and_then(Value::as_u64) {
-            if length > max {
+            if let Some(max) = node.max_length.filter(|max| length > *max) {
                 self.push(
                     Kind::Format,
-                    schema_at,
+                    node,
                     format!("at most {max} characters"),
-                    Some(example(&Value::String(text.to_owned()), member)),
+                    Some(example(value, member)),
                 );
             }
         }
-        if let Some(Value::String(pattern)) = object.get("pattern") {
-            if let Some(regex) = self.patterns.get(pattern) {
-                if !regex.is_match(text) {
-                    self.push(
-                        Kind::Format,
-                        schema_at,
-                        format!("pattern {pattern}"),
-                        Some(example(&Value::String(text.to_owned()), member)),
-                    );
-                }
+        if let Some((pattern, Some(regex))) = &node.pattern {
+            if !regex.is_match(text) {
+                self.push(
+                    Kind::Format,
+                    node,
+                    format!("pattern {pattern}"),
+                    Some(example(value, member)),
+                );
             }
         }
-        if let Some(Value::String(format)) = object.get("format") {
+        if let Some(format) = &node.format {
             if !format_holds(format, text) {
                 self.push(
                     Kind::Format,
-                    schema_at,
+                    node,
                     format!("format {format}"),
-                    Some(example(&Value::String(text.to_owned()), member)),
+                    Some(example(value, member)),
                 );
             }
         }
     }
 
-    fn bounds(
-        &mut self,
-        object: &'a Map<String, Value>,
-        schema_at: &str,
-        number: f64,
-        value: &Value,
-        member: Option<&str>,
-    ) {
-        let exclusive = |key: &str| object.get(key).and_then(Value::as_bool) == Some(true);
-        if let Some(min) = object.get("minimum").and_then(Value::as_f64) {
-            if number < min || (exclusive("exclusiveMinimum") && number == min) {
-                let word = if exclusive("exclusiveMinimum") {
-                    "more than"
-                } else {
-                    "at least"
-                };
+    fn bounds(&mut self, node: &'a Node, number: f64, value: &Value, member: Option<&str>) {
+        if let Some((min, exclusive)) = node.minimum {
+            if number < min || (exclusive && number == min) {
+                let word = if exclusive { "more than" } else { "at least" };
                 self.push(
                     Kind::Format,
-                    schema_at,
+                    node,
                     format!("{word} {min}"),
                     Some(example(value, member)),
                 );
             }
         }
-        if let Some(max) = object.get("maximum").and_then(Value::as_f64) {
-            if number > max || (exclusive("exclusiveMaximum") && number == max) {
-                let word = if exclusive("exclusiveMaximum") {
-                    "less than"
-                } else {
-                    "at most"
-                };
+        if let Some((max, exclusive)) = node.maximum {
+            if number > max || (exclusive && number == max) {
+                let word = if exclusive { "less than" } else { "at most" };
                 self.push(
                     Kind::Format,
-                    schema_at,
+                    node,
                     format!("{word} {max}"),
                     Some(example(value, member)),
                 );
             }
         }
     }
-
-    /// Follows `$ref`s within the document (a chain of at most 16).
-    fn resolve(&self, mut schema: &'a Value, mut at: String) -> (&'a Value, String) {
-        for _ in 0..16 {
-            let Some(reference) = schema.get("$ref").and_then(Value::as_str) else {
-                break;
-            };
-            let Some(pointer) = reference.strip_prefix('#') else {
-                break;
-            };
-            match self.root.pointer(pointer) {
-                Some(target) => {
-                    schema = target;
-                    at = pointer.to_owned();
-                }
-                None => break,
-            }
-        }
-        (schema, at)
-    }
-}
-
-/// The extension naming a member's other published spellings.
-const ALIASES: &str = "x-psi-aliases";
-
-/// The property `name` is an alias of.
-fn aliased<'a>(properties: &'a Map<String, Value>, name: &str) -> Option<&'a Value> {
-    properties.values().find(|property| {
-        property
-            .get(ALIASES)
-            .and_then(Value::as_array)
-            .is_some_and(|aliases| aliases.iter().any(|alias| alias.as_str() == Some(name)))
-    })
 }
 
 /// How far a branch of a `oneOf`/`anyOf` is from the value: a value of
@@ -501,24 +323,14 @@ fn score(found: &[Raw], pointer: &str) -> usize {
         .sum()
 }
 
-fn has_branches(object: &Map<String, Value>) -> bool {
-    ["allOf", "oneOf", "anyOf"]
-        .iter()
-        .any(|k| object.contains_key(*k))
-}
-
-fn type_of(object: &Map<String, Value>) -> Option<&str> {
-    object.get("type").and_then(Value::as_str)
-}
-
-fn is_type(value: &Value, expected: &str) -> bool {
+fn is_type(value: &Value, expected: Type) -> bool {
     match expected {
-        "object" => value.is_object(),
-        "array" => value.is_array(),
-        "string" => value.is_string(),
-        "boolean" => value.is_boolean(),
-        "number" => value.is_number(),
-        "integer" => match value {
+        Type::Object => value.is_object(),
+        Type::Array => value.is_array(),
+        Type::String => value.is_string(),
+        Type::Boolean => value.is_boolean(),
+        Type::Number => value.is_number(),
+        Type::Integer => match value {
             Value::Number(number) => {
                 number.is_i64()
                     || number.is_u64()
@@ -526,7 +338,6 @@ fn is_type(value: &Value, expected: &str) -> bool {
             }
             _ => false,
         },
-        _ => true,
     }
 }
 
@@ -540,21 +351,21 @@ fn same(known: &Value, value: &Value) -> bool {
 
 fn format_holds(format: &str, text: &str) -> bool {
     match format {
-        "date" => chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok() && text.len() == 10,
+        "date" => text.len() == 10 && chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d").is_ok(),
         "date-time" => chrono::DateTime::parse_from_rfc3339(text).is_ok(),
         "uuid" => {
-            let groups: Vec<&str> = text.split('-').collect();
-            groups.iter().map(|g| g.len()).eq([8, 4, 4, 4, 12])
-                && groups
-                    .iter()
-                    .all(|g| g.bytes().all(|b| b.is_ascii_hexdigit()))
+            let mut groups = text.split('-');
+            [8, 4, 4, 4, 12].iter().all(|length| {
+                groups
+                    .next()
+                    .is_some_and(|g| g.len() == *length && g.bytes().all(|b| b.is_ascii_hexdigit()))
+            }) && groups.next().is_none()
         }
         "email" => text
             .split_once('@')
             .is_some_and(|(local, domain)| !local.is_empty() && domain.contains('.')),
         "uri" | "url" => text.split_once(':').is_some_and(|(scheme, _)| {
-            !scheme.is_empty()
-                && scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            scheme.starts_with(|c: char| c.is_ascii_alphabetic())
                 && scheme
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
@@ -573,20 +384,19 @@ fn push_token(pointer: &mut String, name: &str) {
     }
 }
 
-fn escape(text: &str) -> String {
-    text.replace('~', "~0").replace('/', "~1")
-}
-
-/// Items of one array give the same finding many times: keep one per
-/// (kind, pointer, schema, example).
-fn dedup(found: &mut Vec<Raw>) {
+/// Items of one array give the same finding many times: from `from` on,
+/// keep one per (kind, pointer, schema, example).
+fn dedup(found: &mut Vec<Raw>, from: usize) {
     let mut seen = std::collections::HashSet::new();
+    let mut index = 0;
     found.retain(|raw| {
-        seen.insert((
-            raw.kind,
-            raw.pointer.clone(),
-            raw.schema.clone(),
-            raw.example.clone(),
-        ))
+        index += 1;
+        index <= from
+            || seen.insert((
+                raw.kind,
+                raw.pointer.clone(),
+                raw.schema.clone(),
+                raw.example.clone(),
+            ))
     });
 }
