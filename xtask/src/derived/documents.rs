@@ -38,7 +38,7 @@ pub fn files(root: &Path, apis: &[Api]) -> Result<Vec<(PathBuf, String)>, String
         );
         let _ = writeln!(
             drift_list,
-            "    Bundled {{ name: {name:?}, base_path: {base_path:?}, json: {constant} }},",
+            "    Bundled {{\n        name: {name:?},\n        base_path: {base_path:?},\n        json: {constant},\n    }},",
             name = api.name,
             base_path = api.base_path,
         );
@@ -54,7 +54,10 @@ pub fn files(root: &Path, apis: &[Api]) -> Result<Vec<(PathBuf, String)>, String
             base_path = api.base_path,
         );
     }
-    let shared = shared_schema_names(root)?;
+    let shared: String = shared_schema_names(root)?
+        .iter()
+        .map(|name| format!("    {name:?},\n"))
+        .collect();
     drift_list.push_str("];\n");
     sandbox_list.push_str("];\n");
     files.push((
@@ -72,7 +75,7 @@ pub fn files(root: &Path, apis: &[Api]) -> Result<Vec<(PathBuf, String)>, String
              }}\n\n{drift_list}\n\
              /// The schemas `openapi/common.yaml` declares: a bundle copies them under\n\
              /// the same name, so a finding names that file for them.\n\
-             pub const SHARED_SCHEMAS: &[&str] = &{shared:?};\n\n{texts}"
+             pub const SHARED_SCHEMAS: &[&str] = &[\n{shared}];\n\n{texts}"
         ),
     ));
     files.push((
