@@ -53,6 +53,7 @@ mod models;
 pub mod numbers;
 mod render;
 mod router;
+pub mod proxy;
 pub mod seed;
 mod settings;
 mod state;
