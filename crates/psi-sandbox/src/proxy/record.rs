@@ -339,6 +339,9 @@ impl Redactor {
                     || looks_like_iban(text)
                 {
                     *text = last_four(text);
+                } else {
+                    // An IBAN written inside a longer text (`pay to DE02…`).
+                    *text = ibans_out(text);
                 }
             }
             Value::Array(items) => {
@@ -387,16 +390,7 @@ impl Redactor {
 
     /// Text with every known value and every IBAN-shaped word replaced.
     fn text(&self, text: &str) -> String {
-        let mut out = self.known_values_out(text);
-        let ibans: Vec<String> = out
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .filter(|word| looks_like_iban(word))
-            .map(str::to_owned)
-            .collect();
-        for iban in ibans {
-            out = out.replace(&iban, &last_four(&iban));
-        }
-        out
+        ibans_out(&self.known_values_out(text))
     }
 
     /// `text` with every known value (long enough to be found safely)
@@ -419,6 +413,20 @@ impl Redactor {
     }
 }
 
+/// `text` with every IBAN-shaped word (written without spaces) replaced
+/// by its last four characters.
+fn ibans_out(text: &str) -> String {
+    let ibans: Vec<&str> = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|word| looks_like_iban(word))
+        .collect();
+    let mut out = text.to_owned();
+    for iban in ibans {
+        out = out.replace(iban, &last_four(iban));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,7 +439,7 @@ mod tests {
         exchange.request_headers = vec![("authorization".into(), "Bearer eyJ.abc.def".into())];
         exchange.request_body = body(
             Some("application/json"),
-            br#"{"client_id":"id","client_secret":"s3cr3t-value","iban":"DE02 1203 0000 0000 2020 51","note":"DE02120300000000202051"}"#,
+            br#"{"client_id":"id","client_secret":"s3cr3t-value","iban":"DE02 1203 0000 0000 2020 51","note":"DE02120300000000202051","memo":"pay to DE02120300000000202051 today"}"#,
         );
         exchange.answer_body = body(
             Some("application/json"),
@@ -448,6 +456,7 @@ mod tests {
         assert_eq!(value["request"]["body"]["client_secret"], "<secret-2>");
         assert_eq!(value["answer"]["body"]["echo"], "<secret-2> <secret-1>");
         assert_eq!(value["request"]["body"]["note"], "******************2051");
+        assert_eq!(value["request"]["body"]["memo"], "pay to ******************2051 today");
         // the same value, the same placeholder on a later line
         let again = redactor.line(&exchange);
         assert!(again.contains("<secret-2>") && !again.contains("<secret-3>"));
