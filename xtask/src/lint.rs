@@ -673,6 +673,26 @@ mod tests {
         bundle(&apis::control_document(&root)).expect("the control document bundles")
     }
 
+    #[test]
+    fn the_proxy_document_follows_its_rules_which_ask_less_of_relayed_answers() {
+        let root = apis::workspace_root();
+        let proxy = bundle(&apis::proxy_document(&root)).expect("the proxy document bundles");
+        let label = "openapi/sandbox-proxy.yaml";
+        assert_eq!(
+            lint_sandbox_document(Kind::SandboxProxy, label, &proxy),
+            vec![]
+        );
+        // The same document as a control API: a relayed answer's 400 and
+        // 415 and the mixed error bodies are asked for.
+        let as_control = lint_sandbox_document(Kind::SandboxControl, label, &proxy);
+        assert!(as_control.iter().any(|f| f.rule.contains("415")));
+        assert!(as_control.iter().any(|f| f.rule.contains("rule 4")));
+        assert!(!apis::all(&root)
+            .unwrap()
+            .iter()
+            .any(|api| api.name == apis::PROXY_NAME));
+    }
+
     fn findings_after(edit: impl FnOnce(&mut Value)) -> Vec<String> {
         let mut document = control();
         edit(&mut document);
@@ -698,11 +718,12 @@ mod tests {
         let apis = apis::all(&root).expect("the APIs");
         assert!(apis.iter().all(|api| api.name != apis::CONTROL_NAME));
         let published = apis::published(&root).expect("the published documents");
-        assert_eq!(published.len(), apis.len() + 1);
-        assert_eq!(
-            published.last().map(|(name, _)| name.as_str()),
-            Some(apis::CONTROL_NAME)
-        );
+        assert_eq!(published.len(), apis.len() + 2);
+        let last: Vec<&str> = published[apis.len()..]
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect();
+        assert_eq!(last, [apis::CONTROL_NAME, apis::PROXY_NAME]);
     }
 
     #[test]
