@@ -330,7 +330,10 @@ impl Lint<'_> {
             .any(|method| pointer.ends_with(&format!("/{method}")));
         let proxy = self.kind == Kind::SandboxProxy;
         let wanted = [
-            ("400", !proxy && (has_body || has_path_parameter && !control)),
+            (
+                "400",
+                !proxy && (has_body || has_path_parameter && !control),
+            ),
             ("401", secured && !proxy),
             ("403", control && secured),
             ("404", has_path_parameter && !proxy),

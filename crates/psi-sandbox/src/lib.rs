@@ -51,9 +51,9 @@ pub mod media_type;
 mod models;
 #[doc(hidden)]
 pub mod numbers;
+pub mod proxy;
 mod render;
 mod router;
-pub mod proxy;
 pub mod seed;
 mod settings;
 mod state;

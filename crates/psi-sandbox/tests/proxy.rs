@@ -119,7 +119,11 @@ async fn a_token_through_the_proxy_works_and_answers_are_byte_identical() {
     assert_eq!(via.status(), StatusCode::OK);
     assert_eq!(via.status(), direct.status());
     for name in [header::CONTENT_TYPE, header::CONTENT_LENGTH] {
-        assert_eq!(via.headers().get(&name), direct.headers().get(&name), "{name}");
+        assert_eq!(
+            via.headers().get(&name),
+            direct.headers().get(&name),
+            "{name}"
+        );
     }
     assert_eq!(via.bytes().await.unwrap(), direct.bytes().await.unwrap());
     // An error answer too.
@@ -127,7 +131,11 @@ async fn a_token_through_the_proxy_works_and_answers_are_byte_identical() {
     let direct = lookup(sandbox.url(), &direct_token, "12-99999999999999999").await;
     assert_eq!(via.status(), StatusCode::NOT_FOUND);
     assert_eq!(via.bytes().await.unwrap(), direct.bytes().await.unwrap());
-    assert_eq!(proxy.report().findings, vec![], "the sandbox keeps its documents");
+    assert_eq!(
+        proxy.report().findings,
+        vec![],
+        "the sandbox keeps its documents"
+    );
 }
 
 /// What the drifting upstream answers for a transaction id.
@@ -231,11 +239,9 @@ async fn each_kind_of_drift_in_an_answer_is_found() {
     ] {
         let report = finding_of(id).await;
         assert!(
-            report
-                .findings
-                .iter()
-                .any(|f| f.kind == kind && f.pointer == pointer
-                    && f.operation_id.as_deref() == Some("getTransactionStatus")),
+            report.findings.iter().any(|f| f.kind == kind
+                && f.pointer == pointer
+                && f.operation_id.as_deref() == Some("getTransactionStatus")),
             "{id}: {report:#?}"
         );
     }
@@ -262,9 +268,12 @@ async fn requests_are_checked_and_an_undeclared_path_is_forwarded_and_named() {
         .unwrap();
     assert_eq!(answer.status(), StatusCode::NOT_FOUND, "forwarded");
     let report = proxy.report();
-    assert!(report.findings.iter().any(|f| f.kind == Kind::MissingRequired
-        && f.pointer == "/client_secret"
-        && f.operation_id.as_deref() == Some("getToken")));
+    assert!(report
+        .findings
+        .iter()
+        .any(|f| f.kind == Kind::MissingRequired
+            && f.pointer == "/client_secret"
+            && f.operation_id.as_deref() == Some("getToken")));
     let undeclared = report
         .findings
         .iter()
@@ -305,7 +314,11 @@ async fn compressed_answers_pass_as_they_came_and_redirects_are_not_followed() {
         .unwrap();
     assert_eq!(via.status(), StatusCode::FOUND);
     assert_eq!(via.headers()[header::LOCATION], "/elsewhere");
-    assert_eq!(hits.load(Ordering::SeqCst), 0, "the proxy followed the redirect");
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        0,
+        "the proxy followed the redirect"
+    );
 }
 
 #[tokio::test]
@@ -381,12 +394,23 @@ async fn notifications_are_verified_checked_and_forwarded_unchanged() {
     };
     let signed = psi_sandbox::signature::sign(SESSION_SECRET.as_bytes(), 1_700_000_000, body);
     let answer = post("sessions", signed.clone()).await.unwrap();
-    assert_eq!(answer.status(), StatusCode::ACCEPTED, "the receiver's status");
+    assert_eq!(
+        answer.status(),
+        StatusCode::ACCEPTED,
+        "the receiver's status"
+    );
     assert_eq!(answer.text().await.unwrap(), "thanks");
     let invoice = psi_sandbox::signature::sign_invoice(INVOICE_SECRET.as_bytes(), body);
-    assert_eq!(post("invoices", invoice).await.unwrap().status(), StatusCode::ACCEPTED);
+    assert_eq!(
+        post("invoices", invoice).await.unwrap().status(),
+        StatusCode::ACCEPTED
+    );
     assert!(
-        !proxy.report().findings.iter().any(|f| f.kind == Kind::Signature),
+        !proxy
+            .report()
+            .findings
+            .iter()
+            .any(|f| f.kind == Kind::Signature),
         "{:#?}",
         proxy.report()
     );
@@ -400,7 +424,10 @@ async fn notifications_are_verified_checked_and_forwarded_unchanged() {
     }
     // Signed with another secret: forwarded all the same, and found.
     let wrong = psi_sandbox::signature::sign_invoice(b"another", body);
-    assert_eq!(post("invoices", wrong).await.unwrap().status(), StatusCode::ACCEPTED);
+    assert_eq!(
+        post("invoices", wrong).await.unwrap().status(),
+        StatusCode::ACCEPTED
+    );
     let report = proxy.report();
     let finding = report
         .findings
@@ -481,22 +508,42 @@ async fn a_recording_holds_no_secret_and_checks_again_offline() {
         signature.as_str(),
         IBAN,
     ] {
-        assert!(!text.contains(secret), "{secret} is in the recording:\n{text}");
+        assert!(
+            !text.contains(secret),
+            "{secret} is in the recording:\n{text}"
+        );
     }
-    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(lines[0]["operation_id"], "getToken");
     assert_eq!(lines[0]["request"]["body"]["client_secret"], "<secret-2>");
     assert_eq!(lines[0]["answer"]["body"]["access_token"], "<token-1>");
-    assert_eq!(lines[1]["request"]["headers"]["authorization"], "Bearer <token-1>");
+    assert_eq!(
+        lines[1]["request"]["headers"]["authorization"],
+        "Bearer <token-1>"
+    );
     assert_eq!(lines[2]["request"]["body"]["secret"], "<secret-1>");
-    assert_eq!(lines[3]["request"]["body"]["iban"], "******************2051");
+    assert_eq!(
+        lines[3]["request"]["body"]["iban"],
+        "******************2051"
+    );
     assert_eq!(lines[4]["direction"], "notification");
-    assert_eq!(lines[4]["request"]["headers"]["x-signature"], "<signature-1>");
+    assert_eq!(
+        lines[4]["request"]["headers"]["x-signature"],
+        "<signature-1>"
+    );
 
     // `drift FILE` on the recording: the two undeclared paths.
     let report_path = directory.join("report.json");
     let output = Command::new(BINARY)
-        .args(["drift", path.to_str().unwrap(), "--fail-on-drift", "--report"])
+        .args([
+            "drift",
+            path.to_str().unwrap(),
+            "--fail-on-drift",
+            "--report",
+        ])
         .arg(&report_path)
         .env_clear()
         .output()
@@ -547,8 +594,14 @@ fn drift_reads_a_har_file() {
     assert_eq!(output.status.code(), Some(0), "without --fail-on-drift");
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("drift: 2 finding(s)"), "{stderr}");
-    assert!(stderr.contains("getTransactionStatus answer undeclared_member /new_member"), "{stderr}");
-    assert!(stderr.contains("getTransactionStatus answer format /currency"), "{stderr}");
+    assert!(
+        stderr.contains("getTransactionStatus answer undeclared_member /new_member"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("getTransactionStatus answer format /currency"),
+        "{stderr}"
+    );
     let _ = std::fs::remove_dir_all(directory);
 }
 
@@ -593,7 +646,10 @@ async fn fail_on_drift_exits_1_with_drift_and_0_without() {
 
     let (child, url) = spawn_proxy(&["--upstream", sandbox.url(), "--fail-on-drift"]);
     let (_, access_token) = token(&url).await;
-    assert_eq!(lookup(&url, &access_token, SEEDED).await.status(), StatusCode::OK);
+    assert_eq!(
+        lookup(&url, &access_token, SEEDED).await.status(),
+        StatusCode::OK
+    );
     let output = terminate(child);
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(String::from_utf8_lossy(&output.stderr).contains("drift: none"));
@@ -605,7 +661,11 @@ async fn fail_on_drift_exits_1_with_drift_and_0_without() {
         "--report",
         report_flag,
     ]);
-    http().get(format!("{url}/no/such/path")).send().await.unwrap();
+    http()
+        .get(format!("{url}/no/such/path"))
+        .send()
+        .await
+        .unwrap();
     let output = terminate(child);
     assert_eq!(output.status.code(), Some(1), "{output:?}");
     let report: Report =
@@ -643,7 +703,9 @@ async fn seed_from_a_recording_is_a_seed_the_sandbox_serves() {
     let settings = psi_sandbox::Settings::default()
         .address(loopback())
         .seed(psi_sandbox::seed::Seed::read(&seed).expect("a seed file"));
-    let seeded = Sandbox::start_with(settings).await.expect("the seed is accepted");
+    let seeded = Sandbox::start_with(settings)
+        .await
+        .expect("the seed is accepted");
     let (_, fresh_token) = token(seeded.url()).await;
     let served: Value = lookup(seeded.url(), &fresh_token, SEEDED)
         .await
@@ -659,7 +721,11 @@ async fn seed_from_a_recording_is_a_seed_the_sandbox_serves() {
         "/shop_baskets/0/items",
         "/payment_information/payment_method",
     ] {
-        assert_eq!(served.pointer(pointer), recorded.pointer(pointer), "{pointer}");
+        assert_eq!(
+            served.pointer(pointer),
+            recorded.pointer(pointer),
+            "{pointer}"
+        );
     }
     let _ = std::fs::remove_dir_all(directory);
 }

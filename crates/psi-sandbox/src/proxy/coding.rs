@@ -119,7 +119,10 @@ mod tests {
             Decoded::Body(body.to_vec())
         );
         assert_eq!(decode(None, body, 100), Decoded::Body(body.to_vec()));
-        assert_eq!(decode(Some("gzip"), &gzip(&[b' '; 1000]), 100), Decoded::TooLarge);
+        assert_eq!(
+            decode(Some("gzip"), &gzip(&[b' '; 1000]), 100),
+            Decoded::TooLarge
+        );
         assert_eq!(decode(Some("br"), body, 100), Decoded::Unreadable);
         assert_eq!(decode(Some("gzip"), body, 100), Decoded::Unreadable);
         assert_eq!(crc32(b"123456789"), 0xcbf4_3926);

@@ -69,8 +69,7 @@ pub(crate) fn end_to_end(headers: &HeaderMap, also: &[HeaderName]) -> HeaderMap 
     let mut kept = HeaderMap::new();
     for (name, value) in headers {
         let lower = name.as_str();
-        if HOP_BY_HOP.contains(&lower) || named.iter().any(|n| n == lower) || also.contains(name)
-        {
+        if HOP_BY_HOP.contains(&lower) || named.iter().any(|n| n == lower) || also.contains(name) {
             continue;
         }
         kept.append(name.clone(), value.clone());

@@ -62,11 +62,7 @@ impl Notice {
 async fn receive(shared: &Shared, kind: Notice, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let operation_id = kind.operation_id();
-    let bytes = match axum::body::to_bytes(body, shared.max_body).await {
-        Ok(bytes) => Some(bytes),
-        Err(_) => None,
-    };
-    let Some(bytes) = bytes else {
+    let Some(bytes) = axum::body::to_bytes(body, shared.max_body).await.ok() else {
         // A notification is small; one over the limit is not read further.
         too_large(shared, Some(operation_id), Direction::Notification, None);
         return own_answer(
@@ -135,7 +131,14 @@ async fn forward(
         );
     };
     let url = format!("{receiver}{}", kind.path());
-    let answer = match shared.http.post(&url).headers(headers).body(bytes).send().await {
+    let answer = match shared
+        .http
+        .post(&url)
+        .headers(headers)
+        .body(bytes)
+        .send()
+        .await
+    {
         Ok(answer) => answer,
         Err(error) => {
             let error = error.without_url();
@@ -185,7 +188,8 @@ pub fn verify_session(secret: &[u8], header: &str, body: &[u8]) -> bool {
         let Ok(signature) = STANDARD.decode(candidate) else {
             return matched;
         };
-        let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
+        let mut mac =
+            Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes a key of any length");
         mac.update(timestamp.as_bytes());
         mac.update(b".");
         mac.update(body);
@@ -200,7 +204,8 @@ pub fn verify_invoice(secret: &[u8], header: &str, body: &[u8]) -> bool {
         return false;
     };
     let verify = |bytes: &[u8]| {
-        let mut mac = Hmac::<Sha512>::new_from_slice(secret).expect("HMAC takes a key of any length");
+        let mut mac =
+            Hmac::<Sha512>::new_from_slice(secret).expect("HMAC takes a key of any length");
         mac.update(bytes);
         mac.verify_slice(&signature).is_ok()
     };
@@ -261,8 +266,16 @@ mod tests {
         let invoice = sign_invoice(b"abc123", br#"{"key":"value"}"#);
         assert!(verify_invoice(b"abc123", &invoice, br#"{"key":"value"}"#));
         // indented: verifies through its compact form
-        assert!(verify_invoice(b"abc123", &invoice, b"{\n  \"key\": \"value\"\n}"));
+        assert!(verify_invoice(
+            b"abc123",
+            &invoice,
+            b"{\n  \"key\": \"value\"\n}"
+        ));
         assert!(!verify_invoice(b"abc124", &invoice, br#"{"key":"value"}"#));
-        assert!(!verify_invoice(b"abc123", &invoice.to_uppercase()[..127], b"{}"));
+        assert!(!verify_invoice(
+            b"abc123",
+            &invoice.to_uppercase()[..127],
+            b"{}"
+        ));
     }
 }

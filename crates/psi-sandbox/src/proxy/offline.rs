@@ -50,9 +50,15 @@ pub fn check(text: &str) -> Result<Report, String> {
 }
 
 fn is_placeholder(example: &str) -> bool {
-    ["\"<secret-", "\"<token-", "\"<signature-", "\"<redacted>", "\"*"]
-        .iter()
-        .any(|start| example.starts_with(start))
+    [
+        "\"<secret-",
+        "\"<token-",
+        "\"<signature-",
+        "\"<redacted>",
+        "\"*",
+    ]
+    .iter()
+    .any(|start| example.starts_with(start))
 }
 
 fn check_entry(drift: &Drift, entry: &Entry) {
@@ -112,16 +118,28 @@ fn recording_entries(text: &str) -> Result<Vec<Entry>, String> {
         if line.trim().is_empty() {
             continue;
         }
-        let value: Value = serde_json::from_str(line)
-            .map_err(|e| format!("line {}: neither a recording line nor a HAR file: {e}", index + 1))?;
-        let text = |pointer: &str| value.pointer(pointer).and_then(Value::as_str).map(str::to_owned);
+        let value: Value = serde_json::from_str(line).map_err(|e| {
+            format!(
+                "line {}: neither a recording line nor a HAR file: {e}",
+                index + 1
+            )
+        })?;
+        let text = |pointer: &str| {
+            value
+                .pointer(pointer)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        };
         let full_path = text("/path").unwrap_or_default();
         let body = |side: &str| -> (Option<Vec<u8>>, bool) {
             let part = &value[side];
             if part.get("body_omitted").and_then(Value::as_str) == Some("too_large") {
                 return (None, true);
             }
-            match (part.get("body"), part.get("body_text").and_then(Value::as_str)) {
+            match (
+                part.get("body"),
+                part.get("body_text").and_then(Value::as_str),
+            ) {
                 (_, Some(text)) => (Some(text.as_bytes().to_vec()), false),
                 (Some(Value::Null) | None, None) => (None, false),
                 (Some(json), None) => (Some(json.to_string().into_bytes()), false),

@@ -275,7 +275,10 @@ impl Redactor {
                 Some(Class::Token) => match value.split_once(' ') {
                     // `Bearer <token>`: the scheme stays readable.
                     Some((scheme, credentials)) => {
-                        format!("{scheme} {}", self.placeholder(Class::Token, credentials.trim()))
+                        format!(
+                            "{scheme} {}",
+                            self.placeholder(Class::Token, credentials.trim())
+                        )
                     }
                     None => self.placeholder(Class::Token, value),
                 },
@@ -435,7 +438,11 @@ mod tests {
     fn secrets_tokens_signatures_and_ibans_never_reach_a_line() {
         let mut redactor = Redactor::default();
         redactor.placeholder(Class::Secret, "webhook-secret-1");
-        let mut exchange = Exchange::new("POST", "/oauth/token?api_key=k3y-k3y-k3y", Some("getToken".into()));
+        let mut exchange = Exchange::new(
+            "POST",
+            "/oauth/token?api_key=k3y-k3y-k3y",
+            Some("getToken".into()),
+        );
         exchange.request_headers = vec![("authorization".into(), "Bearer eyJ.abc.def".into())];
         exchange.request_body = body(
             Some("application/json"),
@@ -446,17 +453,30 @@ mod tests {
             br#"{"access_token":"eyJ.abc.def","token_type":"Bearer","echo":"s3cr3t-value webhook-secret-1"}"#,
         );
         let line = redactor.line(&exchange);
-        for secret in ["s3cr3t-value", "eyJ.abc.def", "k3y-k3y-k3y", "webhook-secret-1", "DE02", "0202051"] {
+        for secret in [
+            "s3cr3t-value",
+            "eyJ.abc.def",
+            "k3y-k3y-k3y",
+            "webhook-secret-1",
+            "DE02",
+            "0202051",
+        ] {
             assert!(!line.contains(secret), "{secret} in {line}");
         }
         let value: Value = serde_json::from_str(&line).unwrap();
-        assert_eq!(value["request"]["headers"]["authorization"], "Bearer <token-1>");
+        assert_eq!(
+            value["request"]["headers"]["authorization"],
+            "Bearer <token-1>"
+        );
         assert_eq!(value["answer"]["body"]["access_token"], "<token-1>");
         assert_eq!(value["answer"]["body"]["token_type"], "Bearer");
         assert_eq!(value["request"]["body"]["client_secret"], "<secret-2>");
         assert_eq!(value["answer"]["body"]["echo"], "<secret-2> <secret-1>");
         assert_eq!(value["request"]["body"]["note"], "******************2051");
-        assert_eq!(value["request"]["body"]["memo"], "pay to ******************2051 today");
+        assert_eq!(
+            value["request"]["body"]["memo"],
+            "pay to ******************2051 today"
+        );
         // the same value, the same placeholder on a later line
         let again = redactor.line(&exchange);
         assert!(again.contains("<secret-2>") && !again.contains("<secret-3>"));

@@ -116,7 +116,9 @@ pub fn seed_from(text: &str) -> Result<SeedFrom, String> {
         }
     }
     if transactions.is_empty() {
-        notes.push("no transaction status answer (getTransactionStatus, 2xx) in the recording".to_owned());
+        notes.push(
+            "no transaction status answer (getTransactionStatus, 2xx) in the recording".to_owned(),
+        );
     } else {
         notes.push(format!(
             "every entry carries the demo buyer: a transaction status answer has none ({} entries)",
@@ -148,13 +150,18 @@ fn transaction(body: &Value, notes: &mut Vec<String>, line: usize) -> Option<(St
             }
         }
         let mut vats: BTreeMap<String, (Value, Decimal, Decimal)> = BTreeMap::new();
-        for (kind, members) in [("items", ITEM_MEMBERS), ("special_items", SPECIAL_ITEM_MEMBERS)] {
+        for (kind, members) in [
+            ("items", ITEM_MEMBERS),
+            ("special_items", SPECIAL_ITEM_MEMBERS),
+        ] {
             let Some(lines) = basket.get(kind).and_then(Value::as_array) else {
                 continue;
             };
             let mut kept = Vec::new();
             for item in lines {
-                let Some(item) = item.as_object() else { continue };
+                let Some(item) = item.as_object() else {
+                    continue;
+                };
                 let mut copy = Map::new();
                 for (name, value) in item {
                     if members.contains(&name.as_str()) {
@@ -170,9 +177,11 @@ fn transaction(body: &Value, notes: &mut Vec<String>, line: usize) -> Option<(St
                     decimal(item.get("net_total_price")),
                     decimal(item.get("gross_total_price")),
                 ) {
-                    let entry = vats
-                        .entry(rate.to_string())
-                        .or_insert((rate.clone(), Decimal::ZERO, Decimal::ZERO));
+                    let entry = vats.entry(rate.to_string()).or_insert((
+                        rate.clone(),
+                        Decimal::ZERO,
+                        Decimal::ZERO,
+                    ));
                     entry.1 += net;
                     entry.2 += gross;
                 }

@@ -147,7 +147,7 @@ pub enum Command {
     /// audience, which names this proxy, is rewritten to the upstream's.
     /// GET /__proxy/drift answers the findings so far; on Ctrl-C or SIGTERM
     /// the summary goes to stderr (and the report to --report).
-    Proxy(Proxy),
+    Proxy(Box<Proxy>),
 
     /// Checks a recording (--record) or a HAR file again, offline.
     Drift(DriftFile),
@@ -247,7 +247,8 @@ pub struct SeedFrom {
 
 /// An http:// or https:// address.
 fn http_url(text: &str) -> Result<String, String> {
-    let url = url::Url::parse(text).map_err(|e| format!("{e}: give an http:// or https:// address"))?;
+    let url =
+        url::Url::parse(text).map_err(|e| format!("{e}: give an http:// or https:// address"))?;
     if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
         return Err("give an http:// or https:// address".to_owned());
     }

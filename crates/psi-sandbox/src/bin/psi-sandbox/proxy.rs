@@ -28,9 +28,11 @@ pub async fn run(host: IpAddr, port: u16, flags: &args::Proxy) -> Result<ExitCod
         }
     }
     if upstreams.is_empty() {
-        return Err("--upstream (or one of --upstream-base, --upstream-api, --upstream-auth, \
+        return Err(
+            "--upstream (or one of --upstream-base, --upstream-api, --upstream-auth, \
              --upstream-platform, --upstream-shop-config) is required: where to forward to"
-            .to_owned());
+                .to_owned(),
+        );
     }
     let mut settings = ProxySettings::new((host, port).into(), upstreams.clone());
     settings.max_body = flags.max_body;
@@ -44,7 +46,11 @@ pub async fn run(host: IpAddr, port: u16, flags: &args::Proxy) -> Result<ExitCod
     for family in Family::ALL {
         match upstreams.get(family) {
             Some(url) => banner.push_str(&format!("  {} -> {url}\n", family.server())),
-            None => banner.push_str(&format!("  {} -> none ({})\n", family.server(), family.flag())),
+            None => banner.push_str(&format!(
+                "  {} -> none ({})\n",
+                family.server(),
+                family.flag()
+            )),
         }
     }
     banner.push_str(&format!("drift report: {}/__proxy/drift\n", proxy.url()));
