@@ -291,6 +291,17 @@ async fn requests_are_checked_and_an_undeclared_path_is_forwarded_and_named() {
         .await
         .unwrap();
     assert_eq!(served, proxy.report());
+    // The container's health check is the proxy's own, not forwarded.
+    let health = http()
+        .get(format!("{}/__sandbox/health", proxy.url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), StatusCode::OK);
+    assert_eq!(
+        health.json::<Value>().await.unwrap(),
+        json!({"status": "ok"})
+    );
 }
 
 #[tokio::test]
@@ -645,6 +656,13 @@ async fn fail_on_drift_exits_1_with_drift_and_0_without() {
     let report_flag = report_path.to_str().unwrap();
 
     let (child, url) = spawn_proxy(&["--upstream", sandbox.url(), "--fail-on-drift"]);
+    // The image's HEALTHCHECK command works on the proxy.
+    let health = Command::new(BINARY)
+        .args(["health", "--url", &url])
+        .env_clear()
+        .output()
+        .unwrap();
+    assert!(health.status.success(), "{health:?}");
     let (_, access_token) = token(&url).await;
     assert_eq!(
         lookup(&url, &access_token, SEEDED).await.status(),

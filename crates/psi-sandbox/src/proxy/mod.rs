@@ -9,8 +9,11 @@
 //! token request's `audience`, which names the proxy's address, is
 //! rewritten to the upstream's (`upstreams.rs`).
 //!
-//! Its floor is beside `control/`: it imports the HTTP client of `tls.rs`
-//! and nothing of the sandbox's state, APIs or router.
+//! Its floor is beside `control/`: it imports the HTTP client of `tls.rs`,
+//! the health check's path of `control/health.rs` and the demo buyer of
+//! `demo.rs`, and nothing of the sandbox's state, APIs or router.
+//! `GET /__sandbox/health` is the one path outside `/__proxy` it answers
+//! itself, so the container image's health check works for the proxy too.
 
 pub mod coding;
 mod forward;
@@ -177,6 +180,13 @@ impl Drop for Proxy {
 fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route(&format!("{PREFIX}/drift"), get(report))
+        // The container image's HEALTHCHECK (`psi-sandbox health`) asks
+        // here whichever command the image runs: the proxy answers for
+        // itself instead of forwarding.
+        .route(
+            crate::control::health::PATH,
+            get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),
+        )
         .route(
             &format!("{PREFIX}/notifications/sessions"),
             post(notifications::sessions),
