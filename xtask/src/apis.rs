@@ -2,7 +2,9 @@
 //! `openapi/*.yaml` with an `x-psi` block at its root is an API (one
 //! generated crate each); `common.yaml` holds shared schemas only, and
 //! `sandbox-control.yaml` ([`CONTROL_NAME`]) is the sandbox's own
-//! test-control API, linted and published but no API of the interface.
+//! test-control API and `sandbox-proxy.yaml` ([`PROXY_NAME`]) the own calls
+//! of its drift-watch proxy, linted and published but no APIs of the
+//! interface.
 //!
 //! The block (all keys required unless marked optional; any other key is an
 //! error, see [`XPSI_KEYS`]):
@@ -288,7 +290,10 @@ pub fn all(root: &Path) -> Result<Vec<Api>, String> {
         .collect();
     stems.sort();
     let mut apis = Vec::new();
-    for stem in stems.into_iter().filter(|stem| stem != CONTROL_NAME) {
+    for stem in stems
+        .into_iter()
+        .filter(|stem| stem != CONTROL_NAME && stem != PROXY_NAME)
+    {
         let document = crate::bundle::read_yaml(&dir.join(format!("{stem}.yaml")))?;
         if let Some(api) = Api::from_document(&stem, &document)? {
             apis.push(api);
@@ -331,14 +336,28 @@ pub fn control_document(root: &Path) -> PathBuf {
     root.join("openapi").join(format!("{CONTROL_NAME}.yaml"))
 }
 
-/// Every document published under `schemas/`: each API (by name) and the
-/// sandbox's test-control API last, with the path of its source document.
+/// The own calls of `psi-sandbox proxy` (`/__proxy`, drift watch):
+/// `openapi/sandbox-proxy.yaml`. Like [`CONTROL_NAME`] it has no `x-psi`
+/// block and no generated crate; `cargo xtask lint` checks it
+/// ([`crate::lint::Kind::SandboxProxy`]) and `cargo xtask schemas`
+/// publishes it under `schemas/sandbox-proxy/`.
+pub const PROXY_NAME: &str = "sandbox-proxy";
+
+/// `openapi/sandbox-proxy.yaml` ([`PROXY_NAME`]).
+pub fn proxy_document(root: &Path) -> PathBuf {
+    root.join("openapi").join(format!("{PROXY_NAME}.yaml"))
+}
+
+/// Every document published under `schemas/`: each API (by name), then the
+/// sandbox's test-control API and its proxy's calls, with the path of its
+/// source document.
 pub fn published(root: &Path) -> Result<Vec<(String, PathBuf)>, String> {
     let mut documents: Vec<(String, PathBuf)> = all(root)?
         .iter()
         .map(|api| (api.name.clone(), api.document(root)))
         .collect();
     documents.push((CONTROL_NAME.to_owned(), control_document(root)));
+    documents.push((PROXY_NAME.to_owned(), proxy_document(root)));
     Ok(documents)
 }
 

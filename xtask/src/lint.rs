@@ -48,6 +48,23 @@ pub enum Kind {
     /// - the `x-psi` block and the audience table are the interface's: the
     ///   document carries no `x-psi` block.
     SandboxControl,
+    /// The own calls of `psi-sandbox proxy`, `openapi/sandbox-proxy.yaml`
+    /// ([`apis::PROXY_NAME`]): the control API's rules, except where the
+    /// proxy passes on another server's answer. A relayed notification's
+    /// answer is the merchant receiver's, whatever its status and body, so
+    /// rule 19 asks only for what the proxy answers itself (414 and 431,
+    /// 413 where there is a body) and rule 4's one error schema is not
+    /// asked of its answers (hyper's bodiless 414 and 431 beside the
+    /// proxy's own JSON errors).
+    SandboxProxy,
+}
+
+impl Kind {
+    /// Whether the document is one of the sandbox's own (no `x-psi`
+    /// block, its own rules).
+    fn sandbox(self) -> bool {
+        matches!(self, Kind::SandboxControl | Kind::SandboxProxy)
+    }
 }
 
 pub fn run(root: &Path) -> Result<(), String> {
@@ -72,24 +89,41 @@ pub fn run(root: &Path) -> Result<(), String> {
             }
         }
     }
-    let control_label = format!("openapi/{}.yaml", apis::CONTROL_NAME);
-    let control = bundle(&apis::control_document(root))?;
-    findings.extend(lint_control_document(&control_label, &control));
-    for (pointer, operation) in operation_pointers(&control) {
-        if let Some(id) = operation.get("operationId").and_then(Value::as_str) {
-            if let Some(first) = operation_ids.insert(id.to_owned(), control_label.clone()) {
-                findings.push(Finding {
-                    document: control_label.clone(),
-                    pointer: format!("{pointer}/operationId"),
-                    rule: format!(
-                        "operationId {id} is already used in {first} (rule 1: unique operationIds)"
-                    ),
-                });
+    let sandbox_documents = [
+        (
+            Kind::SandboxControl,
+            apis::CONTROL_NAME,
+            apis::control_document(root),
+        ),
+        (
+            Kind::SandboxProxy,
+            apis::PROXY_NAME,
+            apis::proxy_document(root),
+        ),
+    ];
+    for (kind, name, path) in &sandbox_documents {
+        let label = format!("openapi/{name}.yaml");
+        let document = bundle(path)?;
+        findings.extend(lint_sandbox_document(*kind, &label, &document));
+        for (pointer, operation) in operation_pointers(&document) {
+            if let Some(id) = operation.get("operationId").and_then(Value::as_str) {
+                if let Some(first) = operation_ids.insert(id.to_owned(), label.clone()) {
+                    findings.push(Finding {
+                        document: label.clone(),
+                        pointer: format!("{pointer}/operationId"),
+                        rule: format!(
+                            "operationId {id} is already used in {first} (rule 1: unique operationIds)"
+                        ),
+                    });
+                }
             }
         }
     }
     if findings.is_empty() {
-        println!("openapi/: {} documents follow the rules", apis.len() + 1);
+        println!(
+            "openapi/: {} documents follow the rules",
+            apis.len() + sandbox_documents.len()
+        );
         Ok(())
     } else {
         findings.sort();
@@ -107,12 +141,18 @@ pub fn lint_document(label: &str, document: &Value) -> Vec<Finding> {
 
 /// All findings for the bundled test-control API of the sandbox.
 pub fn lint_control_document(label: &str, document: &Value) -> Vec<Finding> {
-    let mut findings = lint_as(Kind::SandboxControl, label, document);
+    lint_sandbox_document(Kind::SandboxControl, label, document)
+}
+
+/// All findings for a bundled document of the sandbox's own (`kind` is
+/// [`Kind::SandboxControl`] or [`Kind::SandboxProxy`]).
+pub fn lint_sandbox_document(kind: Kind, label: &str, document: &Value) -> Vec<Finding> {
+    let mut findings = lint_as(kind, label, document);
     if document.get("x-psi").is_some() {
         findings.push(Finding {
             document: label.to_owned(),
             pointer: "/x-psi".to_owned(),
-            rule: "the sandbox's control API is no API of the interface: it has no x-psi block"
+            rule: "the sandbox's own APIs are no API of the interface: they have no x-psi block"
                 .to_owned(),
         });
     }
@@ -288,14 +328,18 @@ impl Lint<'_> {
         let writes = ["post", "put", "patch", "delete"]
             .iter()
             .any(|method| pointer.ends_with(&format!("/{method}")));
+        let proxy = self.kind == Kind::SandboxProxy;
         let wanted = [
-            ("400", has_body || has_path_parameter && !control),
-            ("401", secured),
+            (
+                "400",
+                !proxy && (has_body || has_path_parameter && !control),
+            ),
+            ("401", secured && !proxy),
             ("403", control && secured),
-            ("404", has_path_parameter),
+            ("404", has_path_parameter && !proxy),
             ("413", has_body),
             ("414", true),
-            ("415", has_body || control && writes),
+            ("415", !proxy && (has_body || control && writes)),
             ("431", true),
         ];
         let responses = operation.get("responses").and_then(Value::as_object);
@@ -368,7 +412,7 @@ impl Lint<'_> {
                 errors.insert(json_ref);
             }
         }
-        if self.kind == Kind::SandboxControl {
+        if self.kind.sandbox() {
             self.control_successes(pointer, &success);
         } else if success.keys().ne(["2XX"].iter()) {
             self.fail(
@@ -379,7 +423,7 @@ impl Lint<'_> {
                 ),
             );
         }
-        if errors.len() > 1 {
+        if errors.len() > 1 && self.kind != Kind::SandboxProxy {
             self.fail(
                 format!("{pointer}/responses"),
                 "error responses reference different schemas (rule 4)",
@@ -438,8 +482,8 @@ impl Lint<'_> {
     /// where it comes from: the specification or the provider's public
     /// documentation, in the citation forms of `docs/service-notes.md`.
     fn rules_name_their_source(&mut self, at: &str, schema: &Value) {
-        if self.kind == Kind::SandboxControl {
-            // The control API's rules are the sandbox's own.
+        if self.kind.sandbox() {
+            // The sandbox's own APIs' rules are the sandbox's own.
             return;
         }
         let constrains = schema
@@ -632,6 +676,26 @@ mod tests {
         bundle(&apis::control_document(&root)).expect("the control document bundles")
     }
 
+    #[test]
+    fn the_proxy_document_follows_its_rules_which_ask_less_of_relayed_answers() {
+        let root = apis::workspace_root();
+        let proxy = bundle(&apis::proxy_document(&root)).expect("the proxy document bundles");
+        let label = "openapi/sandbox-proxy.yaml";
+        assert_eq!(
+            lint_sandbox_document(Kind::SandboxProxy, label, &proxy),
+            vec![]
+        );
+        // The same document as a control API: a relayed answer's 400 and
+        // 415 and the mixed error bodies are asked for.
+        let as_control = lint_sandbox_document(Kind::SandboxControl, label, &proxy);
+        assert!(as_control.iter().any(|f| f.rule.contains("415")));
+        assert!(as_control.iter().any(|f| f.rule.contains("rule 4")));
+        assert!(!apis::all(&root)
+            .unwrap()
+            .iter()
+            .any(|api| api.name == apis::PROXY_NAME));
+    }
+
     fn findings_after(edit: impl FnOnce(&mut Value)) -> Vec<String> {
         let mut document = control();
         edit(&mut document);
@@ -657,11 +721,12 @@ mod tests {
         let apis = apis::all(&root).expect("the APIs");
         assert!(apis.iter().all(|api| api.name != apis::CONTROL_NAME));
         let published = apis::published(&root).expect("the published documents");
-        assert_eq!(published.len(), apis.len() + 1);
-        assert_eq!(
-            published.last().map(|(name, _)| name.as_str()),
-            Some(apis::CONTROL_NAME)
-        );
+        assert_eq!(published.len(), apis.len() + 2);
+        let last: Vec<&str> = published[apis.len()..]
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .collect();
+        assert_eq!(last, [apis::CONTROL_NAME, apis::PROXY_NAME]);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! published for other languages under `schemas/`.
 //!
 //! For each API, and for the sandbox's test-control API
-//! ([`apis::CONTROL_NAME`]): the bundled, self-contained OpenAPI document as
+//! ([`apis::CONTROL_NAME`]) and its proxy's calls ([`apis::PROXY_NAME`]): the bundled, self-contained OpenAPI document as
 //! `schemas/<api>/openapi.json` and `openapi.yaml`, and a JSON Schema
 //! (draft 2020-12) for each named type as `schemas/<api>/json-schema/<Type>.json`.
 //! `schemas/README.md` indexes them. Output is deterministic: sorted keys,
@@ -234,9 +234,11 @@ fn readme(index: &[(String, Value, Vec<String>)]) -> String {
 Written by `cargo xtask schemas` from the OpenAPI documents in `../openapi/`; do\n\
 not edit by hand. `cargo xtask schemas --check` (run by CI) fails when a file\n\
 here differs from what the documents produce.\n\n\
-For each API, and for the sandbox's test-control API (`sandbox-control`: the\n\
-`/__sandbox` calls of psi-sandbox, no API of the interface, from\n\
-`openapi/sandbox-control.yaml`):\n\n\
+For each API, for the sandbox's test-control API (`sandbox-control`: the\n\
+`/__sandbox` calls of psi-sandbox, from `openapi/sandbox-control.yaml`) and for\n\
+its drift-watch proxy's own calls (`sandbox-proxy`: the `/__proxy` calls of\n\
+`psi-sandbox proxy`, from `openapi/sandbox-proxy.yaml`), neither an API of the\n\
+interface:\n\n\
 - `<api>/openapi.json` and `<api>/openapi.yaml`: the OpenAPI 3.0.3 document,\n  \
 bundled (the shared schemas of `openapi/common.yaml` copied into\n  \
 `components.schemas`), self-contained. Feed it to any OpenAPI client generator.\n\

@@ -9,6 +9,17 @@ fn address() -> serde_json::Value {
     json!({"street": "Hauptstraße", "street_number": "1", "zip_code": "10115", "city": "Berlin", "country_code": "DE"})
 }
 
+/// The demo buyer: Erika Mustermann of Berlin (also what `psi-sandbox
+/// seed-from` gives a transaction whose recorded answer names none).
+pub fn buyer() -> serde_json::Value {
+    json!({
+        "billing_address": address(),
+        "contact": {"email": "erika@example.com"},
+        "language": "de",
+        "person": {"first_name": "Erika", "last_name": "Mustermann", "date_of_birth": "1980-01-31"}
+    })
+}
+
 /// A person buying two T-shirts with shipping: items 33.80, shipping 10.00,
 /// VAT 19 % (net 36.80, tax 7.00), gross 43.80 EUR; notifications go to
 /// `webhook_url`.
@@ -17,12 +28,7 @@ pub fn session_request(webhook_url: &str) -> SessionRequest {
         "order_data": {
             "partner_transaction_id": "order-100045",
             "currency": "EUR",
-            "buyer": {
-                "billing_address": address(),
-                "contact": {"email": "erika@example.com"},
-                "language": "de",
-                "person": {"first_name": "Erika", "last_name": "Mustermann", "date_of_birth": "1980-01-31"}
-            },
+            "buyer": buyer(),
             "delivery": {"first_name": "Erika", "last_name": "Mustermann", "address": address()},
             "shop_baskets": [{
                 "partner_shop_id": "shop-1",

@@ -51,6 +51,7 @@ pub mod media_type;
 mod models;
 #[doc(hidden)]
 pub mod numbers;
+pub mod proxy;
 mod render;
 mod router;
 pub mod seed;

@@ -13,14 +13,22 @@
 /// A `reqwest::Client` whose TLS backend is ready; the error says why
 /// neither the platform's store nor the bundled roots could be used.
 pub(crate) fn http_client() -> Result<reqwest::Client, String> {
+    client_with(|builder| builder)
+}
+
+/// [`http_client`] built through `configure` too (the proxy's client
+/// follows no redirect: a 3xx is passed on to its client).
+pub(crate) fn client_with(
+    configure: impl Fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder,
+) -> Result<reqwest::Client, String> {
     #[cfg(feature = "rustls-graviola")]
     {
         // Err: a provider is installed already; keep it.
         let _ = rustls_graviola::default_provider().install_default();
     }
-    match reqwest::Client::builder().build() {
+    match configure(reqwest::Client::builder()).build() {
         Ok(client) => Ok(client),
-        Err(platform) => bundled_roots(&platform),
+        Err(platform) => bundled_roots(&platform, &configure),
     }
 }
 
@@ -29,7 +37,10 @@ pub(crate) fn http_client() -> Result<reqwest::Client, String> {
     feature = "rustls-graviola",
     feature = "native-tls"
 ))]
-fn bundled_roots(platform: &reqwest::Error) -> Result<reqwest::Client, String> {
+fn bundled_roots(
+    platform: &reqwest::Error,
+    configure: &impl Fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder,
+) -> Result<reqwest::Client, String> {
     use std::error::Error as _;
     let cause = platform
         .source()
@@ -42,7 +53,7 @@ fn bundled_roots(platform: &reqwest::Error) -> Result<reqwest::Client, String> {
     let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS
         .iter()
         .filter_map(|der| reqwest::Certificate::from_der(der).ok());
-    reqwest::Client::builder()
+    configure(reqwest::Client::builder())
         .tls_certs_only(roots)
         .build()
         .map_err(|bundled| {
@@ -55,6 +66,9 @@ fn bundled_roots(platform: &reqwest::Error) -> Result<reqwest::Client, String> {
     feature = "rustls-graviola",
     feature = "native-tls"
 )))]
-fn bundled_roots(platform: &reqwest::Error) -> Result<reqwest::Client, String> {
+fn bundled_roots(
+    platform: &reqwest::Error,
+    _configure: &impl Fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder,
+) -> Result<reqwest::Client, String> {
     Err(format!("no HTTP client: {platform}"))
 }

@@ -138,6 +138,121 @@ pub enum Command {
     /// 1 otherwise. For a container's HEALTHCHECK, where there is no shell
     /// or curl.
     Health(Health),
+
+    /// Drift watch: forwards every request to the real service and checks
+    /// what passes against the bundled documents.
+    ///
+    /// Serves on --host/--port and forwards each request to the upstream of
+    /// its API family, passing the answer on unchanged; the token request's
+    /// audience, which names this proxy, is rewritten to the upstream's.
+    /// GET /__proxy/drift answers the findings so far; on Ctrl-C or SIGTERM
+    /// the summary goes to stderr (and the report to --report).
+    Proxy(Box<Proxy>),
+
+    /// Checks a recording (--record) or a HAR file again, offline.
+    Drift(DriftFile),
+
+    /// Turns the transaction status answers of a recording into a --seed file.
+    SeedFrom(SeedFrom),
+}
+
+/// `psi-sandbox proxy`.
+#[derive(Debug, clap::Args)]
+pub struct Proxy {
+    /// The real service for every API family not given its own flag.
+    #[arg(long, value_name = "URL", env = "PSI_PROXY_UPSTREAM", value_parser = http_url)]
+    pub upstream: Option<String>,
+
+    /// The hosted payment page's host ({base_url}).
+    #[arg(long, value_name = "URL", env = "PSI_PROXY_UPSTREAM_BASE", value_parser = http_url)]
+    pub upstream_base: Option<String>,
+
+    /// The APIs' host ({api_url}: pay later, bank accounts, order and transaction status).
+    #[arg(long, value_name = "URL", env = "PSI_PROXY_UPSTREAM_API", value_parser = http_url)]
+    pub upstream_api: Option<String>,
+
+    /// The token server's host ({auth_url}).
+    #[arg(long, value_name = "URL", env = "PSI_PROXY_UPSTREAM_AUTH", value_parser = http_url)]
+    pub upstream_auth: Option<String>,
+
+    /// The storefront platform's host ({platform_url}).
+    #[arg(long, value_name = "URL", env = "PSI_PROXY_UPSTREAM_PLATFORM", value_parser = http_url)]
+    pub upstream_platform: Option<String>,
+
+    /// The shop configuration API's host ({shop_config_url}).
+    #[arg(long, value_name = "URL", env = "PSI_PROXY_UPSTREAM_SHOP_CONFIG", value_parser = http_url)]
+    pub upstream_shop_config: Option<String>,
+
+    /// Bodies larger than this many bytes are passed on unchecked (a
+    /// too_large finding).
+    #[arg(long, value_name = "BYTES", default_value_t = psi_sandbox::proxy::DEFAULT_MAX_BODY, value_parser = at_least_one, env = "PSI_PROXY_MAX_BODY")]
+    pub max_body: usize,
+
+    /// Write the report (JSON, as GET /__proxy/drift answers it) to this
+    /// file on stopping.
+    #[arg(long, value_name = "FILE", env = "PSI_PROXY_REPORT")]
+    pub report: Option<PathBuf>,
+
+    /// Exit with status 1 on stopping when anything was found.
+    #[arg(long)]
+    pub fail_on_drift: bool,
+
+    /// Append every exchange to this file, one redacted JSON line each.
+    #[arg(long, value_name = "FILE", env = "PSI_PROXY_RECORD")]
+    pub record: Option<PathBuf>,
+
+    /// Forward the notifications posted to /__proxy/notifications/sessions
+    /// and /__proxy/notifications/invoices to URL/sessions and URL/invoices.
+    #[arg(long, value_name = "URL", env = "PSI_PROXY_FORWARD_WEBHOOKS_TO", value_parser = http_url)]
+    pub forward_webhooks_to: Option<String>,
+
+    /// The secret session notifications are signed with; without it they
+    /// are not verified (prefer the environment variable).
+    #[arg(long, value_name = "SECRET", env = "PSI_PROXY_SESSION_WEBHOOK_SECRET", hide_env_values = true, value_parser = non_empty_secret)]
+    pub session_webhook_secret: Option<String>,
+
+    /// The secret invoice notifications are signed with; without it they
+    /// are not verified (prefer the environment variable).
+    #[arg(long, value_name = "SECRET", env = "PSI_PROXY_INVOICE_WEBHOOK_SECRET", hide_env_values = true, value_parser = non_empty_secret)]
+    pub invoice_webhook_secret: Option<String>,
+}
+
+/// `psi-sandbox drift FILE`.
+#[derive(Debug, clap::Args)]
+pub struct DriftFile {
+    /// A recording of `psi-sandbox proxy --record`, or a HAR 1.2 file.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Write the report (JSON) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+
+    /// Exit with status 1 when anything was found.
+    #[arg(long)]
+    pub fail_on_drift: bool,
+}
+
+/// `psi-sandbox seed-from RECORDING`.
+#[derive(Debug, clap::Args)]
+pub struct SeedFrom {
+    /// A recording of `psi-sandbox proxy --record`.
+    #[arg(value_name = "RECORDING")]
+    pub recording: PathBuf,
+
+    /// Write the seed here instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}
+
+/// An http:// or https:// address.
+fn http_url(text: &str) -> Result<String, String> {
+    let url =
+        url::Url::parse(text).map_err(|e| format!("{e}: give an http:// or https:// address"))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err("give an http:// or https:// address".to_owned());
+    }
+    Ok(text.trim_end_matches('/').to_owned())
 }
 
 /// `psi-sandbox health`.
@@ -263,7 +378,7 @@ mod tests {
             let args = Args::try_parse_from(args).unwrap();
             match &args.command {
                 Some(Command::Health(health)) => health.url(args.host, args.port),
-                None => panic!("not the health command"),
+                _ => panic!("not the health command"),
             }
         };
         assert_eq!(

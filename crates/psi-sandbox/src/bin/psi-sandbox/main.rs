@@ -3,11 +3,14 @@
 //! Exit codes: 0 after Ctrl-C or SIGTERM; 2 for a bad flag, an address
 //! that cannot be listened on, an unusable `--state` file or `--seed` file
 //! (the message names the flag). `psi-sandbox health`: 0 when the sandbox
-//! answers its health check, 1 when it does not.
+//! answers its health check, 1 when it does not. `psi-sandbox proxy` (after
+//! Ctrl-C or SIGTERM) and `psi-sandbox drift FILE`: 0, or 1 with
+//! `--fail-on-drift` when anything was found; 2 for a bad flag or file.
 
 mod args;
 mod health_check;
 mod logging;
+mod proxy;
 
 use clap::Parser;
 use psi_sandbox::{Sandbox, Settings};
@@ -15,7 +18,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 /// A bad flag or file: the same code clap uses for a bad flag.
-const USAGE_ERROR: u8 = 2;
+pub(crate) const USAGE_ERROR: u8 = 2;
 
 #[tokio::main]
 async fn main() -> ExitCode {
@@ -33,8 +36,23 @@ async fn main() -> ExitCode {
             }
         };
     }
+    if let Some(args::Command::Drift(drift)) = &args.command {
+        return proxy::drift_file(drift);
+    }
+    if let Some(args::Command::SeedFrom(seed_from)) = &args.command {
+        return proxy::seed_from(seed_from);
+    }
     // Held to the end of `main`: dropping it writes the last lines.
     let _log_lines = logging::install(args.log_format);
+    if let Some(args::Command::Proxy(flags)) = &args.command {
+        return match proxy::run(args.host, args.port, flags).await {
+            Ok(code) => code,
+            Err(message) => {
+                eprintln!("psi-sandbox proxy: {message}");
+                ExitCode::from(USAGE_ERROR)
+            }
+        };
+    }
     match run(args).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -113,7 +131,7 @@ fn print_banner(sandbox: &Sandbox) {
 }
 
 /// Ctrl-C, or SIGTERM (what `docker stop` and systemd send).
-async fn stopped() {
+pub(crate) async fn stopped() {
     let interrupt = tokio::signal::ctrl_c();
     #[cfg(unix)]
     {
