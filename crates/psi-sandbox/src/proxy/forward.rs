@@ -115,11 +115,17 @@ pub(crate) async fn forward(State(shared): State<Arc<Shared>>, request: Request)
             }),
         );
     };
-    let mut exchange = Exchange::new(method.as_str(), &path_and_query, operation_id.clone());
+    // What a recording keeps, copied only when there is a recording.
+    let mut exchange = shared
+        .recorder
+        .as_ref()
+        .map(|_| Exchange::new(method.as_str(), &path_and_query, operation_id.clone()));
 
     // The request: read up to the limit, checked, the audience rewritten.
     let request_headers = end_to_end(&parts.headers, &[header::HOST, header::CONTENT_LENGTH]);
-    exchange.request_headers(&request_headers);
+    if let Some(exchange) = &mut exchange {
+        exchange.request_headers(&request_headers);
+    }
     let read = match read_up_to(body.into_data_stream(), shared.max_body).await {
         Ok(read) => read,
         Err(_) => {
@@ -150,12 +156,16 @@ pub(crate) async fn forward(State(shared): State<Arc<Shared>>, request: Request)
                     Decoded::Unreadable => {}
                 }
             }
-            exchange.request_body(content_type(&parts.headers), &bytes);
+            if let Some(exchange) = &mut exchange {
+                exchange.request_body(content_type(&parts.headers), &bytes);
+            }
             reqwest::Body::from(bytes)
         }
         Read::Over { head, rest } => {
             too_large(&shared, operation_id.as_deref(), Direction::Request, None);
-            exchange.request_body_omitted();
+            if let Some(exchange) = &mut exchange {
+                exchange.request_body_omitted();
+            }
             let stream = futures_util::stream::once(async move { Ok(head) }).chain(rest);
             reqwest::Body::wrap_stream(stream)
         }
@@ -187,7 +197,9 @@ pub(crate) async fn forward(State(shared): State<Arc<Shared>>, request: Request)
     // The answer: passed on as it came, checked after its coding is undone.
     let status = answer.status();
     let answer_headers = end_to_end(answer.headers(), &[]);
-    exchange.answer_headers(status.as_u16(), &answer_headers);
+    if let Some(exchange) = &mut exchange {
+        exchange.answer_headers(status.as_u16(), &answer_headers);
+    }
     let mut response = Response::builder().status(status);
     if let Some(headers) = response.headers_mut() {
         *headers = answer_headers.clone();
@@ -212,11 +224,13 @@ pub(crate) async fn forward(State(shared): State<Arc<Shared>>, request: Request)
                     Decoded::Unreadable => shared.drift.answer(id, status.as_u16(), ct, b""),
                 }
             }
-            match decoded {
-                Decoded::Body(decoded) => {
-                    exchange.answer_body(content_type(&answer_headers), &decoded);
+            if let Some(exchange) = &mut exchange {
+                match decoded {
+                    Decoded::Body(decoded) => {
+                        exchange.answer_body(content_type(&answer_headers), &decoded);
+                    }
+                    _ => exchange.answer_body_omitted(),
                 }
-                _ => exchange.answer_body_omitted(),
             }
             Body::from(bytes)
         }
@@ -227,7 +241,9 @@ pub(crate) async fn forward(State(shared): State<Arc<Shared>>, request: Request)
                 Direction::Answer,
                 Some(status.as_u16()),
             );
-            exchange.answer_body_omitted();
+            if let Some(exchange) = &mut exchange {
+                exchange.answer_body_omitted();
+            }
             Body::from_stream(futures_util::stream::once(async move { Ok(head) }).chain(rest))
         }
         Err(error) => {
@@ -239,7 +255,7 @@ pub(crate) async fn forward(State(shared): State<Arc<Shared>>, request: Request)
             );
         }
     };
-    if let Some(recorder) = &shared.recorder {
+    if let (Some(recorder), Some(exchange)) = (&shared.recorder, exchange) {
         recorder.write(exchange);
     }
     response.body(body).unwrap_or_else(|_| {
