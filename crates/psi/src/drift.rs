@@ -30,7 +30,9 @@
 //! against its schema, without taking the report's lock. Meant for the
 //! integration environment and for canaries; measured in BENCHMARKS.md.
 
-pub use psi_drift::{Direction, Finding, Kind, Limits, Report};
+pub use psi_drift::{
+    Direction, Finding, Kind, Limits, Report, INVOICE_NOTIFICATION, SESSION_NOTIFICATION,
+};
 
 use std::sync::Arc;
 
