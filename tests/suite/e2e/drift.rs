@@ -270,3 +270,31 @@ async fn verified_notifications_are_checked_and_unverified_ones_are_not() {
         .unwrap();
     assert_eq!(off.drift(), None);
 }
+
+#[tokio::test]
+async fn an_answer_that_is_retried_is_not_checked_only_the_final_one() {
+    let (sandbox, _) = super::sandbox().await;
+    let on = drifting_client(&sandbox);
+    let transaction = super::completed_transaction(&sandbox, &on, "OPEN_INVOICE").await;
+    on.clear_drift();
+    // getPayLaterStatus declares no 503: a finding, were the retried
+    // answers checked. The call ends with the sandbox's own 2xx.
+    sandbox
+        .control()
+        .fail_next("getPayLaterStatus", 503, 2)
+        .await
+        .unwrap();
+    let answer = status(&on, &transaction).await;
+    assert!(!answer.starts_with("error"), "{answer}");
+    assert_eq!(on.drift(), Some(Report::default()));
+    // The same 503 as the final answer (retries used up) is one.
+    sandbox
+        .control()
+        .fail_next("getPayLaterStatus", 503, 3)
+        .await
+        .unwrap();
+    assert!(status(&on, &transaction).await.contains("503"));
+    let report = on.drift().unwrap();
+    let undeclared = finding(&report, "getPayLaterStatus", Kind::UndeclaredStatus, "");
+    assert_eq!((undeclared.status, undeclared.count), (Some(503), 1));
+}
