@@ -77,6 +77,10 @@
 //! # Ok::<(), psi::webhook::WebhookError>(())
 //! ```
 //!
+//! With psi's `drift` feature, [`WebhookVerifier::with_drift`] checks each
+//! notification that verifies into a client's drift report
+//! ([`crate::drift`]); one that does not verify is never checked.
+//!
 //! The functions that verify, parse and sign are `#[inline]`, for the build
 //! rather than for speed: they are compiled into the application that calls
 //! them, not into psi, so one that receives no webhooks does not compile
@@ -338,15 +342,16 @@ impl WebhookVerifier {
 
     /// A verified notification's body into the drift report, when one is set.
     #[inline]
-    fn verified(&self, _notification: Notification, _raw_body: &[u8]) {
+    #[cfg_attr(not(feature = "drift"), allow(unused_variables))]
+    fn verified(&self, notification: Notification, raw_body: &[u8]) {
         #[cfg(feature = "drift")]
         if let Some(drift) = &self.drift {
-            let operation_id = match _notification {
+            let operation_id = match notification {
                 Notification::Session => psi_drift::SESSION_NOTIFICATION,
                 Notification::Invoice => psi_drift::INVOICE_NOTIFICATION,
             };
             // The media type the documents declare: the verifier does not see the header.
-            drift.notification(operation_id, Some("application/json"), _raw_body);
+            drift.notification(operation_id, Some("application/json"), raw_body);
         }
     }
 
