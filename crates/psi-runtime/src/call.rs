@@ -17,12 +17,16 @@
 //!    declared error body) or [`Error::UnexpectedStatus`], a failure to get
 //!    an answer into [`Error::Transport`] or [`Error::Timeout`].
 //!
+//! Each call's final answer, 2xx or not, is shown to the context's
+//! [`Observer`] when one is set, before it is decoded
+//! ([`Context::with_observer`]).
+//!
 //! A 2xx comes back as [`Success`], which the generated code reads as its
 //! declared type ([`Success::json`]), as nothing ([`Success::empty`]) or
 //! as a byte stream ([`Success::stream`]). No header value, body or query
 //! value is ever logged.
 
-use crate::context::Context;
+use crate::context::{Context, Observer, Received};
 use crate::error::{
     excerpt, CallId, Declined, DecodeError, Error, Failed, Refused, UnexpectedStatus,
 };
@@ -345,7 +349,7 @@ async fn run(
             .as_ref()
             .and_then(|outcome| settings.retry.next_delay(granted, repeatable, outcome));
         let Some(delay) = delay else {
-            return answer(result, operation, call, attempts, span).await;
+            return answer(result, context, operation, call, attempts, span).await;
         };
         let status = result.as_ref().ok().map(|r| r.status().as_u16());
         tracing::warn!(
@@ -487,6 +491,7 @@ fn prepare(
 /// body is typed.
 async fn answer(
     result: reqwest::Result<Response>,
+    context: &Context,
     operation: &Operation,
     call: CallId,
     attempts: u32,
@@ -514,10 +519,13 @@ async fn answer(
             attempts,
             optional_body: operation.optional_body,
             refused_when_false: operation.refused_when_false,
+            // Seen when the generated code reads the body (Success::read).
+            observer: context.observer().cloned(),
         });
     }
     let headers = response.headers().clone();
     let bytes = response.bytes().await.map_err(failed)?;
+    observe(context.observer(), call, status, &headers, &bytes);
     Err(Failure::Answered(Box::new(Answered {
         call,
         status,
@@ -526,6 +534,27 @@ async fn answer(
         bytes,
         declared: operation.declared_errors.contains(&status.as_u16()),
     })))
+}
+
+/// Shows a final answer to the observer, when one is set.
+fn observe(
+    observer: Option<&Observer>,
+    call: CallId,
+    status: StatusCode,
+    headers: &reqwest::header::HeaderMap,
+    body: &[u8],
+) {
+    if let Some(observer) = observer {
+        observer(&Received {
+            api: call.api,
+            operation_id: call.operation_id,
+            status: status.as_u16(),
+            content_type: headers
+                .get(CONTENT_TYPE)
+                .and_then(|value| value.to_str().ok()),
+            body,
+        });
+    }
 }
 
 /// The body as the declared error body `E` when its boolean `member` is
@@ -624,13 +653,27 @@ impl ReadSuccess {
 }
 
 /// A 2xx answer, read by the generated code as its operation's success type.
-#[derive(Debug)]
 pub struct Success {
     response: Response,
     call: CallId,
     attempts: u32,
     optional_body: bool,
     refused_when_false: Option<&'static str>,
+    /// The context's observer: it sees the answer when it is read.
+    observer: Option<Observer>,
+}
+
+impl std::fmt::Debug for Success {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Success")
+            .field("response", &self.response)
+            .field("call", &self.call)
+            .field("attempts", &self.attempts)
+            .field("optional_body", &self.optional_body)
+            .field("refused_when_false", &self.refused_when_false)
+            .field("observer", &self.observer.is_some())
+            .finish()
+    }
 }
 
 impl Success {
@@ -644,6 +687,18 @@ impl Success {
         self.read().await.map_err(widen)?.decode()
     }
 
+    /// Shows the answer to the observer without its body (not read here).
+    fn observe_unread(&self) {
+        let (response, call) = (&self.response, self.call);
+        observe(
+            self.observer.as_ref(),
+            call,
+            response.status(),
+            response.headers(),
+            &[],
+        );
+    }
+
     /// The body, read (not generic: compiled once).
     async fn read(self) -> Result<ReadSuccess, Untyped> {
         let Self {
@@ -652,6 +707,7 @@ impl Success {
             attempts,
             optional_body,
             refused_when_false,
+            observer,
         } = self;
         let status = response.status();
         let headers = std::mem::take(response.headers_mut());
@@ -659,6 +715,7 @@ impl Success {
             .bytes()
             .await
             .map_err(|source| no_answer(call, attempts, source))?;
+        observe(observer.as_ref(), call, status, &headers, &bytes);
         Ok(ReadSuccess {
             call,
             attempts,
@@ -670,8 +727,10 @@ impl Success {
         })
     }
 
-    /// An answer without a body (the document declares none).
+    /// An answer without a body (the document declares none). The observer
+    /// sees its status and headers, not its body, which is not read.
     pub fn empty<E>(self) -> Result<ResponseValue<()>, Error<E>> {
+        self.observe_unread();
         Ok(ResponseValue::new(
             (),
             self.response.status(),
@@ -679,8 +738,10 @@ impl Success {
         ))
     }
 
-    /// The body as a stream of bytes (a file download).
+    /// The body as a stream of bytes (a file download). The observer sees
+    /// its status and headers, not its body, which the caller reads.
     pub fn stream<E>(self) -> Result<ResponseValue<ByteStream>, Error<E>> {
+        self.observe_unread();
         Ok(ResponseValue::stream(self.response))
     }
 }

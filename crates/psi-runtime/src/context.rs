@@ -14,6 +14,38 @@ use std::sync::Arc;
 /// comes back to the caller as it is.
 pub type Preflight = Arc<dyn Fn(&str, &dyn Any) -> Result<(), PreflightError> + Send + Sync>;
 
+/// Sees the final answer of every call, as received, before it is decoded
+/// (the facade's drift report, `psi::ClientBuilder::drift`). What it does
+/// never changes what the call returns: it gets the bytes to read, not to
+/// change, and returns nothing.
+///
+/// Called once per call that gets an answer, 2xx or not: for the answer
+/// the call ends with, not for an attempt that is retried or sent again
+/// with a fresh token (those answers are dropped unread). A 2xx is seen
+/// when the generated code reads it: with its body when read as JSON,
+/// without it when the operation declares no body or a file (its status
+/// and media type still are). A call without an answer (a refusal before
+/// sending, a transport failure, a timeout) is not seen. The observer runs
+/// on the caller's task, synchronously: keep it short.
+pub type Observer = Arc<dyn Fn(&Received<'_>) + Send + Sync>;
+
+/// One final answer as an [`Observer`] sees it.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct Received<'a> {
+    /// The API's name as in traces (`pay-later`).
+    pub api: &'static str,
+    /// The operation's operationId (`getPayLaterStatus`).
+    pub operation_id: &'static str,
+    /// The HTTP status.
+    pub status: u16,
+    /// The `Content-Type` header as received, when it is text.
+    pub content_type: Option<&'a str>,
+    /// The body as received (content coding undone by reqwest); empty for
+    /// a 2xx whose body is not read as JSON (see [`Observer`]).
+    pub body: &'a [u8],
+}
+
 /// The level of the `psi.call` span unless
 /// [`Context::with_call_span_level`] sets another: DEBUG.
 ///
@@ -63,6 +95,8 @@ pub(crate) struct Settings {
     pub(crate) auth: Option<TokenHandle>,
     pub(crate) retry: RetryPolicy,
     pub(crate) preflight: Option<Preflight>,
+    /// Sees every final answer (unset: one `Option` check per call).
+    pub(crate) observer: Option<Observer>,
     /// Set when a setting the API needs is missing: every call is refused
     /// with it before anything is sent, the token request included.
     pub(crate) missing_setting: Option<ConfigError>,
@@ -80,6 +114,7 @@ impl Context {
             auth: None,
             retry: RetryPolicy::default(),
             preflight: None,
+            observer: None,
             missing_setting: None,
             call_span_level: DEFAULT_CALL_SPAN_LEVEL,
         }))
@@ -126,6 +161,17 @@ impl Context {
         self.with(|settings| settings.preflight = Some(preflight))
     }
 
+    /// Shows every call's final answer to `observer` before it is decoded
+    /// (see [`Observer`] for which answers and when).
+    pub fn with_observer(self, observer: Observer) -> Self {
+        self.with(|settings| settings.observer = Some(observer))
+    }
+
+    /// The observer of answers, when one is set.
+    pub(crate) fn observer(&self) -> Option<&Observer> {
+        self.0.observer.as_ref()
+    }
+
     /// The pre-flight verdict on the typed request `body` of `operation`
     /// (its operationId): `Ok` at once when no pre-flight is set.
     pub(crate) fn check_preflight(
@@ -162,6 +208,7 @@ impl fmt::Debug for Context {
             .field("audience", &self.0.auth.as_ref().map(TokenHandle::audience))
             .field("retry", &self.0.retry)
             .field("preflight", &self.0.preflight.is_some())
+            .field("observer", &self.0.observer.is_some())
             .field("missing_setting", &self.0.missing_setting)
             .field("call_span_level", &self.0.call_span_level)
             .finish()

@@ -67,7 +67,7 @@ pub(crate) type BoxFuture<'a, T> =
 
 pub use comma_separated::CommaSeparated;
 #[cfg(feature = "client")]
-pub use context::{Context, Preflight, DEFAULT_CALL_SPAN_LEVEL};
+pub use context::{Context, Observer, Preflight, Received, DEFAULT_CALL_SPAN_LEVEL};
 pub use decimal::{Decimal, ParseDecimalError};
 #[cfg(feature = "client")]
 pub use environment::{ConfigError, Credentials, Environment};

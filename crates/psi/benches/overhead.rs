@@ -4,6 +4,7 @@
 //!
 //! cargo bench -p psi --bench overhead
 //! BENCH_SPAN_LEVEL=info cargo bench -p psi --bench overhead   # the call span at INFO
+//! BENCH_DRIFT=1 cargo bench -p psi --bench overhead --features drift   # psi with the drift report on
 //!
 //! BENCH_ROUNDS=600 cargo bench -p psi --bench overhead      # more pairs of rounds (300 by default)
 //! BENCH_ONLY=expiry cargo bench -p psi --bench overhead     # only the latency across token expiry
@@ -257,13 +258,19 @@ async fn main() {
         Ok(other) => panic!("BENCH_SPAN_LEVEL is info or debug, not {other}"),
     };
     println!("psi.call span at {span_level}");
-    let psi = Client::builder()
+    let builder = Client::builder()
         .environment(Environment::new(&url, &url, &url).unwrap())
         .credentials(Credentials::new("bench", "bench-secret"))
-        .call_span_level(span_level)
-        .build()
-        .unwrap()
-        .pay_later();
+        .call_span_level(span_level);
+    // BENCH_DRIFT=1 measures psi with the drift report on: every answer
+    // checked against the documents too (the answer conforms, so the
+    // report stays empty and its lock is never taken).
+    let builder = if std::env::var_os("BENCH_DRIFT").is_some() {
+        with_drift(builder)
+    } else {
+        builder
+    };
+    let psi = builder.build().unwrap().pay_later();
     let psi_call = move || {
         let psi = psi.clone();
         async move {
@@ -329,6 +336,17 @@ async fn main() {
         }
     };
     compare(psi_call, raw_call).await
+}
+
+#[cfg(feature = "drift")]
+fn with_drift(builder: psi::ClientBuilder) -> psi::ClientBuilder {
+    println!("drift report on");
+    builder.drift(psi::drift::Limits::default())
+}
+
+#[cfg(not(feature = "drift"))]
+fn with_drift(_: psi::ClientBuilder) -> psi::ClientBuilder {
+    panic!("BENCH_DRIFT needs psi's drift feature: cargo bench -p psi --bench overhead --features drift")
 }
 
 /// The raw side's request: the status URL with the two headers the

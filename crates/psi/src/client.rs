@@ -33,6 +33,10 @@ struct Shared {
     /// shop configuration has settings of its own).
     #[cfg_attr(not(feature = "shop-config"), allow(dead_code))]
     call_span_level: tracing::Level,
+    /// The drift report every context's observer records into
+    /// ([`ClientBuilder::drift`]).
+    #[cfg(feature = "drift")]
+    drift: Option<Arc<psi_drift::Drift>>,
 }
 
 /// Settings of a [`Client`]; every setting has a default but the
@@ -49,6 +53,8 @@ pub struct ClientBuilder {
     call_span_level: Option<tracing::Level>,
     allow_insecure_http: bool,
     invoice_audience: Option<String>,
+    #[cfg(feature = "drift")]
+    drift: Option<crate::drift::Limits>,
 }
 
 impl ClientBuilder {
@@ -140,6 +146,25 @@ impl ClientBuilder {
         self
     }
 
+    /// Turns on the drift report (the `drift` feature; off unless called):
+    /// every final answer of every call this client makes, the token
+    /// requests included, is checked against the bundled documents before
+    /// it is decoded, and what it carries that they do not say (an
+    /// undeclared member, a value read leniently, an unknown enum value, an
+    /// undeclared status or media type, a body that is not JSON) is
+    /// aggregated into [`Client::drift`]. What `send()` returns does not
+    /// change. `limits` bounds the report
+    /// (`psi::drift::Limits::default()`: 1000 distinct findings, 3 examples
+    /// each). See [`crate::drift`] for what is checked and what it costs.
+    ///
+    /// The bundled documents are parsed once per process, by the first
+    /// `build` with the report on.
+    #[cfg(feature = "drift")]
+    pub fn drift(mut self, limits: crate::drift::Limits) -> Self {
+        self.drift = Some(limits);
+        self
+    }
+
     /// The client, or an error naming the missing or malformed setting.
     pub fn build(self) -> Result<Client, ConfigError> {
         let missing = |setting: &str| ConfigError::NotSet {
@@ -168,7 +193,22 @@ impl ClientBuilder {
         let call_span_level = self
             .call_span_level
             .unwrap_or(psi_runtime::DEFAULT_CALL_SPAN_LEVEL);
-        let with_client_settings = |context: Context| context.with_call_span_level(call_span_level);
+        #[cfg(feature = "drift")]
+        let drift = self
+            .drift
+            .map(|limits| Arc::new(psi_drift::Drift::with_limits(limits)));
+        // One observer for every context: the operationId it is given names
+        // the API's document.
+        #[cfg(feature = "drift")]
+        let observer = drift.clone().map(crate::drift::observer);
+        let with_client_settings = |context: Context| {
+            let context = context.with_call_span_level(call_span_level);
+            #[cfg(feature = "drift")]
+            if let Some(observer) = &observer {
+                return context.with_observer(observer.clone());
+            }
+            context
+        };
 
         // Token endpoints run without a token. A token request is a POST, so
         // the runtime sends it again only after a connect error (one more
@@ -243,6 +283,8 @@ impl ClientBuilder {
                 apis,
                 invoice_context,
                 call_span_level,
+                #[cfg(feature = "drift")]
+                drift,
             }),
         })
     }
@@ -309,6 +351,29 @@ impl Client {
             )
         })?;
         self.shared.tokens.token(audience).await
+    }
+
+    /// What the drift report found so far, aggregated over every call of
+    /// this client and its clones (and the notifications of verifiers given
+    /// it); `None` when the report is off ([`ClientBuilder::drift`]), so an
+    /// empty report always means "checked, nothing found".
+    #[cfg(feature = "drift")]
+    pub fn drift(&self) -> Option<crate::drift::Report> {
+        self.shared.drift.as_ref().map(|drift| drift.report())
+    }
+
+    /// Forgets every finding of the drift report (nothing when it is off).
+    #[cfg(feature = "drift")]
+    pub fn clear_drift(&self) {
+        if let Some(drift) = &self.shared.drift {
+            drift.clear();
+        }
+    }
+
+    /// The drift report's checker, when the report is on.
+    #[cfg(all(feature = "drift", feature = "payment-page"))]
+    pub(crate) fn drift_checker(&self) -> Option<&Arc<psi_drift::Drift>> {
+        self.shared.drift.as_ref()
     }
 
     /// `api`'s base URL, connection pool and runtime context.

@@ -17,6 +17,8 @@
 pub mod advice;
 mod api;
 mod client;
+#[cfg(feature = "drift")]
+pub mod drift;
 mod error;
 mod finding;
 pub mod preflight;

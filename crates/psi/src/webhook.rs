@@ -77,6 +77,10 @@
 //! # Ok::<(), psi::webhook::WebhookError>(())
 //! ```
 //!
+//! With psi's `drift` feature, [`WebhookVerifier::with_drift`] checks each
+//! notification that verifies into a client's drift report
+//! ([`crate::drift`]); one that does not verify is never checked.
+//!
 //! The functions that verify, parse and sign are `#[inline]`, for the build
 //! rather than for speed: they are compiled into the application that calls
 //! them, not into psi, so one that receives no webhooks does not compile
@@ -271,6 +275,10 @@ pub struct WebhookVerifier {
     secret: Secret,
     tolerance: Duration,
     clock: Arc<dyn Clock>,
+    /// The drift report each verified body is checked into
+    /// ([`Self::with_drift`]).
+    #[cfg(feature = "drift")]
+    drift: Option<Arc<psi_drift::Drift>>,
 }
 
 impl fmt::Debug for WebhookVerifier {
@@ -279,6 +287,7 @@ impl fmt::Debug for WebhookVerifier {
         f.debug_struct("WebhookVerifier")
             .field("secret", &self.secret)
             .field("tolerance", &self.tolerance)
+            .field("drift", &self.drift_is_on())
             .finish_non_exhaustive()
     }
 }
@@ -290,6 +299,8 @@ impl WebhookVerifier {
             secret: secret.into(),
             tolerance: DEFAULT_TOLERANCE,
             clock: Arc::new(SystemClock),
+            #[cfg(feature = "drift")]
+            drift: None,
         }
     }
 
@@ -303,6 +314,45 @@ impl WebhookVerifier {
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
         self
+    }
+
+    /// Checks each notification that verifies into `client`'s drift report
+    /// ([`crate::ClientBuilder::drift`]; nothing when it is off): a
+    /// session notification against the `receiveSessionNotification`
+    /// callback of `openapi/payment-page.yaml`, an invoice notification
+    /// against `InvoiceNotification` of `openapi/order-status.yaml`, as
+    /// [`Direction::Notification`](crate::drift::Direction::Notification)
+    /// findings. Only a body whose signature verifies (and, for a session
+    /// notification, whose age is within the tolerance) is checked: bytes
+    /// anyone could send must not fill the report. The media type is not
+    /// checked: the verifier sees the body, not the request's headers.
+    #[cfg(feature = "drift")]
+    pub fn with_drift(mut self, client: &crate::Client) -> Self {
+        self.drift = client.drift_checker().cloned();
+        self
+    }
+
+    /// Whether verified bodies go into a drift report.
+    fn drift_is_on(&self) -> bool {
+        #[cfg(feature = "drift")]
+        return self.drift.is_some();
+        #[cfg(not(feature = "drift"))]
+        false
+    }
+
+    /// A verified notification's body into the drift report, when one is set.
+    #[inline]
+    #[cfg_attr(not(feature = "drift"), allow(unused_variables))]
+    fn verified(&self, notification: Notification, raw_body: &[u8]) {
+        #[cfg(feature = "drift")]
+        if let Some(drift) = &self.drift {
+            let operation_id = match notification {
+                Notification::Session => psi_drift::SESSION_NOTIFICATION,
+                Notification::Invoice => psi_drift::INVOICE_NOTIFICATION,
+            };
+            // The media type the documents declare: the verifier does not see the header.
+            drift.notification(operation_id, Some("application/json"), raw_body);
+        }
     }
 
     /// Checks the header against the raw body bytes exactly as received.
@@ -322,7 +372,9 @@ impl WebhookVerifier {
         if !matched {
             return Err(WebhookError::SignatureMismatch);
         }
-        self.check_age(header.timestamp)
+        self.check_age(header.timestamp)?;
+        self.verified(Notification::Session, raw_body);
+        Ok(())
     }
 
     /// Verifies, then parses the body into a session record.
@@ -357,6 +409,7 @@ impl WebhookVerifier {
             .as_slice()
             .ct_eq(&received);
         if bool::from(as_received | compact) {
+            self.verified(Notification::Invoice, raw_body);
             Ok(())
         } else {
             Err(WebhookError::SignatureMismatch)
@@ -393,6 +446,13 @@ impl WebhookVerifier {
             })
         }
     }
+}
+
+/// Which notification verified (what the drift report checks it against).
+#[derive(Clone, Copy)]
+enum Notification {
+    Session,
+    Invoice,
 }
 
 /// Parses a verified body. A notification is something psi receives: read

@@ -5,6 +5,7 @@ mod audiences;
 mod auth;
 mod bank_accounts;
 mod declines;
+mod drift;
 mod faults;
 mod media_types;
 mod notifications;

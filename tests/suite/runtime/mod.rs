@@ -6,6 +6,7 @@ mod extra_members;
 mod fidelity;
 mod http;
 mod logs;
+mod observer;
 mod preflight;
 mod refresh;
 mod retries;
