@@ -13,19 +13,58 @@ pub struct Bundled {
 
 /// Every API's bundled document.
 pub const DOCUMENTS: &[Bundled] = &[
-    Bundled { name: "bank-accounts", base_path: "/shop/consumer/v1", json: BANK_ACCOUNTS },
-    Bundled { name: "order-status", base_path: "", json: ORDER_STATUS },
-    Bundled { name: "pay-later", base_path: "", json: PAY_LATER },
-    Bundled { name: "payment-page", base_path: "", json: PAYMENT_PAGE },
-    Bundled { name: "shop-config", base_path: "", json: SHOP_CONFIG },
-    Bundled { name: "storefront", base_path: "/api", json: STOREFRONT },
-    Bundled { name: "token", base_path: "", json: TOKEN },
-    Bundled { name: "transaction-status", base_path: "", json: TRANSACTION_STATUS },
+    Bundled {
+        name: "bank-accounts",
+        base_path: "/shop/consumer/v1",
+        json: BANK_ACCOUNTS,
+    },
+    Bundled {
+        name: "order-status",
+        base_path: "",
+        json: ORDER_STATUS,
+    },
+    Bundled {
+        name: "pay-later",
+        base_path: "",
+        json: PAY_LATER,
+    },
+    Bundled {
+        name: "payment-page",
+        base_path: "",
+        json: PAYMENT_PAGE,
+    },
+    Bundled {
+        name: "shop-config",
+        base_path: "",
+        json: SHOP_CONFIG,
+    },
+    Bundled {
+        name: "storefront",
+        base_path: "/api",
+        json: STOREFRONT,
+    },
+    Bundled {
+        name: "token",
+        base_path: "",
+        json: TOKEN,
+    },
+    Bundled {
+        name: "transaction-status",
+        base_path: "",
+        json: TRANSACTION_STATUS,
+    },
 ];
 
 /// The schemas `openapi/common.yaml` declares: a bundle copies them under
 /// the same name, so a finding names that file for them.
-pub const SHARED_SCHEMAS: &[&str] = &["CountryCode", "CurrencyCode", "Decline", "DeclineCategory", "DeclineResponse", "InvalidField"];
+pub const SHARED_SCHEMAS: &[&str] = &[
+    "CountryCode",
+    "CurrencyCode",
+    "Decline",
+    "DeclineCategory",
+    "DeclineResponse",
+    "InvalidField",
+];
 
 /// `openapi/bank-accounts.yaml`, bundled.
 pub const BANK_ACCOUNTS: &str = include_str!("../documents/bank-accounts.json");
