@@ -3,8 +3,8 @@
 
 use crate::documents::{Bundled, DOCUMENTS, SHARED_SCHEMAS};
 use crate::schema::{Id, Schemas};
+use rustc_hash::FxHashMap as HashMap;
 use serde_json::Value;
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// Every bundled document, parsed.
@@ -39,8 +39,46 @@ pub struct Operation {
     pub at: String,
     pub notification: bool,
     /// The documented answers by their key (`200`, `2XX`, `default`).
-    pub(crate) responses: Vec<(String, Content)>,
+    pub(crate) responses: Vec<(Status, Content)>,
     pub(crate) request: Option<Content>,
+}
+
+/// A response key of the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Status {
+    Exact(u16),
+    /// `2XX`: the hundreds digit.
+    Range(u16),
+    Default,
+    /// A key that is none of these, kept to be listed.
+    Other(String),
+}
+
+impl Status {
+    fn parse(key: &str) -> Status {
+        if key == "default" {
+            return Status::Default;
+        }
+        if let Ok(code) = key.parse() {
+            return Status::Exact(code);
+        }
+        match key.as_bytes() {
+            [digit @ b'1'..=b'5', b'X' | b'x', b'X' | b'x'] => {
+                Status::Range(u16::from(digit - b'0'))
+            }
+            _ => Status::Other(key.to_owned()),
+        }
+    }
+
+    /// As the document writes it.
+    pub fn key(&self) -> String {
+        match self {
+            Status::Exact(code) => code.to_string(),
+            Status::Range(hundreds) => format!("{hundreds}XX"),
+            Status::Default => "default".to_owned(),
+            Status::Other(key) => key.clone(),
+        }
+    }
 }
 
 /// A request body or an answer as the document describes it.
@@ -123,7 +161,7 @@ impl Documents {
             }
             api.schemas.finish();
         }
-        let mut by_id = HashMap::new();
+        let mut by_id = HashMap::default();
         for (a, api) in apis.iter().enumerate() {
             for (o, operation) in api.operations.iter().enumerate() {
                 by_id
@@ -323,7 +361,7 @@ fn compile_operation(root: &Value, schemas: &mut Schemas, operation: &mut Operat
     for key in keys {
         let at = format!("{responses_at}/{}", escape(&key));
         if let Some(content) = content(root, schemas, &at) {
-            operation.responses.push((key, content));
+            operation.responses.push((Status::parse(&key), content));
         }
     }
 }
@@ -357,10 +395,10 @@ fn content(root: &Value, schemas: &mut Schemas, at: &str) -> Option<Content> {
 
 /// `application/json` of `Application/JSON; charset=UTF-8`.
 pub(crate) fn essence(media_type: &str) -> String {
-    media_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
+    essence_of(media_type).to_ascii_lowercase()
+}
+
+/// The media type's type and subtype as written (`Application/JSON`).
+pub(crate) fn essence_of(media_type: &str) -> &str {
+    media_type.split(';').next().unwrap_or("").trim()
 }

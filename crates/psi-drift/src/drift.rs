@@ -1,6 +1,6 @@
 //! [`Drift`]: findings aggregated over many calls, bounded however long it runs.
 
-use crate::compiled::{essence, Api, Content, Documents, INVOICE_NOTIFICATION};
+use crate::compiled::{essence_of, Api, Content, Documents, Status, INVOICE_NOTIFICATION};
 use crate::finding::{Direction, Finding, Kind, Report};
 use crate::schema::Id;
 use crate::walk::{Raw, Walk};
@@ -102,29 +102,27 @@ impl Drift {
         let Some((api, operation)) = self.documents.operation(operation_id) else {
             return;
         };
-        let key = status.to_string();
-        let range = format!("{}XX", status / 100);
         let responses = &operation.responses;
         let found = responses
             .iter()
-            .find(|(k, _)| *k == key)
+            .find(|(key, _)| *key == Status::Exact(status))
             .or_else(|| {
                 responses
                     .iter()
-                    .find(|(k, _)| k.eq_ignore_ascii_case(&range))
+                    .find(|(key, _)| *key == Status::Range(status / 100))
             })
-            .or_else(|| responses.iter().find(|(k, _)| k == "default"));
+            .or_else(|| responses.iter().find(|(key, _)| *key == Status::Default));
         let found = match found {
             Some((_, content)) => self.check_content(api, content, content_type, body),
             None => {
-                let mut listed: Vec<&str> = responses.iter().map(|(k, _)| k.as_str()).collect();
+                let mut listed: Vec<String> = responses.iter().map(|(key, _)| key.key()).collect();
                 listed.sort_unstable();
                 vec![Raw {
                     kind: Kind::UndeclaredStatus,
                     pointer: String::new(),
                     schema: format!("{}/responses", operation.at),
                     expected: format!("one of [{}]", listed.join(", ")),
-                    example: Some(key),
+                    example: Some(status.to_string()),
                 }]
             }
         };
@@ -163,13 +161,7 @@ impl Drift {
             };
             let api = &self.documents.apis[a];
             let mut found = Vec::new();
-            self.check_json(
-                api,
-                schema,
-                "/components/schemas/InvoiceNotification",
-                body,
-                &mut found,
-            );
+            self.check_json(api, schema, body, &mut found);
             self.record(
                 api,
                 Some(operation_id),
@@ -267,10 +259,13 @@ impl Drift {
         if content.media.is_empty() || body.iter().all(u8::is_ascii_whitespace) {
             return found;
         }
-        let received = content_type.map(essence);
-        let matches = received
-            .as_deref()
-            .is_some_and(|r| content.media.iter().any(|(_, e, _)| e == r || e == "*/*"));
+        let received = content_type.map(essence_of);
+        let matches = received.is_some_and(|received| {
+            content
+                .media
+                .iter()
+                .any(|(_, essence, _)| essence.eq_ignore_ascii_case(received) || essence == "*/*")
+        });
         if !matches {
             let mut keys: Vec<&str> = content
                 .media
@@ -291,7 +286,7 @@ impl Drift {
         }
         // The JSON form of the content, when the document has one and what
         // arrived is (or may be) JSON.
-        let read_as_json = match &received {
+        let read_as_json = match received {
             Some(received) => is_json(received) || !matches,
             None => true,
         };
@@ -299,27 +294,25 @@ impl Drift {
             .media
             .iter()
             .find(|(_, essence, _)| is_json(essence));
-        if let (Some((key, _, Some(schema))), true) = (json, read_as_json) {
-            let at = format!("{}/content/{}/schema", content.at, escape(key));
-            self.check_json(api, *schema, &at, body, &mut found);
+        if let (Some((_, _, Some(schema))), true) = (json, read_as_json) {
+            self.check_json(api, *schema, body, &mut found);
         }
         found
     }
 
-    fn check_json(&self, api: &Api, schema: Id, at: &str, body: &[u8], found: &mut Vec<Raw>) {
-        let Ok(value) = serde_json::from_slice::<Value>(body) else {
+    fn check_json(&self, api: &Api, schema: Id, body: &[u8], found: &mut Vec<Raw>) {
+        let mut walk = Walk::new(&api.schemas);
+        if crate::stream::check(&mut walk, schema, body) {
+            found.append(&mut walk.found);
+        } else {
             found.push(Raw {
                 kind: Kind::NotJson,
                 pointer: String::new(),
-                schema: at.to_owned(),
+                schema: api.schemas.nodes[schema].at.clone(),
                 expected: "JSON".to_owned(),
                 example: None,
             });
-            return;
-        };
-        let mut walk = Walk::new(&api.schemas);
-        walk.body(schema, &value);
-        found.append(&mut walk.found);
+        }
     }
 
     fn record(
@@ -420,10 +413,10 @@ impl Drift {
     }
 }
 
+/// `application/json` or `application/<something>+json`, in any case.
 fn is_json(essence: &str) -> bool {
-    essence == "application/json" || essence.ends_with("+json")
-}
-
-fn escape(text: &str) -> String {
-    text.replace('~', "~0").replace('/', "~1")
+    essence.eq_ignore_ascii_case("application/json")
+        || essence
+            .get(essence.len().saturating_sub(5)..)
+            .is_some_and(|end| end.eq_ignore_ascii_case("+json"))
 }

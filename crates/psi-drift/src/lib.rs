@@ -26,6 +26,7 @@ mod drift;
 mod finding;
 mod redact;
 mod schema;
+mod stream;
 mod walk;
 
 pub use compiled::{Api, Documents, Route, INVOICE_NOTIFICATION, SESSION_NOTIFICATION};

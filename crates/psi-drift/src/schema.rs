@@ -5,8 +5,8 @@
 //! answer then reads fields and looks member names up in hash maps, instead
 //! of searching the document's JSON objects key by key.
 
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
 
 pub(crate) type Id = usize;
 
@@ -87,6 +87,22 @@ pub(crate) struct Node {
     pub object_like: bool,
     pub open: bool,
     pub declared: HashSet<String>,
+    /// How the streaming check reads a value of this schema.
+    pub stream: Stream,
+}
+
+/// How [`crate::stream`] checks a value of a schema.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Stream {
+    /// No branches: as the bytes are read.
+    #[default]
+    Direct,
+    /// Only one `allOf` branch and nothing of its own but `nullable` (the
+    /// documents' way of making a referenced schema nullable): as that branch.
+    Through(Id),
+    /// `oneOf`/`anyOf` (a branch is chosen by trying each) or several
+    /// `allOf` parts: read into a value, then walked.
+    Tree,
 }
 
 impl Node {
@@ -196,11 +212,43 @@ impl Schemas {
     /// Works out each node's composition facts; call once all are compiled.
     pub fn finish(&mut self) {
         for id in 0..self.nodes.len() {
-            let mut seen = HashSet::new();
-            let mut facts = (false, false, HashSet::new());
+            let mut seen = HashSet::default();
+            let mut facts = (false, false, HashSet::default());
             self.gather(id, &mut seen, &mut facts);
             let node = &mut self.nodes[id];
             (node.object_like, node.open, node.declared) = facts;
+            node.stream = if !node.has_branches() {
+                Stream::Direct
+            } else if let ([only], true, true) = (
+                node.all_of.as_slice(),
+                node.one_of.is_empty(),
+                node.any_of.is_empty(),
+            ) {
+                let own = node.ty.is_some()
+                    || node.enumeration.is_some()
+                    || !node.properties.is_empty()
+                    || !node.required.is_empty()
+                    || node.items.is_some()
+                    || matches!(
+                        node.additional,
+                        Some(Additional::Open | Additional::Schema(_))
+                    )
+                    || node.min_length.is_some()
+                    || node.max_length.is_some()
+                    || node.pattern.is_some()
+                    || node.format.is_some()
+                    || node.minimum.is_some()
+                    || node.maximum.is_some()
+                    || node.min_items.is_some()
+                    || node.max_items.is_some();
+                if own {
+                    Stream::Tree
+                } else {
+                    Stream::Through(*only)
+                }
+            } else {
+                Stream::Tree
+            };
         }
     }
 
@@ -215,6 +263,20 @@ impl Schemas {
         for branch in node.branches() {
             self.gather(branch, seen, facts);
         }
+    }
+}
+
+impl Schemas {
+    /// The schema that checks a value of `id`: through single-branch
+    /// wrappers ([`Stream::Through`]).
+    pub fn through(&self, mut id: Id) -> Id {
+        for _ in 0..MAX_REFS {
+            match self.nodes[id].stream {
+                Stream::Through(branch) => id = branch,
+                _ => break,
+            }
+        }
+        id
     }
 }
 

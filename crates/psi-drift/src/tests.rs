@@ -409,3 +409,94 @@ fn every_document_pattern_compiles() {
     }
     assert!(compiled > 5, "only {compiled} patterns");
 }
+
+/// The streaming check finds what the walk of the parsed value finds: on
+/// every documented example, and on each example changed in the ways
+/// drift comes (a member added, a member removed, a value of another type,
+/// a string where an enum is, null).
+#[test]
+fn the_streaming_check_finds_what_the_walk_finds() {
+    fn mutations(value: &Value) -> Vec<Value> {
+        let mut found = vec![value.clone()];
+        match value {
+            Value::Object(members) => {
+                let mut added = members.clone();
+                added.insert(
+                    "undeclared_member".into(),
+                    json!({"iban": "DE02120300000000202051"}),
+                );
+                found.push(Value::Object(added));
+                for (name, member) in members {
+                    let mut removed = members.clone();
+                    removed.remove(name);
+                    found.push(Value::Object(removed));
+                    for changed in [
+                        json!(12.5),
+                        json!("UNKNOWN_VALUE"),
+                        json!(null),
+                        json!([1]),
+                        json!({"x": 1}),
+                    ] {
+                        let mut replaced = members.clone();
+                        replaced.insert(name.clone(), changed);
+                        found.push(Value::Object(replaced));
+                    }
+                    for inner in mutations(member).into_iter().skip(1).take(12) {
+                        let mut nested = members.clone();
+                        nested.insert(name.clone(), inner);
+                        found.push(Value::Object(nested));
+                    }
+                }
+            }
+            Value::Array(items) => {
+                if let Some(first) = items.first() {
+                    for inner in mutations(first).into_iter().skip(1).take(12) {
+                        found.push(Value::Array(vec![first.clone(), inner]));
+                    }
+                }
+                found.push(json!("not an array"));
+            }
+            _ => found.push(json!({"not": "a scalar"})),
+        }
+        found
+    }
+    fn sorted(mut found: Vec<crate::walk::Raw>) -> Vec<(Kind, String, String, Option<String>)> {
+        let mut found: Vec<_> = found
+            .drain(..)
+            .map(|r| (r.kind, r.pointer, r.schema, r.example))
+            .collect();
+        found.sort();
+        found.dedup();
+        found
+    }
+    let mut compared = 0;
+    for api in Documents::bundled().apis() {
+        for node in 0..api.schemas.nodes.len() {
+            let at = &api.schemas.nodes[node].at;
+            let Some(schema) = api.root.pointer(at) else {
+                continue;
+            };
+            let examples: Vec<&Value> = schema.get("example").into_iter().collect();
+            for example in examples {
+                for value in mutations(example) {
+                    let mut walked = crate::walk::Walk::new(&api.schemas);
+                    walked.body(node, &value);
+                    let mut streamed = crate::walk::Walk::new(&api.schemas);
+                    assert!(crate::stream::check(
+                        &mut streamed,
+                        node,
+                        value.to_string().as_bytes()
+                    ));
+                    assert_eq!(
+                        sorted(streamed.found),
+                        sorted(walked.found),
+                        "{}: {value}",
+                        at
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 500, "only {compared} values compared");
+}

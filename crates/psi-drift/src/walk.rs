@@ -25,12 +25,12 @@ pub(crate) struct Raw {
 
 /// Deeper than this, a value is not followed (a schema that refers to
 /// itself, a hostile body).
-const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 
 pub(crate) struct Walk<'a> {
-    schemas: &'a Schemas,
+    pub schemas: &'a Schemas,
     pub found: Vec<Raw>,
-    pointer: String,
+    pub pointer: String,
 }
 
 impl<'a> Walk<'a> {
@@ -42,7 +42,9 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// Checks `value`, a whole body, against schema `id`.
+    /// Checks `value`, a whole body, against schema `id` (the streaming
+    /// check's reference in tests).
+    #[cfg(test)]
     pub fn body(&mut self, id: Id, value: &Value) {
         self.value(id, value, false, None, 0);
     }
@@ -63,40 +65,80 @@ impl<'a> Walk<'a> {
 
     /// `optional`: the value is an optional member (its `null` is absence).
     /// `member`: the member's name, for redacting the example.
-    fn value(&mut self, id: Id, value: &Value, optional: bool, member: Option<&str>, depth: usize) {
+    pub(crate) fn value(
+        &mut self,
+        id: Id,
+        value: &Value,
+        optional: bool,
+        member: Option<&str>,
+        depth: usize,
+    ) {
         if depth > MAX_DEPTH {
             return;
         }
         let node = self.node(id);
         if value.is_null() {
-            let unconstrained = node.ty.is_none() && !node.has_branches();
-            if !(optional || node.nullable || unconstrained) {
-                let expected = node
-                    .ty
-                    .map_or("a value".to_owned(), |t| format!("type {}", t.name()));
-                self.push(Kind::Type, node, expected, Some("null".to_owned()));
-            }
+            self.null(node, optional);
             return;
         }
         self.composed(id, value, member, depth);
         if let Value::Object(members) = value {
-            if node.object_like && !node.open {
-                for (name, member) in members {
-                    if !node.declared.contains(name) {
-                        let kept = self.pointer.len();
-                        push_token(&mut self.pointer, name);
-                        let shown = example(member, Some(name));
-                        self.push(
-                            Kind::UndeclaredMember,
-                            node,
-                            "no such member".to_owned(),
-                            Some(shown),
-                        );
-                        self.pointer.truncate(kept);
-                    }
-                }
+            // An undeclared member names the schema to declare it in: the
+            // one a single-branch wrapper (`allOf: [$ref]`, `nullable`) wraps.
+            let node = self.node(self.schemas.through(id));
+            for (name, member) in members {
+                self.declared(node, name, || member.clone());
             }
         }
+    }
+
+    /// `null` where the schema takes none (an optional member's `null` is
+    /// its absence).
+    pub(crate) fn null(&mut self, node: &Node, optional: bool) {
+        let unconstrained = node.ty.is_none() && !node.has_branches();
+        if !(optional || node.nullable || unconstrained) {
+            let expected = node
+                .ty
+                .map_or("a value".to_owned(), |t| format!("type {}", t.name()));
+            self.push(Kind::Type, node, expected, Some("null".to_owned()));
+        }
+    }
+
+    /// A member `name` of an object of `node`: a finding when no schema of
+    /// its composition declares it (`value` gives its value for the example).
+    pub(crate) fn declared(
+        &mut self,
+        node: &Node,
+        name: &str,
+        value: impl FnOnce() -> Value,
+    ) -> bool {
+        if !node.object_like || node.open || node.declared.contains(name) {
+            return true;
+        }
+        let kept = self.pointer.len();
+        push_token(&mut self.pointer, name);
+        let shown = example(&value(), Some(name));
+        self.push(
+            Kind::UndeclaredMember,
+            node,
+            "no such member".to_owned(),
+            Some(shown),
+        );
+        self.pointer.truncate(kept);
+        false
+    }
+
+    /// A required member `name` the object lacks.
+    pub(crate) fn missing(&mut self, node: &Node, name: &str) {
+        let kept = self.pointer.len();
+        push_token(&mut self.pointer, name);
+        self.push(
+            Kind::MissingRequired,
+            node,
+            format!("`{name}` is required"),
+            None,
+        );
+        self.pointer.truncate(kept);
     }
 
     /// The schema's branches and its own keywords: every `allOf` branch
@@ -139,44 +181,97 @@ impl<'a> Walk<'a> {
 
     /// The schema's own keywords (not its branches).
     fn own(&mut self, node: &'a Node, value: &Value, member: Option<&str>, depth: usize) {
-        if let Some(expected) = node.ty {
-            if !is_type(value, expected) {
+        match value {
+            Value::Array(items) => {
+                if self.typed(node, Type::Array, || example(value, member)) {
+                    self.items(node, items, member, depth);
+                }
+            }
+            Value::Object(members) => {
+                if self.typed(node, Type::Object, || example(value, member)) {
+                    self.members(node, members, depth);
+                }
+            }
+            Value::Null => {}
+            Value::Bool(flag) => self.scalar(node, &Scalar::Bool(*flag), member),
+            Value::Number(number) => self.scalar(node, &Scalar::Number(number.clone()), member),
+            Value::String(text) => self.scalar(node, &Scalar::String(text), member),
+        }
+    }
+
+    /// Whether a container of type `got` is what `node` takes; a finding
+    /// when not.
+    pub(crate) fn typed(&mut self, node: &Node, got: Type, shown: impl FnOnce() -> String) -> bool {
+        match node.ty {
+            Some(expected) if expected != got => {
                 self.push(
                     Kind::Type,
                     node,
                     format!("type {}", expected.name()),
-                    Some(example(value, member)),
+                    Some(shown()),
+                );
+                false
+            }
+            _ => true,
+        }
+    }
+
+    /// A value that is no container: its type, enum, format, pattern,
+    /// length and bounds.
+    pub(crate) fn scalar(&mut self, node: &'a Node, scalar: &Scalar<'_>, member: Option<&str>) {
+        if let Some(expected) = node.ty {
+            if !scalar.is(expected) {
+                let shown = example(&scalar.value(), member);
+                self.push(
+                    Kind::Type,
+                    node,
+                    format!("type {}", expected.name()),
+                    Some(shown),
                 );
                 return;
             }
         }
         if let Some(allowed) = &node.enumeration {
-            if !allowed.iter().any(|known| same(known, value)) {
+            if !allowed.iter().any(|known| scalar.is_value(known)) {
                 let listed: Vec<String> = allowed.iter().map(Value::to_string).collect();
                 let expected = format!("one of [{}]", listed.join(", "));
                 self.push(
                     Kind::EnumValue,
                     node,
                     expected,
-                    Some(example(value, member)),
+                    Some(example(&scalar.value(), member)),
                 );
             }
         }
-        match value {
-            Value::String(text) => self.string(node, text, value, member),
-            Value::Number(number) => {
+        match scalar {
+            Scalar::String(text) => self.string(node, text, scalar, member),
+            Scalar::Number(number) => {
                 if let Some(number) = number.as_f64() {
-                    self.bounds(node, number, value, member);
+                    self.bounds(node, number, scalar, member);
                 }
             }
-            Value::Array(items) => self.items(node, items, member, depth),
-            Value::Object(members) => self.members(node, members, depth),
-            _ => {}
+            Scalar::Bool(_) => {}
         }
     }
 
     fn items(&mut self, node: &'a Node, items: &[Value], member: Option<&str>, depth: usize) {
-        let length = items.len() as u64;
+        self.item_count(node, items.len());
+        let Some(schema) = node.items else {
+            return;
+        };
+        let kept = self.pointer.len();
+        let before = self.found.len();
+        self.pointer.push_str("/*");
+        for item in items {
+            self.value(schema, item, false, member, depth + 1);
+        }
+        self.pointer.truncate(kept);
+        self.dedup_from(before);
+    }
+
+    /// An array's length against `minItems` and `maxItems`.
+    pub(crate) fn item_count(&mut self, node: &Node, length: usize) {
+        let length = length as u64;
         if let Some(min) = node.min_items.filter(|min| length < *min) {
             self.push(
                 Kind::Format,
@@ -193,33 +288,20 @@ impl<'a> Walk<'a> {
                 Some(format!("{length} items")),
             );
         }
-        let Some(schema) = node.items else {
-            return;
-        };
-        let kept = self.pointer.len();
-        let before = self.found.len();
-        self.pointer.push_str("/*");
-        for item in items {
-            self.value(schema, item, false, member, depth + 1);
-        }
-        self.pointer.truncate(kept);
-        if self.found.len() > before + 1 {
-            dedup(&mut self.found, before);
+    }
+
+    /// Items of one array give the same finding many times: from `from`
+    /// on, keep one per (kind, pointer, schema, example).
+    pub(crate) fn dedup_from(&mut self, from: usize) {
+        if self.found.len() > from + 1 {
+            dedup(&mut self.found, from);
         }
     }
 
     fn members(&mut self, node: &'a Node, members: &Map<String, Value>, depth: usize) {
         for name in &node.required {
             if !members.contains_key(name) {
-                let kept = self.pointer.len();
-                push_token(&mut self.pointer, name);
-                self.push(
-                    Kind::MissingRequired,
-                    node,
-                    format!("`{name}` is required"),
-                    None,
-                );
-                self.pointer.truncate(kept);
+                self.missing(node, name);
             }
         }
         for (name, member) in members {
@@ -239,7 +321,7 @@ impl<'a> Walk<'a> {
         }
     }
 
-    fn string(&mut self, node: &'a Node, text: &str, value: &Value, member: Option<&str>) {
+    fn string(&mut self, node: &'a Node, text: &str, scalar: &Scalar<'_>, member: Option<&str>) {
         if node.min_length.is_some() || node.max_length.is_some() {
             let length = text.chars().count() as u64;
             if let Some(min) = node.min_length.filter(|min| length < *min) {
@@ -247,7 +329,7 @@ impl<'a> Walk<'a> {
                     Kind::Format,
                     node,
                     format!("at least {min} characters"),
-                    Some(example(value, member)),
+                    Some(example(&scalar.value(), member)),
                 );
             }
             if let Some(max) = node.max_length.filter(|max| length > *max) {
@@ -255,7 +337,7 @@ impl<'a> Walk<'a> {
                     Kind::Format,
                     node,
                     format!("at most {max} characters"),
-                    Some(example(value, member)),
+                    Some(example(&scalar.value(), member)),
                 );
             }
         }
@@ -265,7 +347,7 @@ impl<'a> Walk<'a> {
                     Kind::Format,
                     node,
                     format!("pattern {pattern}"),
-                    Some(example(value, member)),
+                    Some(example(&scalar.value(), member)),
                 );
             }
         }
@@ -275,13 +357,13 @@ impl<'a> Walk<'a> {
                     Kind::Format,
                     node,
                     format!("format {format}"),
-                    Some(example(value, member)),
+                    Some(example(&scalar.value(), member)),
                 );
             }
         }
     }
 
-    fn bounds(&mut self, node: &'a Node, number: f64, value: &Value, member: Option<&str>) {
+    fn bounds(&mut self, node: &'a Node, number: f64, scalar: &Scalar<'_>, member: Option<&str>) {
         if let Some((min, exclusive)) = node.minimum {
             if number < min || (exclusive && number == min) {
                 let word = if exclusive { "more than" } else { "at least" };
@@ -289,7 +371,7 @@ impl<'a> Walk<'a> {
                     Kind::Format,
                     node,
                     format!("{word} {min}"),
-                    Some(example(value, member)),
+                    Some(example(&scalar.value(), member)),
                 );
             }
         }
@@ -300,7 +382,7 @@ impl<'a> Walk<'a> {
                     Kind::Format,
                     node,
                     format!("{word} {max}"),
-                    Some(example(value, member)),
+                    Some(example(&scalar.value(), member)),
                 );
             }
         }
@@ -323,29 +405,44 @@ fn score(found: &[Raw], pointer: &str) -> usize {
         .sum()
 }
 
-fn is_type(value: &Value, expected: Type) -> bool {
-    match expected {
-        Type::Object => value.is_object(),
-        Type::Array => value.is_array(),
-        Type::String => value.is_string(),
-        Type::Boolean => value.is_boolean(),
-        Type::Number => value.is_number(),
-        Type::Integer => match value {
-            Value::Number(number) => {
+/// A value that is no container, as the walk and the streaming check see it.
+pub(crate) enum Scalar<'v> {
+    Bool(bool),
+    Number(serde_json::Number),
+    String(&'v str),
+}
+
+impl Scalar<'_> {
+    fn is(&self, expected: Type) -> bool {
+        match (self, expected) {
+            (Scalar::String(_), Type::String) | (Scalar::Bool(_), Type::Boolean) => true,
+            (Scalar::Number(_), Type::Number) => true,
+            (Scalar::Number(number), Type::Integer) => {
                 number.is_i64()
                     || number.is_u64()
                     || number.as_f64().is_some_and(|f| f.fract() == 0.0)
             }
             _ => false,
-        },
+        }
     }
-}
 
-/// Equal as JSON values, numbers by value (`1` and `1.0`).
-fn same(known: &Value, value: &Value) -> bool {
-    match (known, value) {
-        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
-        _ => known == value,
+    /// Equal to `known`, numbers by value (`1` and `1.0`).
+    fn is_value(&self, known: &Value) -> bool {
+        match (self, known) {
+            (Scalar::String(text), Value::String(known)) => text == known,
+            (Scalar::Bool(flag), Value::Bool(known)) => flag == known,
+            (Scalar::Number(number), Value::Number(known)) => number.as_f64() == known.as_f64(),
+            _ => false,
+        }
+    }
+
+    /// As a JSON value, for an example.
+    pub(crate) fn value(&self) -> Value {
+        match self {
+            Scalar::Bool(flag) => Value::Bool(*flag),
+            Scalar::Number(number) => Value::Number(number.clone()),
+            Scalar::String(text) => Value::String((*text).to_owned()),
+        }
     }
 }
 
@@ -375,7 +472,7 @@ fn format_holds(format: &str, text: &str) -> bool {
     }
 }
 
-fn push_token(pointer: &mut String, name: &str) {
+pub(crate) fn push_token(pointer: &mut String, name: &str) {
     pointer.push('/');
     if name.contains(['~', '/']) {
         pointer.push_str(&escape(name));
