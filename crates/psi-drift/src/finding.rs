@@ -94,7 +94,8 @@ pub struct Finding {
     pub pointer: String,
     /// The answer's status, where there is one.
     pub status: Option<u16>,
-    /// How many times it was seen.
+    /// How many answers, requests or notifications carried it (a body
+    /// counts once, however many array items showed it).
     pub count: u64,
     pub first_seen: DateTime<Utc>,
     pub last_seen: DateTime<Utc>,
