@@ -1,5 +1,8 @@
 //! The HTTP client of the sandbox's own outgoing calls (webhooks, seeding,
-//! the control API client), with the TLS backend its features chose.
+//! the control API client, the proxy), with the TLS backend its features
+//! chose. It follows no redirect: a receiver's 3xx is its answer (a
+//! followed one would carry a signed notification, and its retries, to an
+//! address `--webhook-allow` never allowed), and the proxy passes a 3xx on.
 //!
 //! With `rustls-graviola`, reqwest takes rustls's crypto provider from the
 //! process default and panics without one, so Graviola is installed first
@@ -16,8 +19,7 @@ pub(crate) fn http_client() -> Result<reqwest::Client, String> {
     client_with(|builder| builder)
 }
 
-/// [`http_client`] built through `configure` too (the proxy's client
-/// follows no redirect: a 3xx is passed on to its client).
+/// [`http_client`] built through `configure` too.
 pub(crate) fn client_with(
     configure: impl Fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder,
 ) -> Result<reqwest::Client, String> {
@@ -26,10 +28,15 @@ pub(crate) fn client_with(
         // Err: a provider is installed already; keep it.
         let _ = rustls_graviola::default_provider().install_default();
     }
-    match configure(reqwest::Client::builder()).build() {
+    match configure(builder()).build() {
         Ok(client) => Ok(client),
         Err(platform) => bundled_roots(&platform, &configure),
     }
+}
+
+/// Every client's start: no redirect followed.
+fn builder() -> reqwest::ClientBuilder {
+    reqwest::Client::builder().redirect(reqwest::redirect::Policy::none())
 }
 
 #[cfg(any(
@@ -53,7 +60,7 @@ fn bundled_roots(
     let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS
         .iter()
         .filter_map(|der| reqwest::Certificate::from_der(der).ok());
-    configure(reqwest::Client::builder())
+    configure(builder())
         .tls_certs_only(roots)
         .build()
         .map_err(|bundled| {

@@ -487,3 +487,47 @@ async fn a_retry_comes_when_the_sandbox_clock_reaches_its_due_time() {
     assert!(time(&attempts[1]["at"]) >= due, "{delivery}");
     assert!(delivery["next_attempt_at"].is_null(), "{delivery}");
 }
+
+/// A receiver's redirect is its answer, never followed: the sandbox's
+/// client would otherwise carry a signed notification (and its retries) to
+/// an address `--webhook-allow` never allowed.
+#[tokio::test]
+async fn a_redirecting_receiver_is_not_followed() {
+    use wiremock::matchers::path;
+    let (sandbox, client) = sandbox().await;
+    let control = sandbox.control();
+    let receiver = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/hooks"))
+        .respond_with(
+            ResponseTemplate::new(307)
+                .insert_header("location", format!("{}/elsewhere", receiver.uri())),
+        )
+        .mount(&receiver)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/elsewhere"))
+        .respond_with(ResponseTemplate::new(204))
+        .mount(&receiver)
+        .await;
+    let session = new_session(&client, &format!("{}/hooks", receiver.uri())).await;
+    control
+        .complete_session(&session, "OPEN_INVOICE")
+        .await
+        .unwrap();
+    let mut log = serde_json::Value::Null;
+    for _ in 0..100 {
+        log = control.webhooks().await.unwrap();
+        if log[0]["attempts"]
+            .as_array()
+            .is_some_and(|attempts| !attempts.is_empty())
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(log[0]["delivered"], false, "a 307 is no delivery: {log}");
+    let received = receiver.received_requests().await.unwrap();
+    let paths: Vec<&str> = received.iter().map(|request| request.url.path()).collect();
+    assert_eq!(paths, ["/hooks"], "the redirect was followed");
+}
