@@ -137,52 +137,46 @@ impl Drift {
 
     /// Checks one request body a client sent to `operation_id`.
     pub fn request(&self, operation_id: &str, content_type: Option<&str>, body: &[u8]) {
-        let Some((api, operation)) = self.documents.operation(operation_id) else {
-            return;
-        };
-        if let Some(content) = &operation.request {
-            let found = self.check_content(api, content, content_type, body);
-            self.record(
-                api,
-                Some(&operation.operation_id),
-                Direction::Request,
-                None,
-                found,
-            );
-        }
+        self.sent(operation_id, Direction::Request, content_type, body);
     }
 
     /// Checks one notification's body: [`crate::SESSION_NOTIFICATION`]
     /// (the payment page's callback) or [`crate::INVOICE_NOTIFICATION`].
     pub fn notification(&self, operation_id: &str, content_type: Option<&str>, body: &[u8]) {
-        if operation_id == INVOICE_NOTIFICATION {
-            let Some((a, schema)) = self.documents.invoice else {
-                return;
-            };
-            let api = &self.documents.apis[a];
-            let mut found = Vec::new();
-            self.check_json(api, schema, body, &mut found);
-            self.record(
-                api,
-                Some(operation_id),
-                Direction::Notification,
-                None,
-                found,
-            );
+        if operation_id != INVOICE_NOTIFICATION {
+            self.sent(operation_id, Direction::Notification, content_type, body);
             return;
         }
+        // No operation declares it: its payload is a schema of its own.
+        let Some((a, schema)) = self.documents.invoice else {
+            return;
+        };
+        let api = &self.documents.apis[a];
+        let mut found = Vec::new();
+        self.check_json(api, schema, body, &mut found);
+        self.record(
+            api,
+            Some(operation_id),
+            Direction::Notification,
+            None,
+            found,
+        );
+    }
+
+    /// A body sent to an operation (a request, or a callback's notification).
+    fn sent(
+        &self,
+        operation_id: &str,
+        direction: Direction,
+        content_type: Option<&str>,
+        body: &[u8],
+    ) {
         let Some((api, operation)) = self.documents.operation(operation_id) else {
             return;
         };
         if let Some(content) = &operation.request {
             let found = self.check_content(api, content, content_type, body);
-            self.record(
-                api,
-                Some(operation_id),
-                Direction::Notification,
-                None,
-                found,
-            );
+            self.record(api, Some(&operation.operation_id), direction, None, found);
         }
     }
 

@@ -17,40 +17,10 @@
 
 use rust_decimal::Decimal;
 use serde_json::{json, Map, Value};
+// The members of a session's basket items and special items.
+use crate::models::transaction::compact::{ITEM_KEYS, SPECIAL_ITEM_KEYS};
 use std::collections::BTreeMap;
 use std::str::FromStr;
-
-/// Members of a basket item the session's `BasketItem` has.
-const ITEM_MEMBERS: &[&str] = &[
-    "article_number",
-    "category",
-    "description",
-    "gross_total_price",
-    "gross_unit_discount",
-    "gross_unit_price",
-    "name",
-    "net_total_price",
-    "net_unit_discount",
-    "net_unit_price",
-    "quantity",
-    "tax_rate",
-    "unit",
-];
-
-/// Members of a special item the session's `SpecialItem` has.
-const SPECIAL_ITEM_MEMBERS: &[&str] = &[
-    "article_number",
-    "category",
-    "description",
-    "gross_total_price",
-    "gross_unit_price",
-    "name",
-    "net_total_price",
-    "net_unit_price",
-    "quantity",
-    "tax_rate",
-    "unit",
-];
 
 /// The seed and what could not be mapped.
 #[derive(Debug)]
@@ -151,8 +121,8 @@ fn transaction(body: &Value, notes: &mut Vec<String>, line: usize) -> Option<(St
         }
         let mut vats: BTreeMap<String, (Value, Decimal, Decimal)> = BTreeMap::new();
         for (kind, members) in [
-            ("items", ITEM_MEMBERS),
-            ("special_items", SPECIAL_ITEM_MEMBERS),
+            ("items", &ITEM_KEYS[..]),
+            ("special_items", &SPECIAL_ITEM_KEYS[..]),
         ] {
             let Some(lines) = basket.get(kind).and_then(Value::as_array) else {
                 continue;
