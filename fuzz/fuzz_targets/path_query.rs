@@ -59,7 +59,25 @@ fn client() -> &'static reqwest::Client {
     CLIENT.get_or_init(reqwest::Client::new)
 }
 
-fuzz_target!(|input: Input| {
+/// A run's input: arbitrary, or a seed of the checked-in corpus (the four
+/// bytes `ff ff ff ff` choose it): a text used as the segment, the note and
+/// the comma-separated texts (fuzz/seeds.py: the documents' path examples).
+#[derive(Debug, Arbitrary)]
+enum Case {
+    Fuzzed(Input),
+    Seed(String),
+}
+
+fuzz_target!(|case: Case| {
+    let input = match case {
+        Case::Fuzzed(input) => input,
+        Case::Seed(text) => Input {
+            include: (0..5).collect(),
+            note: text.clone(),
+            texts: text.split(',').map(str::to_owned).collect(),
+            segment: text,
+        },
+    };
     segment(&input.segment, |url| {
         input
             .segment

@@ -175,10 +175,22 @@ fn text(probe: &Probe) -> String {
     }
 }
 
-fuzz_target!(|probes: Vec<Probe>| {
+/// A run's input: arbitrary probes, or a seed of the checked-in corpus
+/// (the four bytes `ff ff ff ff` choose it) whose lines are the probes
+/// (fuzz/seeds.py: the documents' examples of the constrained values).
+#[derive(Debug, Arbitrary)]
+enum Case {
+    Fuzzed(Vec<Probe>),
+    Seed(String),
+}
+
+fuzz_target!(|case: Case| {
+    let texts: Vec<String> = match case {
+        Case::Fuzzed(probes) => probes.iter().map(text).collect(),
+        Case::Seed(lines) => lines.lines().map(str::to_owned).collect(),
+    };
     let checked = checked();
-    for probe in &probes {
-        let text = text(probe);
+    for text in texts {
         let length = text.chars().count();
         for (constrained, reference) in checked.types.iter().zip(&checked.references) {
             let matches = reference.is_match(text.as_bytes());
