@@ -190,6 +190,26 @@ mod tests {
         }
     }
 
+    /// Found by the `decimal` fuzz target: a value beyond the largest
+    /// decimal with places after the point was refused as `TooManyDigits`.
+    #[test]
+    fn a_value_beyond_the_range_is_out_of_range_whatever_its_places() {
+        for text in [
+            "-7777777777777777777777776777777.77777777",
+            "123456789012345678901234567890.5",
+            "79228162514264337593543950335.5",
+            "79228162514264337593543950336.0001",
+            "1234567890123456789012345678901234567890123.1",
+        ] {
+            assert_eq!(exact(text), Err(ParseDecimalError::OutOfRange), "{text}");
+        }
+        // Within the range, too many digits is still what is wrong.
+        assert_eq!(
+            exact("79228162514264337593543950334.5"),
+            Err(ParseDecimalError::TooManyDigits)
+        );
+    }
+
     #[test]
     fn only_number_syntax_is_read() {
         for text in [
