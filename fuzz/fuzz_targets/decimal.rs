@@ -28,7 +28,8 @@
 //!
 //! Arithmetic. An exact result a decimal holds is the answer, with the
 //! natural scale where that fits (the larger scale for sums, the sum of
-//! scales for products); a result none holds is either refused (`None`,
+//! scales for products; with a zero operand rust_decimal answers the other
+//! operand as it is, or 0 for a product, whose scale is not asserted); a result none holds is either refused (`None`,
 //! only when its magnitude exceeds the largest decimal) or rounded within
 //! one unit of its last place.
 #![no_main]
@@ -325,19 +326,14 @@ fn check(what: &str, answer: Option<Decimal>, exact: &BigDecimal, natural: Optio
 fn arithmetic(a: Decimal, b: Decimal) {
     let (x, y) = (big(a), big(b));
     let (sa, sb) = (i64::from(a.scale()), i64::from(b.scale()));
-    check(
-        &format!("{a} + {b}"),
-        a.checked_add(b),
-        &(&x + &y),
-        Some(sa.max(sb)),
-    );
-    check(
-        &format!("{a} - {b}"),
-        a.checked_sub(b),
-        &(&x - &y),
-        Some(sa.max(sb)),
-    );
-    check(&format!("{a} × {b}"), a.checked_mul(b), &(&x * &y), Some(sa + sb));
+    // With a zero operand rust_decimal answers the other operand as it is
+    // (a sum) or 0 (a product): the same value, its scale not asserted.
+    let nonzero = !a.is_zero() && !b.is_zero();
+    let sum_scale = nonzero.then_some(sa.max(sb));
+    check(&format!("{a} + {b}"), a.checked_add(b), &(&x + &y), sum_scale);
+    check(&format!("{a} - {b}"), a.checked_sub(b), &(&x - &y), sum_scale);
+    let product_scale = nonzero.then_some(sa + sb);
+    check(&format!("{a} × {b}"), a.checked_mul(b), &(&x * &y), product_scale);
     if !b.is_zero() {
         // bigdecimal divides to 100 digits: far finer than a decimal's step.
         let quotient = &x / &y;

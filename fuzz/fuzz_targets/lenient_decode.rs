@@ -35,11 +35,11 @@ struct Answer {
 }
 
 macro_rules! answers {
-    ($($document:literal: $($krate:ident)::+ => [$($schema:ident),* $(,)?]),* $(,)?) => {
+    ($($document:literal: $krate:ident => [$($schema:ident),* $(,)?]),* $(,)?) => {
         [$($(Answer {
             document: $document,
             schema: stringify!($schema),
-            check: check::<$($krate)::+::$schema>,
+            check: check::<$krate::types::$schema>,
         }),*),*]
     };
 }
@@ -48,14 +48,14 @@ fn answers() -> &'static [Answer] {
     static ANSWERS: OnceLock<Vec<Answer>> = OnceLock::new();
     ANSWERS.get_or_init(|| {
         let answers = answers![
-            "bank-accounts": psi_bank_accounts::types => [BankAccountReadResponse, BankAccountStoreResponse, DeclineResponse],
-            "order-status": psi_order_status::types => [OrderStatusResponse, DeclineResponse],
-            "pay-later": psi_pay_later::types => [PayLaterBookingOutcome, PayLaterOffersResponse, PayLaterStatusResponse, DeclineResponse],
-            "payment-page": psi_payment_page::types => [SessionRecord, SessionRecordList, SessionResponse, DeclineResponse],
-            "shop-config": psi_shop_config::types => [ShopConfigurationOutcome, ShopConfigurationError],
-            "storefront": psi_storefront::types => [LoadResponse, ModuleOutcome, PlatformTokenResponse, ModuleResult, PlatformTokenError],
-            "token": psi_token::types => [TokenResponse, TokenError],
-            "transaction-status": psi_transaction_status::types => [TransactionStatusResponse, DeclineResponse],
+            "bank-accounts": psi_bank_accounts => [BankAccountReadResponse, BankAccountStoreResponse, DeclineResponse],
+            "order-status": psi_order_status => [OrderStatusResponse, DeclineResponse],
+            "pay-later": psi_pay_later => [PayLaterBookingOutcome, PayLaterOffersResponse, PayLaterStatusResponse, DeclineResponse],
+            "payment-page": psi_payment_page => [SessionRecord, SessionRecordList, SessionResponse, DeclineResponse],
+            "shop-config": psi_shop_config => [ShopConfigurationOutcome, ShopConfigurationError],
+            "storefront": psi_storefront => [LoadResponse, ModuleOutcome, PlatformTokenResponse, ModuleResult, PlatformTokenError],
+            "token": psi_token => [TokenResponse, TokenError],
+            "transaction-status": psi_transaction_status => [TransactionStatusResponse, DeclineResponse],
         ];
         let listed: BTreeSet<(&str, &str)> =
             answers.iter().map(|a| (a.document, a.schema)).collect();
