@@ -12,7 +12,7 @@
 //!
 //! - neither decode panics;
 //! - what decodes strictly decodes leniently, to the same value (compared
-//!   by the JSON each writes);
+//!   as the `serde_json::Value` each writes: maps are unordered);
 //! - what decodes leniently, written and decoded leniently again, is the
 //!   same value.
 #![no_main]
@@ -71,7 +71,9 @@ fn answers() -> &'static [Answer] {
 fn check<T: DeserializeOwned + Serialize>(text: &[u8]) {
     let strict = serde_json::from_slice::<T>(text);
     let lenient = psi_runtime::leniency::lenient(|| serde_json::from_slice::<T>(text));
-    let written = |value: &T| serde_json::to_string(value).expect("an answer is written");
+    // Compared as JSON values: a map member (`additionalProperties`) is a
+    // HashMap, whose order in the text changes from one value to another.
+    let written = |value: &T| serde_json::to_value(value).expect("an answer is written");
     if let Ok(strict) = &strict {
         let lenient = lenient
             .as_ref()
@@ -80,7 +82,8 @@ fn check<T: DeserializeOwned + Serialize>(text: &[u8]) {
     }
     if let Ok(lenient) = &lenient {
         let once = written(lenient);
-        let again = psi_runtime::leniency::lenient(|| serde_json::from_str::<T>(&once))
+        let text = once.to_string();
+        let again = psi_runtime::leniency::lenient(|| serde_json::from_str::<T>(&text))
             .unwrap_or_else(|e| panic!("{once} does not decode again: {e}"));
         assert_eq!(written(&again), once);
     }
