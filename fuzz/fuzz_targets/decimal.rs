@@ -233,7 +233,9 @@ fn parsing(text: &str) {
         None => (text, None),
     };
     let fraction_len = mantissa_text.split_once('.').map_or(0, |(_, f)| f.len()) as i64;
-    let zero = mantissa_text.bytes().all(|b| matches!(b, b'0' | b'.' | b'-'));
+    let zero = mantissa_text
+        .bytes()
+        .all(|b| matches!(b, b'0' | b'.' | b'-'));
     let exponent_digits = exponent
         .map(|e| e.trim_start_matches(['+', '-']).trim_start_matches('0'))
         .unwrap_or("");
@@ -285,8 +287,7 @@ fn parsing(text: &str) {
 fn wire_text(text: &str, held: Decimal) {
     // JSON forbids leading zeros (`01`, `-00.5`); serde_json refuses them first.
     let digits = text.trim_start_matches('-');
-    if !(digits.starts_with('0') && digits.len() > 1 && !digits[1..].starts_with(['.', 'e', 'E']))
-    {
+    if !(digits.starts_with('0') && digits.len() > 1 && !digits[1..].starts_with(['.', 'e', 'E'])) {
         let read: Decimal = serde_json::from_str(text).expect("JSON text reads");
         assert_eq!(read.scale(), held.scale(), "{text}");
         assert_eq!(read, held, "{text}");
@@ -330,10 +331,25 @@ fn arithmetic(a: Decimal, b: Decimal) {
     // (a sum) or 0 (a product): the same value, its scale not asserted.
     let nonzero = !a.is_zero() && !b.is_zero();
     let sum_scale = nonzero.then_some(sa.max(sb));
-    check(&format!("{a} + {b}"), a.checked_add(b), &(&x + &y), sum_scale);
-    check(&format!("{a} - {b}"), a.checked_sub(b), &(&x - &y), sum_scale);
+    check(
+        &format!("{a} + {b}"),
+        a.checked_add(b),
+        &(&x + &y),
+        sum_scale,
+    );
+    check(
+        &format!("{a} - {b}"),
+        a.checked_sub(b),
+        &(&x - &y),
+        sum_scale,
+    );
     let product_scale = nonzero.then_some(sa + sb);
-    check(&format!("{a} × {b}"), a.checked_mul(b), &(&x * &y), product_scale);
+    check(
+        &format!("{a} × {b}"),
+        a.checked_mul(b),
+        &(&x * &y),
+        product_scale,
+    );
     if !b.is_zero() {
         // bigdecimal divides to 100 digits: far finer than a decimal's step.
         let quotient = &x / &y;
@@ -377,7 +393,11 @@ fn rounding(a: Decimal) {
         assert_eq!(big(rescaled), expected, "{a} rescaled");
     } else {
         // Too large for two places: rust_decimal keeps the widest scale that fits.
-        assert_eq!(big(rescaled), exact.with_scale_round(i64::from(rescaled.scale()), RoundingMode::HalfUp), "{a} rescaled");
+        assert_eq!(
+            big(rescaled),
+            exact.with_scale_round(i64::from(rescaled.scale()), RoundingMode::HalfUp),
+            "{a} rescaled"
+        );
     }
 }
 

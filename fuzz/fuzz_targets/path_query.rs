@@ -101,7 +101,11 @@ fn segment<E: fmt::Debug>(value: &str, push: impl Fn(&mut String) -> Result<(), 
     pushed.unwrap_or_else(|e| panic!("{value:?} refused: {e:?}"));
     let written = &url[BASE.len()..];
     let decoded = percent_encoding::percent_decode_str(written).collect::<Vec<u8>>();
-    assert_eq!(decoded, value.as_bytes(), "{written} decodes to another value");
+    assert_eq!(
+        decoded,
+        value.as_bytes(),
+        "{written} decodes to another value"
+    );
     assert!(
         written
             .bytes()

@@ -44,11 +44,7 @@ macro_rules! constrained {
             name: stringify!($type),
             pattern: $pattern,
             length: $length,
-            parse: |text| {
-                <$type>::from_str(text)
-                    .map(drop)
-                    .map_err(|e| e.to_string())
-            },
+            parse: |text| <$type>::from_str(text).map(drop).map_err(|e| e.to_string()),
             decode: |value| {
                 serde_json::from_value::<$type>(value)
                     .map(String::from)
@@ -170,7 +166,14 @@ fn text(probe: &Probe) -> String {
         Probe::Sized(which, bytes) => {
             let lengths = [2, 3, 4, 7, 9, 32];
             let length = lengths[usize::from(*which) % lengths.len()];
-            from(&bytes.iter().copied().cycle().take(length).collect::<Vec<_>>())
+            from(
+                &bytes
+                    .iter()
+                    .copied()
+                    .cycle()
+                    .take(length)
+                    .collect::<Vec<_>>(),
+            )
         }
     }
 }
@@ -211,11 +214,21 @@ fuzz_target!(|case: Case| {
                 );
             }
             let strict = (constrained.decode)(serde_json::Value::String(text.clone()));
-            assert_eq!(strict.is_ok(), parsed.is_ok(), "{}: {text:?}", constrained.name);
+            assert_eq!(
+                strict.is_ok(),
+                parsed.is_ok(),
+                "{}: {text:?}",
+                constrained.name
+            );
             let lenient = psi_runtime::leniency::lenient(|| {
                 (constrained.decode)(serde_json::Value::String(text.clone()))
             });
-            assert_eq!(lenient.as_deref(), Ok(text.as_str()), "{}", constrained.name);
+            assert_eq!(
+                lenient.as_deref(),
+                Ok(text.as_str()),
+                "{}",
+                constrained.name
+            );
         }
     }
 });

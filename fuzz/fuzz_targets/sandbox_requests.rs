@@ -122,7 +122,11 @@ fn operations() -> Vec<Operation> {
                     if !media["example"].is_null() {
                         examples.push(Json::from_value(&media["example"]));
                     }
-                    for example in media["examples"].as_object().into_iter().flat_map(|e| e.values()) {
+                    for example in media["examples"]
+                        .as_object()
+                        .into_iter()
+                        .flat_map(|e| e.values())
+                    {
                         examples.push(Json::from_value(&example["value"]));
                     }
                 }
@@ -179,7 +183,10 @@ impl Fixture {
                 .await
                 .map(|collected| collected.to_bytes())
                 .unwrap_or_default();
-            (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+            (
+                status,
+                serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+            )
         })
     }
 }
@@ -318,11 +325,10 @@ fn request(
         let close = rest[open..].find('}').map_or(rest.len(), |c| open + c + 1);
         rest = &rest[close..];
         match u.int_in_range(0..=3)? {
-            0 | 1 if !ids.is_empty() => path.push_str(&percent_encoding::utf8_percent_encode(
-                &ids[u.choose_index(ids.len())?],
-                SEGMENT,
-            )
-            .to_string()),
+            0 | 1 if !ids.is_empty() => path.push_str(
+                &percent_encoding::utf8_percent_encode(&ids[u.choose_index(ids.len())?], SEGMENT)
+                    .to_string(),
+            ),
             2 => path.push_str(
                 &percent_encoding::utf8_percent_encode(
                     &json::word(u, &fixture.words.strings)?,
@@ -345,7 +351,11 @@ fn request(
     }
 
     let mut builder = Request::builder().method(method).uri(&path);
-    let host = if u.ratio(1, 16)? { "sandbox.example" } else { "localhost" };
+    let host = if u.ratio(1, 16)? {
+        "sandbox.example"
+    } else {
+        "localhost"
+    };
     builder = builder.header("host", host);
     match u.int_in_range(0..=7)? {
         0 => {}
@@ -377,7 +387,10 @@ fn request(
         preferred = true;
     }
     if u.ratio(1, 16)? {
-        builder = builder.header("accept", *u.choose(&["text/html", "application/pdf", "*/*"])?);
+        builder = builder.header(
+            "accept",
+            *u.choose(&["text/html", "application/pdf", "*/*"])?,
+        );
     }
 
     let body = match u.int_in_range(0..=5)? {
@@ -451,7 +464,8 @@ fuzz_target!(|data: &[u8]| {
 
 /// Whether `path` is one of `template`'s (each `{parameter}` one segment).
 fn matches(template: &str, path: &str) -> bool {
-    let (template, path): (Vec<&str>, Vec<&str>) = (template.split('/').collect(), path.split('/').collect());
+    let (template, path): (Vec<&str>, Vec<&str>) =
+        (template.split('/').collect(), path.split('/').collect());
     template.len() == path.len()
         && template
             .iter()
@@ -534,7 +548,11 @@ fn invariants(fixture: &Fixture, tokens: &[(Service, String)]) {
 
     let (status, _) = fixture.call(control("POST", "/__sandbox/reset", None));
     assert_eq!(status, 200);
-    for list in ["/__sandbox/sessions", "/__sandbox/webhooks", "/__sandbox/webhook-subscriptions"] {
+    for list in [
+        "/__sandbox/sessions",
+        "/__sandbox/webhooks",
+        "/__sandbox/webhook-subscriptions",
+    ] {
         let (status, listed) = fixture.call(control("GET", list, None));
         assert_eq!(status, 200, "{list}");
         assert_eq!(listed, json!([]), "{list} after a reset");

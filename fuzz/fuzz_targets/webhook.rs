@@ -128,10 +128,16 @@ fn session_scheme(verifier: &WebhookVerifier, secret: &Secret, input: &Input, no
     match verified {
         Ok(()) => assert!(distance <= tolerance_of(input), "{header}"),
         Err(WebhookError::StaleTimestamp { age, tolerance }) => {
-            assert!(difference > 0 && age == distance && age > tolerance, "{header}")
+            assert!(
+                difference > 0 && age == distance && age > tolerance,
+                "{header}"
+            )
         }
         Err(WebhookError::FutureTimestamp { ahead, tolerance }) => {
-            assert!(difference < 0 && ahead == distance && ahead > tolerance, "{header}")
+            assert!(
+                difference < 0 && ahead == distance && ahead > tolerance,
+                "{header}"
+            )
         }
         Err(other) => panic!("its own signature {header} is refused: {other}"),
     }
@@ -198,7 +204,11 @@ fn invoice_scheme(verifier: &WebhookVerifier, secret: &Secret, input: &Input) {
 
 fn compact_form(body: &[u8]) {
     let compact = compact_json(body);
-    assert_eq!(compact_json(&compact), compact, "compact_json is idempotent");
+    assert_eq!(
+        compact_json(&compact),
+        compact,
+        "compact_json is idempotent"
+    );
     if let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) {
         let again: serde_json::Value =
             serde_json::from_slice(&compact).expect("the compact form of JSON is JSON");

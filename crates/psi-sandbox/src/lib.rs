@@ -212,7 +212,8 @@ pub fn in_process(
         + 'static,
     StartError,
 > {
-    let state: AppState = std::sync::Arc::new(Shared::new(url.to_owned(), url.to_owned(), settings)?);
+    let state: AppState =
+        std::sync::Arc::new(Shared::new(url.to_owned(), url.to_owned(), settings)?);
     Ok(router::app(state))
 }
 

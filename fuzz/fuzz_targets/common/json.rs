@@ -9,14 +9,38 @@ use std::fmt::Write;
 
 /// The bundled documents (what the sandbox serves and psi-drift checks).
 pub const DOCUMENTS: [(&str, &str); 8] = [
-    ("bank-accounts", include_str!("../../../crates/psi-drift/documents/bank-accounts.json")),
-    ("order-status", include_str!("../../../crates/psi-drift/documents/order-status.json")),
-    ("pay-later", include_str!("../../../crates/psi-drift/documents/pay-later.json")),
-    ("payment-page", include_str!("../../../crates/psi-drift/documents/payment-page.json")),
-    ("shop-config", include_str!("../../../crates/psi-drift/documents/shop-config.json")),
-    ("storefront", include_str!("../../../crates/psi-drift/documents/storefront.json")),
-    ("token", include_str!("../../../crates/psi-drift/documents/token.json")),
-    ("transaction-status", include_str!("../../../crates/psi-drift/documents/transaction-status.json")),
+    (
+        "bank-accounts",
+        include_str!("../../../crates/psi-drift/documents/bank-accounts.json"),
+    ),
+    (
+        "order-status",
+        include_str!("../../../crates/psi-drift/documents/order-status.json"),
+    ),
+    (
+        "pay-later",
+        include_str!("../../../crates/psi-drift/documents/pay-later.json"),
+    ),
+    (
+        "payment-page",
+        include_str!("../../../crates/psi-drift/documents/payment-page.json"),
+    ),
+    (
+        "shop-config",
+        include_str!("../../../crates/psi-drift/documents/shop-config.json"),
+    ),
+    (
+        "storefront",
+        include_str!("../../../crates/psi-drift/documents/storefront.json"),
+    ),
+    (
+        "token",
+        include_str!("../../../crates/psi-drift/documents/token.json"),
+    ),
+    (
+        "transaction-status",
+        include_str!("../../../crates/psi-drift/documents/transaction-status.json"),
+    ),
 ];
 
 /// The documents' words: every property name, and every string anywhere
@@ -40,7 +64,11 @@ impl Words {
     }
 }
 
-fn collect(value: &serde_json::Value, names: &mut BTreeSet<String>, strings: &mut BTreeSet<String>) {
+fn collect(
+    value: &serde_json::Value,
+    names: &mut BTreeSet<String>,
+    strings: &mut BTreeSet<String>,
+) {
     match value {
         serde_json::Value::Object(map) => {
             for (key, value) in map {
@@ -143,7 +171,9 @@ impl Json {
             serde_json::Value::Bool(value) => Json::Bool(*value),
             serde_json::Value::Number(number) => Json::Number(number.to_string()),
             serde_json::Value::String(text) => Json::String(text.clone()),
-            serde_json::Value::Array(items) => Json::Array(items.iter().map(Json::from_value).collect()),
+            serde_json::Value::Array(items) => {
+                Json::Array(items.iter().map(Json::from_value).collect())
+            }
             serde_json::Value::Object(map) => Json::Object(
                 map.iter()
                     .map(|(name, value)| (name.clone(), Json::from_value(value)))

@@ -471,11 +471,16 @@ async fn play(state: &AppState, tokens: &Tokens, steps: &[Step]) -> Records {
                 sessions.push(created["session_id"].as_str().expect("an id").to_owned());
             }
             Step::Outcome { session, how } => {
-                let Some(session) = nth(&sessions, *session) else { continue };
+                let Some(session) = nth(&sessions, *session) else {
+                    continue;
+                };
                 let path = format!("/__sandbox/sessions/{session}/{how}");
                 let (status, answer) = call(state, "POST", &path, None, None, &[]).await;
                 // A session already ended refuses another outcome.
-                assert!(status.is_success() || status == StatusCode::CONFLICT, "{path}: {status} {answer}");
+                assert!(
+                    status.is_success() || status == StatusCode::CONFLICT,
+                    "{path}: {status} {answer}"
+                );
                 if let Some(transaction) = answer["transaction_id"].as_str() {
                     if !transactions.iter().any(|t| t == transaction) {
                         transactions.push(transaction.to_owned());
@@ -483,18 +488,40 @@ async fn play(state: &AppState, tokens: &Tokens, steps: &[Step]) -> Records {
                 }
             }
             Step::Book { session, offer } => {
-                let Some(transaction) = nth(&transactions, *session) else { continue };
+                let Some(transaction) = nth(&transactions, *session) else {
+                    continue;
+                };
                 let path = format!("/order/paylater/v1/{transaction}");
                 let body = json!({ "offer_id": format!("payl-{offer}") });
-                let (status, answer) =
-                    call(state, "POST", &path, Some(&tokens.pay_later), Some(body), &[]).await;
+                let (status, answer) = call(
+                    state,
+                    "POST",
+                    &path,
+                    Some(&tokens.pay_later),
+                    Some(body),
+                    &[],
+                )
+                .await;
                 assert!(status.as_u16() < 500, "{path}: {status} {answer}");
             }
-            Step::BankAccount { partner, buyer, iban } => {
-                let path = format!("/shop/consumer/v1/partners/p-{partner}/consumer/b-{buyer}/bank-accounts");
+            Step::BankAccount {
+                partner,
+                buyer,
+                iban,
+            } => {
+                let path = format!(
+                    "/shop/consumer/v1/partners/p-{partner}/consumer/b-{buyer}/bank-accounts"
+                );
                 let body = json!({"owner": "Erika Mustermann", "iban": IBANS[*iban]});
-                let (status, answer) =
-                    call(state, "POST", &path, Some(&tokens.bank_accounts), Some(body), &[]).await;
+                let (status, answer) = call(
+                    state,
+                    "POST",
+                    &path,
+                    Some(&tokens.bank_accounts),
+                    Some(body),
+                    &[],
+                )
+                .await;
                 assert!(status.as_u16() < 500, "{path}: {status} {answer}");
                 accounts.push(path);
             }
@@ -515,10 +542,19 @@ async fn play(state: &AppState, tokens: &Tokens, steps: &[Step]) -> Records {
                 shops.push(format!("/__sandbox/shop-config/p-{partner}/shop-{shop}"));
             }
             Step::Order { session } => {
-                let Some(transaction) = nth(&transactions, *session) else { continue };
+                let Some(transaction) = nth(&transactions, *session) else {
+                    continue;
+                };
                 let body = json!({ "transaction_id": transaction });
-                let (status, seeded) =
-                    call(state, "POST", "/__sandbox/storefront/orders", None, Some(body), &[]).await;
+                let (status, seeded) = call(
+                    state,
+                    "POST",
+                    "/__sandbox/storefront/orders",
+                    None,
+                    Some(body),
+                    &[],
+                )
+                .await;
                 assert!(status.as_u16() < 500, "{status} {seeded}");
                 if let Some(order) = seeded["order_id"].as_str() {
                     orders.push(order.to_owned());
@@ -539,8 +575,15 @@ async fn play(state: &AppState, tokens: &Tokens, steps: &[Step]) -> Records {
             }
             Step::Advance { seconds } => {
                 let body = json!({ "seconds": seconds });
-                let (status, _) =
-                    call(state, "POST", "/__sandbox/clock/advance", None, Some(body), &[]).await;
+                let (status, _) = call(
+                    state,
+                    "POST",
+                    "/__sandbox/clock/advance",
+                    None,
+                    Some(body),
+                    &[],
+                )
+                .await;
                 assert_eq!(status, StatusCode::OK);
             }
         }
