@@ -437,7 +437,7 @@ struct Records {
 }
 
 /// Plays `steps`; answers the records they made.
-async fn play(state: &AppState, tokens: &Tokens, steps: &[Step]) -> Records {
+async fn play(state: &AppState, steps: &[Step]) -> Records {
     let mut sessions: Vec<String> = Vec::new();
     let Records {
         mut transactions,
@@ -462,7 +462,7 @@ async fn play(state: &AppState, tokens: &Tokens, steps: &[Step]) -> Records {
                     state,
                     "POST",
                     "/pps/api/v1/session",
-                    Some(&tokens.payment_page),
+                    Some(&token(state, Service::PaymentPage).await),
                     Some(request.clone()),
                     headers,
                 )
@@ -497,7 +497,7 @@ async fn play(state: &AppState, tokens: &Tokens, steps: &[Step]) -> Records {
                     state,
                     "POST",
                     &path,
-                    Some(&tokens.pay_later),
+                    Some(&token(state, Service::PayLater).await),
                     Some(body),
                     &[],
                 )
@@ -517,7 +517,7 @@ async fn play(state: &AppState, tokens: &Tokens, steps: &[Step]) -> Records {
                     state,
                     "POST",
                     &path,
-                    Some(&tokens.bank_accounts),
+                    Some(&token(state, Service::BankAccounts).await),
                     Some(body),
                     &[],
                 )
@@ -533,7 +533,7 @@ async fn play(state: &AppState, tokens: &Tokens, steps: &[Step]) -> Records {
                     state,
                     "PUT",
                     &path,
-                    Some(&tokens.shop_config),
+                    Some(&token(state, Service::ShopConfig).await),
                     Some(configuration),
                     &[],
                 )
@@ -597,8 +597,9 @@ async fn play(state: &AppState, tokens: &Tokens, steps: &[Step]) -> Records {
 }
 
 /// The answers of every read endpoint about `records`, read through the
-/// sandbox's own API.
-async fn served(state: &AppState, tokens: &Tokens, records: &Records) -> Value {
+/// sandbox's own API (with tokens of now: a play may move the clock past a
+/// token's life).
+async fn served(state: &AppState, records: &Records) -> Value {
     let Records {
         transactions,
         orders,
@@ -615,6 +616,9 @@ async fn served(state: &AppState, tokens: &Tokens, records: &Records) -> Value {
         get("/__sandbox/webhook-subscriptions".into(), None).await,
     ];
     let status_token = token(state, Service::TransactionStatus).await;
+    let pay_later = token(state, Service::PayLater).await;
+    let bank_accounts = token(state, Service::BankAccounts).await;
+    let storefront = token(state, Service::Storefront).await;
     for transaction in transactions {
         answers.push(get(format!("/__sandbox/transactions/{transaction}"), None).await);
         answers.push(
@@ -627,13 +631,13 @@ async fn served(state: &AppState, tokens: &Tokens, records: &Records) -> Value {
         answers.push(
             get(
                 format!("/order/paylater/v1/{transaction}/status"),
-                Some(tokens.pay_later.clone()),
+                Some(pay_later.clone()),
             )
             .await,
         );
     }
     for account in accounts {
-        answers.push(get(account.clone(), Some(tokens.bank_accounts.clone())).await);
+        answers.push(get(account.clone(), Some(bank_accounts.clone())).await);
     }
     for shop in shops {
         answers.push(get(shop.clone(), None).await);
@@ -642,7 +646,7 @@ async fn served(state: &AppState, tokens: &Tokens, records: &Records) -> Value {
         answers.push(
             get(
                 format!("/api/gateway/order-management/load/{order}"),
-                Some(tokens.storefront.clone()),
+                Some(storefront.clone()),
             )
             .await,
         );
@@ -671,18 +675,11 @@ proptest::proptest! {
         runtime.block_on(async {
             let path = state_file("proptest");
             let state = start_quiet(&path);
-            let tokens = Tokens {
-                payment_page: token(&state, Service::PaymentPage).await,
-                pay_later: token(&state, Service::PayLater).await,
-                bank_accounts: token(&state, Service::BankAccounts).await,
-                shop_config: token(&state, Service::ShopConfig).await,
-                storefront: token(&state, Service::Storefront).await,
-            };
-            let records = play(&state, &tokens, &steps).await;
-            let before = served(&state, &tokens, &records).await;
+            let records = play(&state, &steps).await;
+            let before = served(&state, &records).await;
             drop(state);
             let state = start_quiet(&path);
-            let after = served(&state, &tokens, &records).await;
+            let after = served(&state, &records).await;
             drop(state);
             let _ = std::fs::remove_dir_all(path.parent().expect("a directory"));
             assert_eq!(after, before, "the same answers after a save and a load");
