@@ -191,6 +191,25 @@ mod tests {
         assert_eq!(exact("1e30"), Err(Limit::OutOfRange));
     }
 
+    /// The decimal fuzz target's finding in psi-runtime's parser, which this
+    /// one shares: a value beyond the largest decimal with places after the
+    /// point was refused as `TooManyDigits`.
+    #[test]
+    fn a_value_beyond_the_range_is_out_of_range_whatever_its_places() {
+        for text in [
+            "-7777777777777777777777776777777.77777777",
+            "123456789012345678901234567890.5",
+            "79228162514264337593543950335.5",
+            "1234567890123456789012345678901234567890123.1",
+        ] {
+            assert_eq!(exact(text), Err(Limit::OutOfRange), "{text}");
+        }
+        assert_eq!(
+            exact("79228162514264337593543950334.5"),
+            Err(Limit::TooManyDigits)
+        );
+    }
+
     #[test]
     fn normalize_rewrites_exponents_and_leaves_what_no_decimal_holds() {
         let body = r#"{"order_data": {"shop_baskets": [{"gross_amount": 4.38e1, "vats": [{"tax_amount": 7, "n": -0}]}]}, "note": "1e2 \" 5e1"}"#;
