@@ -10,7 +10,8 @@ dropping trailing zeros after the point only while they are what breaks a
 limit. A number no decimal holds is refused, and the refusal names the
 limit it breaks:
 
-- out_of_range: an integer beyond 2**96 - 1 in magnitude (1e30);
+- out_of_range: beyond 2**96 - 1 in magnitude, whatever its places (1e30,
+  123456789012345678901234567890.5);
 - too_small_a_step: needs more than 28 places although its digits would
   fit (1e-30);
 - too_many_digits: more significant digits than the mantissa holds.
@@ -47,6 +48,8 @@ CASES = [
     "1.23456789012345678901234567890", "7.922816251426433759354395033",
     "0.7922816251426433759354395034", "7922816251426433759354395033.5",
     "1.000000000000000000000000000000000",
+    "123456789012345678901234567890.5", "79228162514264337593543950335.5",
+    "79228162514264337593543950334.5",
 ]
 
 
@@ -71,7 +74,9 @@ def answer(text):
         coefficient //= 10
         scale -= 1
     if not fits(coefficient, scale):
-        if scale == 0:
+        # Beyond the largest decimal whatever its places (the whole part,
+        # or the largest whole part with places after it).
+        if scale == 0 or coefficient > MAX_MANTISSA * 10**scale:
             return {"refused": "out_of_range"}
         if scale > MAX_SCALE and len(str(coefficient)) <= MAX_SCALE:
             return {"refused": "too_small_a_step"}

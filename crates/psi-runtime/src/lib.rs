@@ -88,6 +88,11 @@ pub use open_enum::open_enum_schema;
 pub use path::ToPathSegment;
 #[doc(hidden)]
 pub use pattern::Pattern;
+/// The query rewrite every call's request gets (literal commas in the
+/// comma-separated values), reachable for the fuzz targets (`fuzz/`).
+#[cfg(feature = "client")]
+#[doc(hidden)]
+pub use request::prepare as literal_commas;
 #[cfg(feature = "client")]
 pub use retry::{is_retryable_status, parse_retry_after, RetryPolicy};
 /// How [`Decimal::round_dp_with_strategy`] rounds.

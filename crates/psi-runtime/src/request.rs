@@ -6,7 +6,7 @@
 ///   operation's lists sent as one value, `include=basket,payment_status`) keep their commas
 ///   literal, which RFC 3986 allows in a query; the URL encoder would send
 ///   `%2C`. Every other parameter keeps its `%2C`: there a comma is data.
-pub(crate) fn prepare(request: &mut reqwest::Request, is_comma_separated: impl Fn(&str) -> bool) {
+pub fn prepare(request: &mut reqwest::Request, is_comma_separated: impl Fn(&str) -> bool) {
     let url = request.url_mut();
     let Some(query) = url.query() else {
         return;

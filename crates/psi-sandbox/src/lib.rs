@@ -191,6 +191,33 @@ impl Sandbox {
     }
 }
 
+/// The whole sandbox as one tower service in this process, with no listener
+/// and no notification scheduler: what the fuzz targets (`fuzz/`) drive
+/// with `tower::ServiceExt::oneshot`, as the in-process tests drive the
+/// router. `url` is the address the sandbox names itself with (in token
+/// audiences, landing pages); the control door answers requests whose
+/// `Host` is a loopback name.
+#[doc(hidden)]
+pub fn in_process(
+    settings: &Settings,
+    url: &str,
+) -> Result<
+    impl tower::Service<
+            axum::extract::Request,
+            Response = axum::response::Response,
+            Error = std::convert::Infallible,
+            Future: Send + 'static,
+        > + Clone
+        + Send
+        + Sync
+        + 'static,
+    StartError,
+> {
+    let state: AppState =
+        std::sync::Arc::new(Shared::new(url.to_owned(), url.to_owned(), settings)?);
+    Ok(router::app(state))
+}
+
 /// The address the sandbox reaches itself at (to store its seed): the
 /// address listened on, through loopback when that is every interface.
 fn local_url(listening: SocketAddr) -> String {

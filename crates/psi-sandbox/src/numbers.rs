@@ -24,7 +24,7 @@ const MAX_SCALE: u32 = 28;
 /// The limit a number no decimal holds breaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limit {
-    /// An integer beyond the mantissa (`1e30`).
+    /// Beyond the largest decimal, whatever its places (`1e30`).
     OutOfRange,
     /// More significant digits than the mantissa holds.
     TooManyDigits,
@@ -99,17 +99,33 @@ pub fn exact(text: &str) -> Result<Decimal, Limit> {
         digits.pop();
         scale -= 1;
     }
-    let mantissa = mantissa(&digits, scale).ok_or(if scale == 0 {
-        Limit::OutOfRange
-    } else if scale > u64::from(MAX_SCALE) && digits.len() <= MAX_SCALE as usize {
-        // 1e-30: few digits, but a step finer than a decimal's.
-        Limit::TooSmallAStep
-    } else {
-        Limit::TooManyDigits
-    })?;
+    let mantissa =
+        mantissa(&digits, scale).ok_or(if scale == 0 || beyond_range(&digits, scale) {
+            Limit::OutOfRange
+        } else if scale > u64::from(MAX_SCALE) && digits.len() <= MAX_SCALE as usize {
+            // 1e-30: few digits, but a step finer than a decimal's.
+            Limit::TooSmallAStep
+        } else {
+            Limit::TooManyDigits
+        })?;
     let scale = scale as u32;
     let magnitude = Decimal::from_i128_with_scale(mantissa as i128, scale);
     Ok(if negative { -magnitude } else { magnitude })
+}
+
+/// Whether `digits` × 10^-`scale` (no leading zeros; when places remain,
+/// the last digit is not zero) exceeds the largest decimal, whatever its
+/// places: its whole part does, or equals it with places after it.
+fn beyond_range(digits: &str, scale: u64) -> bool {
+    let whole = digits
+        .len()
+        .saturating_sub(usize::try_from(scale).unwrap_or(usize::MAX));
+    let (whole, places) = digits.split_at(whole);
+    match whole.parse::<u128>() {
+        Ok(whole) => whole > MAX_MANTISSA || (whole == MAX_MANTISSA && !places.is_empty()),
+        // Empty (below one), or more digits than a u128 holds (beyond).
+        Err(_) => !whole.is_empty(),
+    }
 }
 
 /// The digits as a Decimal mantissa with `scale`, if both fit.
@@ -189,6 +205,25 @@ mod tests {
         );
         assert_eq!(exact("1e-30"), Err(Limit::TooSmallAStep));
         assert_eq!(exact("1e30"), Err(Limit::OutOfRange));
+    }
+
+    /// The decimal fuzz target's finding in psi-runtime's parser, which this
+    /// one shares: a value beyond the largest decimal with places after the
+    /// point was refused as `TooManyDigits`.
+    #[test]
+    fn a_value_beyond_the_range_is_out_of_range_whatever_its_places() {
+        for text in [
+            "-7777777777777777777777776777777.77777777",
+            "123456789012345678901234567890.5",
+            "79228162514264337593543950335.5",
+            "1234567890123456789012345678901234567890123.1",
+        ] {
+            assert_eq!(exact(text), Err(Limit::OutOfRange), "{text}");
+        }
+        assert_eq!(
+            exact("79228162514264337593543950334.5"),
+            Err(Limit::TooManyDigits)
+        );
     }
 
     #[test]

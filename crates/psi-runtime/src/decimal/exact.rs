@@ -108,16 +108,32 @@ pub(crate) fn exact(text: &str) -> Result<rust_decimal::Decimal, ParseDecimalErr
         digits.pop();
         scale -= 1;
     }
-    let mantissa = mantissa(&digits, scale).ok_or(if scale == 0 {
-        ParseDecimalError::OutOfRange
-    } else if scale > u64::from(MAX_SCALE) && digits.len() <= MAX_SCALE as usize {
-        // 1e-30: few digits, but a step finer than a decimal's.
-        ParseDecimalError::TooSmallAStep
-    } else {
-        ParseDecimalError::TooManyDigits
-    })?;
+    let mantissa =
+        mantissa(&digits, scale).ok_or(if scale == 0 || beyond_range(&digits, scale) {
+            ParseDecimalError::OutOfRange
+        } else if scale > u64::from(MAX_SCALE) && digits.len() <= MAX_SCALE as usize {
+            // 1e-30: few digits, but a step finer than a decimal's.
+            ParseDecimalError::TooSmallAStep
+        } else {
+            ParseDecimalError::TooManyDigits
+        })?;
     let magnitude = rust_decimal::Decimal::from_i128_with_scale(mantissa as i128, scale as u32);
     Ok(if negative { -magnitude } else { magnitude })
+}
+
+/// Whether `digits` × 10^-`scale` (no leading zeros; when places remain,
+/// the last digit is not zero) exceeds the largest decimal, whatever its
+/// places: its whole part does, or equals it with places after it.
+fn beyond_range(digits: &str, scale: u64) -> bool {
+    let whole = digits
+        .len()
+        .saturating_sub(usize::try_from(scale).unwrap_or(usize::MAX));
+    let (whole, places) = digits.split_at(whole);
+    match whole.parse::<u128>() {
+        Ok(whole) => whole > MAX_MANTISSA || (whole == MAX_MANTISSA && !places.is_empty()),
+        // Empty (below one), or more digits than a u128 holds (beyond).
+        Err(_) => !whole.is_empty(),
+    }
 }
 
 /// The digits as a Decimal mantissa with `scale`, if both fit.
@@ -188,6 +204,26 @@ mod tests {
         ] {
             assert_eq!(exact(text), Err(limit), "{text}");
         }
+    }
+
+    /// Found by the `decimal` fuzz target: a value beyond the largest
+    /// decimal with places after the point was refused as `TooManyDigits`.
+    #[test]
+    fn a_value_beyond_the_range_is_out_of_range_whatever_its_places() {
+        for text in [
+            "-7777777777777777777777776777777.77777777",
+            "123456789012345678901234567890.5",
+            "79228162514264337593543950335.5",
+            "79228162514264337593543950336.0001",
+            "1234567890123456789012345678901234567890123.1",
+        ] {
+            assert_eq!(exact(text), Err(ParseDecimalError::OutOfRange), "{text}");
+        }
+        // Within the range, too many digits is still what is wrong.
+        assert_eq!(
+            exact("79228162514264337593543950334.5"),
+            Err(ParseDecimalError::TooManyDigits)
+        );
     }
 
     #[test]

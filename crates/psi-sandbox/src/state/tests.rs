@@ -374,3 +374,315 @@ fn a_panic_holding_the_data_lock_leaves_it_usable() {
     let again = start(&path);
     assert_eq!(again.data().transactions.len(), 1);
 }
+
+/// One step of a sandbox's life, for the round trip of the state file below.
+/// Sessions are named by their index among those created so far (modulo).
+#[derive(Debug, Clone)]
+enum Step {
+    /// A session of the demo request, with an idempotency key or without.
+    Session { keyed: bool },
+    /// What the buyer or the provider does to a session: `complete`,
+    /// `cancel`, `fail`, `expire` or `fraud-cancel`.
+    Outcome { session: usize, how: &'static str },
+    /// A pay later booking of a session's transaction.
+    Book { session: usize, offer: u8 },
+    /// A bank account stored for a partner's buyer.
+    BankAccount { partner: u8, buyer: u8, iban: usize },
+    /// A shop's configuration.
+    ShopConfig { partner: u8, shop: u8 },
+    /// A storefront order of a session's transaction.
+    Order { session: usize },
+    /// An invoice webhook subscription.
+    Subscribe { path: u8 },
+    /// The clock moved ahead.
+    Advance { seconds: u16 },
+}
+
+fn step() -> impl proptest::strategy::Strategy<Value = Step> {
+    use proptest::prelude::*;
+    let session = 0..8usize;
+    prop_oneof![
+        3 => any::<bool>().prop_map(|keyed| Step::Session { keyed }),
+        3 => (session.clone(), prop::sample::select(&["complete", "cancel", "fail", "expire", "fraud-cancel"][..]))
+            .prop_map(|(session, how)| Step::Outcome { session, how }),
+        1 => (session.clone(), 1..4u8).prop_map(|(session, offer)| Step::Book { session, offer }),
+        1 => (0..3u8, 0..3u8, 0..IBANS.len()).prop_map(|(partner, buyer, iban)| Step::BankAccount { partner, buyer, iban }),
+        1 => (0..3u8, 0..3u8).prop_map(|(partner, shop)| Step::ShopConfig { partner, shop }),
+        1 => session.prop_map(|session| Step::Order { session }),
+        1 => any::<u8>().prop_map(|path| Step::Subscribe { path }),
+        1 => any::<u16>().prop_map(|seconds| Step::Advance { seconds }),
+    ]
+}
+
+const IBANS: [&str; 3] = [
+    "DE89370400440532013000",
+    "GB82WEST12345698765432",
+    "NL91ABNA0417164300",
+];
+
+/// A sandbox on `path` without the notifications' scheduler: its queued
+/// notifications stay as they are, so two snapshots can be compared.
+fn start_quiet(path: &std::path::Path) -> AppState {
+    let settings = crate::settings::Settings::default().state(path);
+    Arc::new(Shared::new(URL.to_owned(), URL.to_owned(), &settings).expect("the state file opens"))
+}
+
+/// The records a play made, by the paths or ids that read them.
+#[derive(Default)]
+struct Records {
+    transactions: Vec<String>,
+    orders: Vec<String>,
+    accounts: Vec<String>,
+    shops: Vec<String>,
+}
+
+/// Plays `steps`; answers the records they made.
+async fn play(state: &AppState, steps: &[Step]) -> Records {
+    let mut sessions: Vec<String> = Vec::new();
+    let Records {
+        mut transactions,
+        mut orders,
+        mut accounts,
+        mut shops,
+    } = Records::default();
+    let request =
+        serde_json::to_value(crate::demo::session_request(&format!("{UNREACHABLE}/hook")))
+            .expect("a request");
+    let nth = |list: &[String], index: usize| list.get(index % list.len().max(1)).cloned();
+    for (number, step) in steps.iter().enumerate() {
+        match step {
+            Step::Session { keyed } => {
+                let key = format!("key-{number}");
+                let headers: &[(&str, &str)] = if *keyed {
+                    &[("idempotency-key", &key)]
+                } else {
+                    &[]
+                };
+                let (status, created) = call(
+                    state,
+                    "POST",
+                    "/pps/api/v1/session",
+                    Some(&token(state, Service::PaymentPage).await),
+                    Some(request.clone()),
+                    headers,
+                )
+                .await;
+                assert_eq!(status, StatusCode::CREATED, "{created}");
+                sessions.push(created["session_id"].as_str().expect("an id").to_owned());
+            }
+            Step::Outcome { session, how } => {
+                let Some(session) = nth(&sessions, *session) else {
+                    continue;
+                };
+                let path = format!("/__sandbox/sessions/{session}/{how}");
+                let (status, answer) = call(state, "POST", &path, None, None, &[]).await;
+                // A session already ended refuses another outcome.
+                assert!(
+                    status.is_success() || status == StatusCode::CONFLICT,
+                    "{path}: {status} {answer}"
+                );
+                if let Some(transaction) = answer["transaction_id"].as_str() {
+                    if !transactions.iter().any(|t| t == transaction) {
+                        transactions.push(transaction.to_owned());
+                    }
+                }
+            }
+            Step::Book { session, offer } => {
+                let Some(transaction) = nth(&transactions, *session) else {
+                    continue;
+                };
+                let path = format!("/order/paylater/v1/{transaction}");
+                let body = json!({ "offer_id": format!("payl-{offer}") });
+                let (status, answer) = call(
+                    state,
+                    "POST",
+                    &path,
+                    Some(&token(state, Service::PayLater).await),
+                    Some(body),
+                    &[],
+                )
+                .await;
+                assert!(status.as_u16() < 500, "{path}: {status} {answer}");
+            }
+            Step::BankAccount {
+                partner,
+                buyer,
+                iban,
+            } => {
+                let path = format!(
+                    "/shop/consumer/v1/partners/p-{partner}/consumer/b-{buyer}/bank-accounts"
+                );
+                let body = json!({"owner": "Erika Mustermann", "iban": IBANS[*iban]});
+                let (status, answer) = call(
+                    state,
+                    "POST",
+                    &path,
+                    Some(&token(state, Service::BankAccounts).await),
+                    Some(body),
+                    &[],
+                )
+                .await;
+                assert!(status.as_u16() < 500, "{path}: {status} {answer}");
+                accounts.push(path);
+            }
+            Step::ShopConfig { partner, shop } => {
+                let configuration = serde_json::to_value(crate::demo::shop_configuration())
+                    .expect("a configuration");
+                let path = format!("/shop-config/v2/partners/p-{partner}/shops/shop-{shop}");
+                let (status, answer) = call(
+                    state,
+                    "PUT",
+                    &path,
+                    Some(&token(state, Service::ShopConfig).await),
+                    Some(configuration),
+                    &[],
+                )
+                .await;
+                assert_eq!(status, StatusCode::OK, "{answer}");
+                shops.push(format!("/__sandbox/shop-config/p-{partner}/shop-{shop}"));
+            }
+            Step::Order { session } => {
+                let Some(transaction) = nth(&transactions, *session) else {
+                    continue;
+                };
+                let body = json!({ "transaction_id": transaction });
+                let (status, seeded) = call(
+                    state,
+                    "POST",
+                    "/__sandbox/storefront/orders",
+                    None,
+                    Some(body),
+                    &[],
+                )
+                .await;
+                assert!(status.as_u16() < 500, "{status} {seeded}");
+                if let Some(order) = seeded["order_id"].as_str() {
+                    orders.push(order.to_owned());
+                }
+            }
+            Step::Subscribe { path } => {
+                let body = json!({ "url": format!("{UNREACHABLE}/invoices/{path}") });
+                let (status, answer) = call(
+                    state,
+                    "POST",
+                    "/__sandbox/webhook-subscriptions",
+                    None,
+                    Some(body),
+                    &[],
+                )
+                .await;
+                assert!(status.as_u16() < 500, "{status} {answer}");
+            }
+            Step::Advance { seconds } => {
+                let body = json!({ "seconds": seconds });
+                let (status, _) = call(
+                    state,
+                    "POST",
+                    "/__sandbox/clock/advance",
+                    None,
+                    Some(body),
+                    &[],
+                )
+                .await;
+                assert_eq!(status, StatusCode::OK);
+            }
+        }
+    }
+    Records {
+        transactions,
+        orders,
+        accounts,
+        shops,
+    }
+}
+
+/// The answers of every read endpoint about `records`, read through the
+/// sandbox's own API (with tokens of now: a play may move the clock past a
+/// token's life).
+async fn served(state: &AppState, records: &Records) -> Value {
+    let Records {
+        transactions,
+        orders,
+        accounts,
+        shops,
+    } = records;
+    let get = |path: String, token: Option<String>| async move {
+        let (status, body) = call(state, "GET", &path, token.as_deref(), None, &[]).await;
+        json!({ "path": path, "status": status.as_u16(), "body": body })
+    };
+    let mut answers = vec![
+        get("/__sandbox/sessions".into(), None).await,
+        get("/__sandbox/webhooks".into(), None).await,
+        get("/__sandbox/webhook-subscriptions".into(), None).await,
+    ];
+    let status_token = token(state, Service::TransactionStatus).await;
+    let pay_later = token(state, Service::PayLater).await;
+    let bank_accounts = token(state, Service::BankAccounts).await;
+    let storefront = token(state, Service::Storefront).await;
+    for transaction in transactions {
+        answers.push(get(format!("/__sandbox/transactions/{transaction}"), None).await);
+        answers.push(
+            get(
+                format!("/transaction/status/v2/transactions/{transaction}"),
+                Some(status_token.clone()),
+            )
+            .await,
+        );
+        answers.push(
+            get(
+                format!("/order/paylater/v1/{transaction}/status"),
+                Some(pay_later.clone()),
+            )
+            .await,
+        );
+    }
+    for account in accounts {
+        answers.push(get(account.clone(), Some(bank_accounts.clone())).await);
+    }
+    for shop in shops {
+        answers.push(get(shop.clone(), None).await);
+    }
+    for order in orders {
+        answers.push(
+            get(
+                format!("/api/gateway/order-management/load/{order}"),
+                Some(storefront.clone()),
+            )
+            .await,
+        );
+    }
+    Value::Array(answers)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config {
+        cases: 24,
+        ..proptest::test_runner::Config::default()
+    })]
+
+    /// Whatever a sandbox went through, a second one loading its state file
+    /// serves the same answers about every record: sessions in every state,
+    /// transactions, bookings, bank accounts, shop configurations, orders,
+    /// subscriptions and queued notifications.
+    #[test]
+    fn a_state_file_saved_and_loaded_serves_the_same_answers(
+        steps in proptest::collection::vec(step(), 1..24)
+    ) {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async {
+            let path = state_file("proptest");
+            let state = start_quiet(&path);
+            let records = play(&state, &steps).await;
+            let before = served(&state, &records).await;
+            drop(state);
+            let state = start_quiet(&path);
+            let after = served(&state, &records).await;
+            drop(state);
+            let _ = std::fs::remove_dir_all(path.parent().expect("a directory"));
+            assert_eq!(after, before, "the same answers after a save and a load");
+        });
+    }
+}
