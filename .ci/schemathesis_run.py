@@ -45,7 +45,13 @@ CONTROL_DICTIONARIES = ("control-sessions", "control-transactions", "control-sho
 # Every published bundle (one directory each under schemas/), so a new API's
 # bundle is run as soon as it is published; one without an audience or
 # project below fails the run instead of being skipped.
-BUNDLES = sorted(path.parent.name for path in (ROOT / "schemas").glob("*/openapi.yaml"))
+# The proxy's own paths (`schemas/sandbox-proxy/`) are served by
+# `psi-sandbox proxy`, not by the sandbox: they are tested in
+# crates/psi-sandbox/tests/proxy.rs.
+PROXY = "sandbox-proxy"
+BUNDLES = sorted(
+    path.parent.name for path in (ROOT / "schemas").glob("*/openapi.yaml") if path.parent.name != PROXY
+)
 # The sandbox's test-control API: no token audience, its own sandbox, run last.
 CONTROL = "sandbox-control"
 
