@@ -194,7 +194,7 @@ impl Drift {
         let document = note
             .operation_id
             .and_then(|id| self.documents.operation(id))
-            .map(|(api, operation)| (format!("openapi/{}.yaml", api.name), operation.at.clone()));
+            .map(|(api, operation)| (Documents::file_of(api, &operation.at), operation.at.clone()));
         self.add(
             &mut state,
             key,

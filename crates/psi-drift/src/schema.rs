@@ -66,7 +66,7 @@ pub(crate) struct Node {
     pub enumeration: Option<Vec<Value>>,
     /// Declared member name → schema; aliases (`x-psi-aliases`) map to the
     /// schema of the member they spell.
-    pub properties: HashMap<String, (Id, bool)>,
+    pub properties: HashMap<String, Id>,
     pub required: Vec<String>,
     pub additional: Option<Additional>,
     pub items: Option<Id>,
@@ -106,6 +106,22 @@ pub(crate) enum Stream {
 }
 
 impl Node {
+    /// The schema a member `name`'s value keeps: its property's (or an
+    /// alias's), else the `additionalProperties` schema; `None` when
+    /// neither says.
+    pub fn member(&self, name: &str) -> Option<Id> {
+        match (self.properties.get(name), self.additional) {
+            (Some(schema), _) => Some(*schema),
+            (None, Some(Additional::Schema(schema))) => Some(schema),
+            _ => None,
+        }
+    }
+
+    /// Whether `name` is among the required members.
+    pub fn requires(&self, name: &str) -> bool {
+        self.required.iter().any(|required| required == name)
+    }
+
     pub fn has_branches(&self) -> bool {
         !(self.all_of.is_empty() && self.one_of.is_empty() && self.any_of.is_empty())
     }
@@ -175,9 +191,9 @@ impl Schemas {
                 else {
                     continue;
                 };
-                node.properties.insert(name.clone(), (child, false));
+                node.properties.insert(name.clone(), child);
                 for alias in strings(property.get("x-psi-aliases")) {
-                    node.properties.entry(alias).or_insert((child, true));
+                    node.properties.entry(alias).or_insert(child);
                 }
             }
         }

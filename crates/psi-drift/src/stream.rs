@@ -175,14 +175,11 @@ impl<'de> Visitor<'de> for Check<'_, '_, '_> {
         }
         let mut seen = vec![false; node.required.len()];
         while let Some(Key(name)) = members.next_key()? {
-            if let Some(index) = node.required.iter().position(|required| *required == *name) {
+            let required = node.required.iter().position(|required| *required == *name);
+            if let Some(index) = required {
                 seen[index] = true;
             }
-            let schema = match (node.properties.get(name.as_ref()), node.additional) {
-                (Some((schema, _)), _) => Some(*schema),
-                (None, Some(crate::schema::Additional::Schema(schema))) => Some(schema),
-                _ => None,
-            };
+            let schema = node.member(&name);
             match schema {
                 Some(id) => {
                     let kept = self.walk.pointer.len();
@@ -190,7 +187,7 @@ impl<'de> Visitor<'de> for Check<'_, '_, '_> {
                     members.next_value_seed(Seed {
                         walk: &mut *self.walk,
                         id,
-                        optional: !node.required.iter().any(|required| *required == *name),
+                        optional: required.is_none(),
                         member: Some(&name),
                         depth: self.depth + 1,
                     })?;

@@ -8,7 +8,7 @@
 
 use crate::finding::Kind;
 use crate::redact::example;
-use crate::schema::{escape, Additional, Id, Node, Schemas, Type};
+use crate::schema::{escape, Id, Node, Schemas, Type};
 use serde_json::{Map, Value};
 
 /// One difference, before aggregation.
@@ -305,15 +305,10 @@ impl<'a> Walk<'a> {
             }
         }
         for (name, member) in members {
-            let schema = match (node.properties.get(name), node.additional) {
-                (Some((schema, _)), _) => Some(*schema),
-                (None, Some(Additional::Schema(schema))) => Some(schema),
-                _ => None,
-            };
-            let Some(schema) = schema else {
+            let Some(schema) = node.member(name) else {
                 continue;
             };
-            let optional = !node.required.iter().any(|required| required == name);
+            let optional = !node.requires(name);
             let kept = self.pointer.len();
             push_token(&mut self.pointer, name);
             self.value(schema, member, optional, Some(name), depth + 1);

@@ -16,21 +16,14 @@
 /// A `reqwest::Client` whose TLS backend is ready; the error says why
 /// neither the platform's store nor the bundled roots could be used.
 pub(crate) fn http_client() -> Result<reqwest::Client, String> {
-    client_with(|builder| builder)
-}
-
-/// [`http_client`] built through `configure` too.
-pub(crate) fn client_with(
-    configure: impl Fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder,
-) -> Result<reqwest::Client, String> {
     #[cfg(feature = "rustls-graviola")]
     {
         // Err: a provider is installed already; keep it.
         let _ = rustls_graviola::default_provider().install_default();
     }
-    match configure(builder()).build() {
+    match builder().build() {
         Ok(client) => Ok(client),
-        Err(platform) => bundled_roots(&platform, &configure),
+        Err(platform) => bundled_roots(&platform),
     }
 }
 
@@ -44,10 +37,7 @@ fn builder() -> reqwest::ClientBuilder {
     feature = "rustls-graviola",
     feature = "native-tls"
 ))]
-fn bundled_roots(
-    platform: &reqwest::Error,
-    configure: &impl Fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder,
-) -> Result<reqwest::Client, String> {
+fn bundled_roots(platform: &reqwest::Error) -> Result<reqwest::Client, String> {
     use std::error::Error as _;
     let cause = platform
         .source()
@@ -60,12 +50,9 @@ fn bundled_roots(
     let roots = webpki_root_certs::TLS_SERVER_ROOT_CERTS
         .iter()
         .filter_map(|der| reqwest::Certificate::from_der(der).ok());
-    configure(builder())
-        .tls_certs_only(roots)
-        .build()
-        .map_err(|bundled| {
-            format!("no TLS client: the platform's store: {cause}; the bundled roots: {bundled}")
-        })
+    builder().tls_certs_only(roots).build().map_err(|bundled| {
+        format!("no TLS client: the platform's store: {cause}; the bundled roots: {bundled}")
+    })
 }
 
 #[cfg(not(any(
@@ -73,9 +60,6 @@ fn bundled_roots(
     feature = "rustls-graviola",
     feature = "native-tls"
 )))]
-fn bundled_roots(
-    platform: &reqwest::Error,
-    _configure: &impl Fn(reqwest::ClientBuilder) -> reqwest::ClientBuilder,
-) -> Result<reqwest::Client, String> {
+fn bundled_roots(platform: &reqwest::Error) -> Result<reqwest::Client, String> {
     Err(format!("no HTTP client: {platform}"))
 }

@@ -98,12 +98,10 @@ impl Proxy {
     /// Binds the address and serves in the background. The error names
     /// the flag or file that cannot be used.
     pub async fn start(settings: ProxySettings) -> Result<Proxy, String> {
-        let http = crate::tls::client_with(|builder| {
-            // A 3xx is the client's to follow, not the proxy's; no content
-            // coding is undone on the way (reqwest's decoders are not built
-            // here, and the bytes pass on as the upstream sent them).
-            builder.redirect(reqwest::redirect::Policy::none())
-        })?;
+        // Follows no redirect (a 3xx is the client's to follow) and undoes
+        // no content coding (reqwest's decoders are not built here): the
+        // bytes pass on as the upstream sent them.
+        let http = crate::tls::http_client()?;
         let recorder = match &settings.record {
             Some(path) => {
                 let secrets = [
