@@ -69,6 +69,9 @@ pub fn shop_configuration() -> ShopConfiguration {
     .expect("the demo shop configuration is valid")
 }
 
+/// The id of the demo tenant: the merchant the `DEMO_*` credentials are
+/// (one sandbox serves several tenants; this one always exists).
+pub const DEMO_TENANT: &str = "demo";
 /// The demo merchant's credentials (printed by `cargo run -p psi-sandbox`).
 pub const DEMO_CLIENT_ID: &str = "sandbox-merchant";
 /// The client secret of the demo merchant (`DEMO_CLIENT_ID`).

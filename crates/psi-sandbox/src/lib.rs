@@ -71,7 +71,7 @@ pub use examples::document::Document;
 /// The `tracing` target of the one INFO event per request (method, path,
 /// operationId, status, duration), for a subscriber that treats them apart.
 pub use http::request_log::TARGET as REQUEST_LOG_TARGET;
-pub use settings::{Limits, Settings, StartError};
+pub use settings::{DeclaredTenant, Limits, Settings, StartError};
 use state::{AppState, Shared};
 
 use std::net::SocketAddr;
@@ -172,15 +172,16 @@ impl Sandbox {
         }
     }
 
-    /// Stores `count` transactions of the demo order, with the ids
+    /// Stores `count` transactions of the demo order in the demo tenant, with the ids
     /// `12-00000000000000000` upwards, each order with its own references;
     /// answers the average bytes each stored request takes. For load and
     /// memory measurements (`benches/lookups.rs`), where creating them
     /// through sessions would measure the wrong thing.
     pub fn seed_transactions(&self, count: usize) -> usize {
         let template = demo::session_request("https://shop.example.com/webhook");
-        let now = self.state.clock.now_local();
-        let mut data = self.state.data();
+        let tenant = self.state.tenants.demo();
+        let now = tenant.clock.now_local();
+        let mut data = tenant.data();
         let mut bytes = 0;
         for index in 0..count {
             let transaction = models::transaction::demo_transaction(index, &template, now);

@@ -3,7 +3,7 @@
 //! inside the middleware of [`crate::http`].
 
 use crate::http::api_errors::{Owner, Problem};
-use crate::http::{limits, operation, panic, request_log};
+use crate::http::{limits, operation, panic, request_log, tenant};
 use crate::state::AppState;
 use axum::extract::Request;
 use axum::http::{StatusCode, Uri};
@@ -15,8 +15,8 @@ use tower::ServiceBuilder;
 
 /// The whole sandbox: the router of every route, inside the middleware
 /// every request passes, outermost first: the request log, a panic
-/// answered 500, the control door, the size limits, and the extension the
-/// operation layer reads (the armed faults, the documented answers).
+/// answered 500, the control door, the size limits, the request's tenant,
+/// and the extension the operation layer reads (the documented answers).
 ///
 /// The middleware wrap the finished router once, as axum suggests for
 /// middleware that runs before routing; `Router::layer` would wrap each
@@ -39,15 +39,15 @@ pub fn app(
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state.clone());
     ServiceBuilder::new()
-        .layer(from_fn_with_state(state.journal.clone(), request_log::log))
+        .layer(from_fn_with_state(state.tenants.clone(), request_log::log))
         .layer(from_fn(panic::answer_500))
         .layer(from_fn_with_state(
             state.control_door.clone(),
             crate::auth::control_door::guard,
         ))
         .layer(from_fn(limits::enforce))
+        .layer(from_fn_with_state(state.clone(), tenant::resolve))
         .layer(Extension(operation::Operations {
-            faults: state.faults.clone(),
             documented: documented_answers(&state),
         }))
         .service(routes)

@@ -124,6 +124,18 @@ impl Seed {
         url: &str,
         control_token: Option<&str>,
     ) -> Result<Report, SeedError> {
+        self.apply_to(url, control_token, None).await
+    }
+
+    /// [`Seed::apply_with_token`] into the tenant `tenant` (the demo tenant
+    /// when `None`), which the operator's control token, or a tokenless
+    /// call to a sandbox without one, may name.
+    pub async fn apply_to(
+        &self,
+        url: &str,
+        control_token: Option<&str>,
+        tenant: Option<&str>,
+    ) -> Result<Report, SeedError> {
         let http =
             crate::tls::http_client().map_err(|reason| SeedError(format!("--seed: {reason}")))?;
         let mut report = Report::default();
@@ -148,6 +160,9 @@ impl Seed {
                     ))
                 };
                 let mut request = http.post(format!("{url}{path}"));
+                if let Some(tenant) = tenant {
+                    request = request.query(&[("tenant", tenant)]);
+                }
                 if let Some(token) = control_token {
                     request = request.bearer_auth(token);
                 }

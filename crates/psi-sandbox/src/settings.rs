@@ -33,6 +33,9 @@ pub struct Limits {
     /// (`--header-read-timeout`), also the longest an idle keep-alive
     /// connection stays open.
     pub header_read_timeout: Duration,
+    /// Tenants served at once, the demo tenant included (`--max-tenants`);
+    /// creating one more is a 400. The other caps hold for each tenant.
+    pub max_tenants: usize,
 }
 
 impl Default for Limits {
@@ -44,6 +47,7 @@ impl Default for Limits {
             max_deliveries: 10_000,
             max_connections: 1_024,
             header_read_timeout: Duration::from_secs(30),
+            max_tenants: 100,
         }
     }
 }
@@ -84,6 +88,83 @@ pub struct Settings {
     /// Transactions and storefront orders stored on start and again on
     /// every reset (`--seed`).
     pub seed: Option<std::sync::Arc<crate::seed::Seed>>,
+    /// Tenants that exist from the start (`--tenants FILE`), with the
+    /// credentials given: a team's CI secrets.
+    pub tenants: Vec<DeclaredTenant>,
+}
+
+/// A tenant declared at start ([`Settings::tenant`], `--tenants FILE`):
+/// its id and every credential it is served with. Its `Debug` shows the
+/// ids only.
+#[derive(Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeclaredTenant {
+    /// The tenant's id (`^[a-z0-9][a-z0-9-]{0,39}$`).
+    pub tenant: String,
+    /// Its API client's id and secret.
+    pub client_id: String,
+    /// The secret of `client_id`.
+    pub client_secret: String,
+    /// Its storefront platform client's id.
+    pub platform_client_id: String,
+    /// The secret of `platform_client_id`.
+    pub platform_client_secret: String,
+    /// The bearer token of its control calls.
+    pub control_token: String,
+}
+
+impl std::fmt::Debug for DeclaredTenant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeclaredTenant")
+            .field("tenant", &self.tenant)
+            .field("client_id", &self.client_id)
+            .field("platform_client_id", &self.platform_client_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DeclaredTenant {
+    pub(crate) fn credentials(&self) -> crate::state::tenants::Credentials {
+        crate::state::tenants::Credentials {
+            client_id: self.client_id.clone(),
+            client_secret: self.client_secret.clone(),
+            platform_client_id: self.platform_client_id.clone(),
+            platform_client_secret: self.platform_client_secret.clone(),
+            control_token: Some(self.control_token.clone()),
+        }
+    }
+
+    /// The tenants of a `--tenants` file: `{"tenants": [DeclaredTenant, ...]}`.
+    /// The error names the file and what is wrong.
+    pub fn read_file(path: &std::path::Path) -> Result<Vec<DeclaredTenant>, String> {
+        #[derive(serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct File {
+            tenants: Vec<DeclaredTenant>,
+        }
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| format!("--tenants: {}: {error}", path.display()))?;
+        let file: File = serde_json::from_str(&text)
+            .map_err(|error| format!("--tenants: {}: {error}", path.display()))?;
+        for (index, tenant) in file.tenants.iter().enumerate() {
+            let fields = [
+                ("client_id", &tenant.client_id),
+                ("client_secret", &tenant.client_secret),
+                ("platform_client_id", &tenant.platform_client_id),
+                ("platform_client_secret", &tenant.platform_client_secret),
+                ("control_token", &tenant.control_token),
+            ];
+            for (name, value) in fields {
+                if value.trim().is_empty() {
+                    return Err(format!(
+                        "--tenants: {}: $.tenants[{index}].{name}: must not be empty",
+                        path.display()
+                    ));
+                }
+            }
+        }
+        Ok(file.tenants)
+    }
 }
 
 impl Default for Settings {
@@ -99,6 +180,7 @@ impl Default for Settings {
             limits: Limits::default(),
             seed: None,
             documents: Vec::new(),
+            tenants: Vec::new(),
         }
     }
 }
@@ -172,6 +254,13 @@ impl Settings {
         self
     }
 
+    /// Serve `tenant` from the start, with its credentials (replacing those
+    /// a state file keeps for it; its data stay).
+    pub fn tenant(mut self, tenant: DeclaredTenant) -> Self {
+        self.tenants.push(tenant);
+        self
+    }
+
     /// Keep the state in the SQLite file at `path` (created when missing).
     pub fn state(mut self, path: impl Into<PathBuf>) -> Self {
         self.state = Some(path.into());
@@ -195,6 +284,7 @@ impl std::fmt::Debug for Settings {
             .field("webhook_allow", &self.webhook_allow)
             .field("limits", &self.limits)
             .field("seed", &self.seed.as_ref().map(|seed| seed.path()))
+            .field("tenants", &self.tenants)
             .field(
                 "documents",
                 &self.documents.iter().map(|d| d.name).collect::<Vec<_>>(),
@@ -246,6 +336,12 @@ pub enum StartError {
         /// The address asked for.
         address: SocketAddr,
     },
+    /// The tenants cannot be served: a declared tenant's name or
+    /// credentials are refused, or the state file's tenants cannot be read.
+    Tenants {
+        /// Why, naming the tenant.
+        reason: String,
+    },
     /// A document served from its examples cannot be served.
     Document {
         /// The document's name (`dispute-management`).
@@ -269,6 +365,7 @@ impl std::fmt::Display for StartError {
                 write!(f, "the document {name} cannot be served: {reason}")
             }
             StartError::Tls { reason } => write!(f, "{reason}"),
+            StartError::Tenants { reason } => write!(f, "{reason}"),
             StartError::Seed { reason } => write!(f, "{reason}"),
             StartError::ControlToken { address } => write!(
                 f,
@@ -289,6 +386,7 @@ impl std::error::Error for StartError {
             | StartError::Seed { .. }
             | StartError::PublicUrl { .. }
             | StartError::Tls { .. }
+            | StartError::Tenants { .. }
             | StartError::ControlToken { .. }
             | StartError::Document { .. } => None,
         }

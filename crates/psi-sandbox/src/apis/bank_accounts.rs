@@ -17,7 +17,7 @@ use crate::media_type::{self, Expected};
 use crate::models::bank_accounts::{self, Buyer, InvalidField};
 use crate::state::AppState;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post};
@@ -61,9 +61,8 @@ pub fn routes() -> Router<AppState> {
 // ---------------------------------------------------------------- handlers
 
 async fn store_bank_account(
-    State(state): State<AppState>,
     Path(buyer): Path<(String, String)>,
-    _: Bearer<BankAccounts>,
+    Bearer { tenant, .. }: Bearer<BankAccounts>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -89,7 +88,7 @@ async fn store_bank_account(
         bic: request.bic,
     };
     // One account per buyer: the new one replaces the old, reference and all.
-    state.data().bank_accounts.accounts.insert(buyer, account);
+    tenant.data().bank_accounts.accounts.insert(buyer, account);
     let response = BankAccountStoreResponse {
         bank_account_reference: Some(reference),
     };
@@ -99,15 +98,14 @@ async fn store_bank_account(
 /// The buyer's account as a list of one (the shape the specification
 /// describes), or 404.
 async fn get_bank_account(
-    State(state): State<AppState>,
     Path(buyer): Path<(String, String)>,
-    _: Bearer<BankAccounts>,
+    Bearer { tenant, .. }: Bearer<BankAccounts>,
 ) -> Response {
     let buyer = Buyer::from(buyer);
     if let Err(refusal) = admit(&buyer) {
         return refusal;
     }
-    let account = state.data().bank_accounts.accounts.get(&buyer).cloned();
+    let account = tenant.data().bank_accounts.accounts.get(&buyer).cloned();
     match account {
         Some(account) => {
             let list = BankAccountReadResponse::from(BankAccountList(vec![account]));
@@ -121,9 +119,8 @@ async fn get_bank_account(
 /// sample's shape), or 404. The document declares no 400 here, so a
 /// reference that is not a UUID is simply unknown.
 async fn get_bank_account_by_reference(
-    State(state): State<AppState>,
     Path((partner_profile_id, shop_buyer_id, reference)): Path<(String, String, String)>,
-    _: Bearer<BankAccounts>,
+    Bearer { tenant, .. }: Bearer<BankAccounts>,
 ) -> Response {
     let buyer = Buyer {
         partner_profile_id,
@@ -135,7 +132,7 @@ async fn get_bank_account_by_reference(
     let Ok(reference) = Uuid::parse_str(&reference) else {
         return account_not_found();
     };
-    let account = state.data().bank_accounts.accounts.get(&buyer).cloned();
+    let account = tenant.data().bank_accounts.accounts.get(&buyer).cloned();
     match account.filter(|account| account.bank_account_reference == Some(reference)) {
         Some(account) => {
             (StatusCode::OK, Json(BankAccountReadResponse::from(account))).into_response()
@@ -147,9 +144,8 @@ async fn get_bank_account_by_reference(
 /// 204 when the buyer's account has this reference; 400 for a reference
 /// that is not a UUID; 404 otherwise.
 async fn delete_bank_account(
-    State(state): State<AppState>,
     Path((partner_profile_id, shop_buyer_id, reference)): Path<(String, String, String)>,
-    _: Bearer<BankAccounts>,
+    Bearer { tenant, .. }: Bearer<BankAccounts>,
 ) -> Response {
     let buyer = Buyer {
         partner_profile_id,
@@ -165,7 +161,7 @@ async fn delete_bank_account(
             Vec::new(),
         );
     };
-    let mut data = state.data();
+    let mut data = tenant.data();
     let accounts = &mut data.bank_accounts.accounts;
     let matches = accounts
         .get(&buyer)

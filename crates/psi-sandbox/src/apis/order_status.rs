@@ -21,7 +21,7 @@ use crate::models::transaction::Transaction;
 use crate::render::invoice::{self, Invoice, Seller};
 use crate::state::AppState;
 use crate::state::Data;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, Query};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -49,10 +49,9 @@ pub fn routes() -> Router<AppState> {
 }
 
 async fn get_order_status(
-    State(state): State<AppState>,
     Path(transaction_id): Path<String>,
     Query(query): Query<Vec<(String, String)>>,
-    _: Bearer<OrderStatus>,
+    Bearer { tenant, .. }: Bearer<OrderStatus>,
 ) -> Response {
     let sections = match requested_sections(&query) {
         Ok(sections) => sections,
@@ -61,10 +60,10 @@ async fn get_order_status(
             return decline(StatusCode::BAD_REQUEST, &["INVALID_FIELD"], field);
         }
     };
-    let Some(transaction) = state.data().transactions.get(&transaction_id).cloned() else {
+    let Some(transaction) = tenant.data().transactions.get(&transaction_id).cloned() else {
         return transaction_not_found();
     };
-    let today = state.clock.now_local().date_naive();
+    let today = tenant.clock.now_local().date_naive();
     Json(order_status(&transaction, sections, today)).into_response()
 }
 
@@ -249,16 +248,15 @@ fn special_items_by_category<'a>(
 }
 
 async fn get_invoice_correspondence(
-    State(state): State<AppState>,
     Path((transaction_id, correspondence_id, format)): Path<(String, String, String)>,
     // The specification names no audience for the retrieval: the order status token.
-    _: Bearer<OrderStatus>,
+    Bearer { tenant, .. }: Bearer<OrderStatus>,
 ) -> Response {
     let Ok(format) = format.parse::<CorrespondenceFormat>() else {
         return decline(StatusCode::NOT_FOUND, &["FORMAT_NOT_FOUND"], Vec::new());
     };
     let found = {
-        let data = state.data();
+        let data = tenant.data();
         data.transactions
             .get(&transaction_id)
             .map(|transaction| (transaction.clone(), seller_of(&data, transaction)))

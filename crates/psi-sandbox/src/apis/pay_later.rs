@@ -11,6 +11,7 @@
 #![allow(clippy::result_large_err)]
 
 use crate::errors::{decline, parse_body, unsupported_media_type};
+use crate::http::extract::Current;
 use crate::http::extract::{Bearer, PayLater};
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
@@ -21,7 +22,7 @@ use crate::models::pay_later::{
 use crate::state::Transaction;
 use crate::state::{AppState, Data};
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -60,11 +61,10 @@ pub fn routes() -> Router<AppState> {
 // ---------------------------------------------------------------- handlers
 
 async fn get_status(
-    State(state): State<AppState>,
     Path(transaction_id): Path<String>,
-    _: Bearer<PayLater>,
+    Bearer { tenant, .. }: Bearer<PayLater>,
 ) -> Response {
-    let data = state.data();
+    let data = tenant.data();
     let Some(transaction) = data.transactions.get(&transaction_id) else {
         return transaction_not_found();
     };
@@ -78,15 +78,14 @@ async fn get_status(
 }
 
 async fn get_offers(
-    State(state): State<AppState>,
     Path(transaction_id): Path<String>,
-    _: Bearer<PayLater>,
+    Bearer { tenant, .. }: Bearer<PayLater>,
 ) -> Response {
     // Under the lock, only what the answer reads: the due date and the
     // stored order (shared by reference count, not copied). Offers exist
     // only while pay later is AVAILABLE; any other status is a conflict.
     let (due_date, request) = {
-        let data = state.data();
+        let data = tenant.data();
         let Some(transaction) = data.transactions.get(&transaction_id) else {
             return transaction_not_found();
         };
@@ -112,9 +111,8 @@ async fn get_offers(
 }
 
 async fn book_offer(
-    State(state): State<AppState>,
     Path(transaction_id): Path<String>,
-    _: Bearer<PayLater>,
+    Bearer { tenant, .. }: Bearer<PayLater>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -130,9 +128,9 @@ async fn book_offer(
     let Some(number) = offer_number(&request.offer_id) else {
         return unknown_offer();
     };
-    let now = state.clock.now_local();
+    let now = tenant.clock.now_local();
     // Check and set under one lock: of concurrent bookings exactly one wins.
-    let booked = book_locked(&mut state.data(), &transaction_id, number, now);
+    let booked = book_locked(&mut tenant.data(), &transaction_id, number, now);
     match booked {
         Ok(booking) => json_utf8(StatusCode::OK, &booking_response(&booking)),
         Err(response) => response,
@@ -142,9 +140,9 @@ async fn book_offer(
 /// Test control: the buyer withdraws the booking through the provider's
 /// other channels. 404 for an unknown transaction; 409 without a booking,
 /// after a withdrawal or once the withdrawal period has ended.
-async fn withdraw(State(state): State<AppState>, Path(transaction_id): Path<String>) -> Response {
-    let now = state.clock.now_local();
-    let mut guard = state.data();
+async fn withdraw(tenant: Current, Path(transaction_id): Path<String>) -> Response {
+    let now = tenant.clock.now_local();
+    let mut guard = tenant.data();
     let data = &mut *guard;
     let Some(transaction) = data.transactions.get_mut(&transaction_id) else {
         return control_error(StatusCode::NOT_FOUND, "unknown transaction");

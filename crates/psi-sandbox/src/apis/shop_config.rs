@@ -15,13 +15,14 @@
 //! partner profile (id starting with `unknown-`) answers 404.
 
 use crate::auth::audiences::SHOP_CONFIG_PREFIX;
+use crate::http::extract::Current;
 use crate::http::extract::{Bearer, ShopConfig};
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::models::shop_config::{self, Errors};
 use crate::state::AppState;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, put};
@@ -45,9 +46,8 @@ pub fn routes() -> Router<AppState> {
 }
 
 async fn update_shop_configuration(
-    State(state): State<AppState>,
     Path((partner_profile_id, shop_id)): Path<(String, String)>,
-    _: Bearer<ShopConfig>,
+    Bearer { tenant, .. }: Bearer<ShopConfig>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -76,7 +76,7 @@ async fn update_shop_configuration(
         }
     };
     // Replaced entirely: nothing of the previous configuration survives.
-    state
+    tenant
         .data()
         .shop_config
         .configurations
@@ -88,10 +88,10 @@ async fn update_shop_configuration(
 }
 
 async fn stored_configuration(
-    State(state): State<AppState>,
+    tenant: Current,
     Path((partner_profile_id, shop_id)): Path<(String, String)>,
 ) -> Response {
-    let stored = state
+    let stored = tenant
         .data()
         .shop_config
         .get(&partner_profile_id, &shop_id)

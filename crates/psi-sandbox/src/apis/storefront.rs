@@ -28,15 +28,16 @@
 //! `{"order_id", "transaction_id", "items": [LoadItem...]}`; 400 for a bad
 //! seed, 404 for an unknown transaction, 409 for an existing order id.
 
+use crate::http::extract::Current;
 use crate::http::extract::{Bearer, Storefront};
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::models::storefront::{
     add_item, apply, LineOperation, OperationOutcome, OrderSeed, OrderSeedError, StorefrontOrder,
 };
-use crate::state::AppState;
+use crate::state::{AppState, Tenant};
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -185,12 +186,12 @@ fn unknown_order(id: &OrderId, unknown: Unknown) -> Failure {
 
 /// Runs `change` on the order under the lock; an unknown order fails.
 fn with_order<R>(
-    state: &AppState,
+    tenant: &Tenant,
     id: &OrderId,
     unknown: Unknown,
     change: impl FnOnce(&mut StorefrontOrder) -> R,
 ) -> Result<R, Failure> {
-    let mut data = state.data();
+    let mut data = tenant.data();
     let order = data.storefront.orders.get_mut(id.as_str());
     order.map(change).ok_or_else(|| unknown_order(id, unknown))
 }
@@ -198,12 +199,12 @@ fn with_order<R>(
 /// Reads the order under the lock (nothing is marked changed); an unknown
 /// order fails.
 fn read_order<R>(
-    state: &AppState,
+    tenant: &Tenant,
     id: &OrderId,
     unknown: Unknown,
     read: impl FnOnce(&StorefrontOrder) -> R,
 ) -> Result<R, Failure> {
-    let data = state.data();
+    let data = tenant.data();
     let order = data.storefront.orders.get(id.as_str());
     order.map(read).ok_or_else(|| unknown_order(id, unknown))
 }
@@ -212,22 +213,22 @@ fn answer(result: Result<Response, Failure>) -> Response {
     result.unwrap_or_else(IntoResponse::into_response)
 }
 
-async fn load_v6(state: State<AppState>, raw: Path<String>, _: Bearer<Storefront>) -> Response {
-    answer(load(&state, &raw, Version::V6))
+async fn load_v6(raw: Path<String>, Bearer { tenant, .. }: Bearer<Storefront>) -> Response {
+    answer(load(&tenant, &raw, Version::V6))
 }
 
-async fn info_v7(state: State<AppState>, raw: Path<String>, _: Bearer<Storefront>) -> Response {
-    answer(load(&state, &raw, Version::V7))
+async fn info_v7(raw: Path<String>, Bearer { tenant, .. }: Bearer<Storefront>) -> Response {
+    answer(load(&tenant, &raw, Version::V7))
 }
 
-fn load(state: &AppState, raw: &str, version: Version) -> Result<Response, Failure> {
+fn load(tenant: &Tenant, raw: &str, version: Version) -> Result<Response, Failure> {
     // info declares no 400: an id no order can have is an unknown order.
     let (bad_id_status, unknown) = match version {
         Version::V6 => (StatusCode::BAD_REQUEST, Unknown::Is400),
         Version::V7 => (StatusCode::NOT_FOUND, Unknown::Is404),
     };
     let id = order_id(raw, bad_id_status)?;
-    let items = read_order(state, &id, unknown, StorefrontOrder::load_items)?;
+    let items = read_order(tenant, &id, unknown, StorefrontOrder::load_items)?;
     let data = Some(load_data(items, version));
     Ok(Json(LoadResponse {
         success: true,
@@ -250,63 +251,57 @@ fn load_data(items: Vec<LoadItem>, version: Version) -> LoadData {
 }
 
 async fn deliver_v6(
-    state: State<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
-    _: Bearer<Storefront>,
+    Bearer { tenant, .. }: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
-    items_v6(&state, &headers, &raw, &body, LineOperation::Deliver).await
+    items_v6(&tenant, &headers, &raw, &body, LineOperation::Deliver).await
 }
 
 async fn cancel_v6(
-    state: State<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
-    _: Bearer<Storefront>,
+    Bearer { tenant, .. }: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
-    items_v6(&state, &headers, &raw, &body, LineOperation::Cancel).await
+    items_v6(&tenant, &headers, &raw, &body, LineOperation::Cancel).await
 }
 
 async fn return_v6(
-    state: State<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
-    _: Bearer<Storefront>,
+    Bearer { tenant, .. }: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
-    items_v6(&state, &headers, &raw, &body, LineOperation::Return).await
+    items_v6(&tenant, &headers, &raw, &body, LineOperation::Return).await
 }
 
 async fn deliver_v7(
-    state: State<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
-    _: Bearer<Storefront>,
+    Bearer { tenant, .. }: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
-    items_v7(&state, &headers, &raw, &body, LineOperation::Deliver).await
+    items_v7(&tenant, &headers, &raw, &body, LineOperation::Deliver).await
 }
 
 async fn cancel_v7(
-    state: State<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
-    _: Bearer<Storefront>,
+    Bearer { tenant, .. }: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
-    items_v7(&state, &headers, &raw, &body, LineOperation::Cancel).await
+    items_v7(&tenant, &headers, &raw, &body, LineOperation::Cancel).await
 }
 
 async fn refund_v7(
-    state: State<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
-    _: Bearer<Storefront>,
+    Bearer { tenant, .. }: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
-    items_v7(&state, &headers, &raw, &body, LineOperation::Return).await
+    items_v7(&tenant, &headers, &raw, &body, LineOperation::Return).await
 }
 
 /// The checks every POST shares after the token: orderId shape, body.
@@ -322,7 +317,7 @@ fn admit<T: serde::de::DeserializeOwned + serde::Serialize>(
 }
 
 async fn items_v6(
-    state: &AppState,
+    tenant: &Tenant,
     headers: &HeaderMap,
     raw: &str,
     body: &Bytes,
@@ -330,7 +325,7 @@ async fn items_v6(
 ) -> Response {
     answer(
         admit::<OrderItemsRequest>(headers, raw, body).and_then(|(id, request)| {
-            with_order(state, &id, Unknown::Is400, |order| {
+            with_order(tenant, &id, Unknown::Is400, |order| {
                 apply(order, operation, &request.items)
             })
             .map(|outcome| outcome_answer(outcome, Version::V6))
@@ -339,7 +334,7 @@ async fn items_v6(
 }
 
 async fn items_v7(
-    state: &AppState,
+    tenant: &Tenant,
     headers: &HeaderMap,
     raw: &str,
     body: &Bytes,
@@ -349,7 +344,7 @@ async fn items_v7(
         admit::<OrderItemsRequestV7>(headers, raw, body).and_then(|(id, request)| {
             // The order first (400 when unknown), then the items: an empty
             // list, or one whose every line is dropped, is 400 too.
-            with_order(state, &id, Unknown::Is400, |order| {
+            with_order(tenant, &id, Unknown::Is400, |order| {
                 apply(order, operation, &request.items)
             })
             .map(|outcome| outcome_answer(outcome, Version::V7))
@@ -358,35 +353,35 @@ async fn items_v7(
 }
 
 async fn add_item_v6(
-    state: State<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
-    _: Bearer<Storefront>,
+    Bearer { tenant, .. }: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
-    answer(add_item_in(&state, &headers, &raw, &body, Version::V6))
+    answer(add_item_in(&tenant, &headers, &raw, &body, Version::V6))
 }
 
 async fn add_item_v7(
-    state: State<AppState>,
     headers: HeaderMap,
     raw: Path<String>,
-    _: Bearer<Storefront>,
+    Bearer { tenant, .. }: Bearer<Storefront>,
     body: Bytes,
 ) -> Response {
-    answer(add_item_in(&state, &headers, &raw, &body, Version::V7))
+    answer(add_item_in(&tenant, &headers, &raw, &body, Version::V7))
 }
 
 fn add_item_in(
-    state: &AppState,
+    tenant: &Tenant,
     headers: &HeaderMap,
     raw: &str,
     body: &Bytes,
     version: Version,
 ) -> Result<Response, Failure> {
     let (id, request) = admit::<AddItemRequest>(headers, raw, body)?;
-    with_order(state, &id, Unknown::Is404, |order| add_item(order, request))
-        .map(|outcome| outcome_answer(outcome, version))
+    with_order(tenant, &id, Unknown::Is404, |order| {
+        add_item(order, request)
+    })
+    .map(|outcome| outcome_answer(outcome, version))
 }
 
 /// A refused seed: `{"error": message}`, the control API's error shape.
@@ -400,18 +395,18 @@ fn seed_refusal(error: OrderSeedError) -> Response {
     (status, Json(body)).into_response()
 }
 
-async fn seed_order(State(state): State<AppState>, body: Bytes) -> Response {
-    match seed(&state, &body) {
+async fn seed_order(tenant: Current, body: Bytes) -> Response {
+    match seed(&tenant, &body) {
         Ok(answer) => (StatusCode::CREATED, Json(answer)).into_response(),
         Err(error) => seed_refusal(error),
     }
 }
 
-fn seed(state: &AppState, body: &Bytes) -> Result<serde_json::Value, OrderSeedError> {
+fn seed(tenant: &Tenant, body: &Bytes) -> Result<serde_json::Value, OrderSeedError> {
     let seed: OrderSeed =
         serde_json::from_slice(body).map_err(|error| OrderSeedError::Invalid(error.to_string()))?;
     let id = seed.order_id()?;
-    let mut data = state.data();
+    let mut data = tenant.data();
     let transactions = &data.transactions;
     let lines = seed.lines(|transaction_id| {
         transactions

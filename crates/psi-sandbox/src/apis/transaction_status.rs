@@ -16,7 +16,7 @@ use super::order_status::{shop_name_of, transaction_not_found};
 use crate::http::extract::{Bearer, TransactionStatus};
 use crate::http::operation::declare;
 use crate::state::AppState;
-use axum::extract::{Path, State};
+use axum::extract::Path;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -37,11 +37,10 @@ pub fn routes() -> Router<AppState> {
 /// the order's compact part is decoded (nothing inflated, no JSON parsed)
 /// and the answer serialised from its texts ([`answer`]).
 async fn get_transaction_status(
-    State(state): State<AppState>,
     Path(transaction_id): Path<String>,
-    _: Bearer<TransactionStatus>,
+    Bearer { tenant, .. }: Bearer<TransactionStatus>,
 ) -> Response {
-    let found = state.data().transactions.get(&transaction_id).map(|t| {
+    let found = tenant.data().transactions.get(&transaction_id).map(|t| {
         let record = (t.id, t.created, t.due_date);
         let labels = (t.payment_option.clone(), t.transfer_type.clone());
         (record, labels, t.request.clone())
@@ -56,9 +55,9 @@ async fn get_transaction_status(
         payment_option: &payment_option,
         transfer_type: &transfer_type,
     };
-    let today = state.clock.now_local().date_naive();
+    let today = tenant.clock.now_local().date_naive();
     let order = request.order();
-    let shop_name = shop_name_of(&state.data(), answer::first_shop_id(&order).as_deref());
+    let shop_name = shop_name_of(&tenant.data(), answer::first_shop_id(&order).as_deref());
     let body = answer::write(&record, &order, &shop_name, today);
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }

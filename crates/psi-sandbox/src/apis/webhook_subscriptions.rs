@@ -14,6 +14,7 @@
 //! own secret as the provider signs invoice notifications (the hex of
 //! HMAC-SHA512 over the body, see `payment_page::webhooks`).
 
+use crate::http::extract::Current;
 use crate::models::webhook_subscriptions::Subscription;
 use crate::state::AppState;
 use axum::body::Bytes;
@@ -30,7 +31,7 @@ pub fn routes() -> Router<AppState> {
     )
 }
 
-async fn subscribe(State(state): State<AppState>, body: Bytes) -> Response {
+async fn subscribe(State(state): State<AppState>, tenant: Current, body: Bytes) -> Response {
     let subscription: Subscription = match serde_json::from_slice(&body) {
         Ok(subscription) => subscription,
         Err(error) => return control_error(format!("invalid body: {error}")),
@@ -47,7 +48,7 @@ async fn subscribe(State(state): State<AppState>, body: Bytes) -> Response {
         return control_error(format!("url: {refusal}"));
     }
     let max = state.limits.max_webhook_subscriptions;
-    let mut data = state.data();
+    let mut data = tenant.data();
     let subscriptions = &mut data.webhook_subscriptions.subscriptions;
     // The same receiver twice would get every notification twice: a second
     // registration replaces the secret.
@@ -66,8 +67,8 @@ async fn subscribe(State(state): State<AppState>, body: Bytes) -> Response {
     (StatusCode::CREATED, Json(subscription.shown())).into_response()
 }
 
-async fn list(State(state): State<AppState>) -> Response {
-    let data = state.data();
+async fn list(tenant: Current) -> Response {
+    let data = tenant.data();
     let shown: Vec<_> = data
         .webhook_subscriptions
         .subscriptions
@@ -77,8 +78,8 @@ async fn list(State(state): State<AppState>) -> Response {
     Json(shown).into_response()
 }
 
-async fn clear(State(state): State<AppState>) -> Response {
-    state.data().webhook_subscriptions.subscriptions.clear();
+async fn clear(tenant: Current) -> Response {
+    tenant.data().webhook_subscriptions.subscriptions.clear();
     StatusCode::NO_CONTENT.into_response()
 }
 

@@ -4,8 +4,15 @@
 //! | check | refusal |
 //! |---|---|
 //! | the `Host` names this sandbox: the public URL's host or a loopback name (`localhost`, `*.localhost`, `127.x.x.x`, `[::1]`) | 403 |
-//! | with a control token (`--control-token`, required on a non-loopback `--host`): `Authorization: Bearer <token>` | 401 |
+//! | `Authorization: Bearer <token>` names the operator's `--control-token` or a tenant's control token; without the header, the sandbox has no `--control-token` (it then listens on loopback only) | 401 |
+//! | a `tenant` query parameter names a tenant, and is the caller's own when the caller is a tenant | 404, 403 |
 //! | a write (`POST`, `PUT`, `PATCH`, `DELETE`) says `Content-Type: application/json` | 415 |
+//!
+//! The door also decides whose data the call acts on, and puts it on the
+//! request as extensions: the tenant (`Arc<Tenant>`) and who called
+//! ([`ControlCaller`]). A tenant's control token acts on that tenant alone;
+//! the operator's token and a tokenless call act on the tenant the `tenant`
+//! query parameter names, the demo tenant without one.
 //!
 //! The `Host` check keeps a web page whose name is rebound to 127.0.0.1
 //! (DNS rebinding) from reading the answers; the content type keeps a page
@@ -15,6 +22,7 @@
 //! Every refusal is `{"error"}`, the control API's shape. The health check
 //! (`/__sandbox/health`, [`crate::control::health`]) passes without any of these.
 
+use crate::state::{Tenant, Tenants};
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
@@ -29,9 +37,10 @@ pub const PREFIX: &str = "/__sandbox";
 /// The health check's path: under the prefix, but past no door.
 pub const HEALTH_PATH: &str = "/__sandbox/health";
 
-/// What the door checks against: the name this sandbox answers to and
-/// the control token, when there is one. Cheap to clone; the middleware
-/// reaches it as a substate of the application state.
+/// What the door checks against: the name this sandbox answers to, the
+/// operator's control token, when there is one, and the tenants' tokens.
+/// Cheap to clone; the middleware reaches it as a substate of the
+/// application state.
 #[derive(Clone)]
 pub struct ControlDoor(Arc<Keys>);
 
@@ -39,9 +48,35 @@ struct Keys {
     /// The public URL's host name: a control call's `Host` names it or a
     /// loopback name.
     host: String,
-    /// The token control calls must carry (`--control-token`).
+    /// The operator's token (`--control-token`).
     token: Option<String>,
+    tenants: Arc<Tenants>,
 }
+
+/// Who made a control call; a request extension the door adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ControlCaller {
+    /// With the operator's `--control-token`: every tenant.
+    Operator,
+    /// Without a token, on a sandbox without `--control-token`: every
+    /// tenant, as the operator.
+    Tokenless,
+    /// With a tenant's control token: that tenant alone.
+    Tenant,
+}
+
+impl ControlCaller {
+    /// Whether the caller may act on every tenant (create, list, delete
+    /// them, reset all).
+    pub fn sees_all(self) -> bool {
+        self != ControlCaller::Tenant
+    }
+}
+
+/// Whether the call named its tenant with the `tenant` query parameter; a
+/// request extension beside [`ControlCaller`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TenantNamed(pub bool);
 
 /// Whether `path` is the control API's (`/__sandbox` or below it).
 pub fn is_control_path(path: &str) -> bool {
@@ -51,9 +86,13 @@ pub fn is_control_path(path: &str) -> bool {
 
 impl ControlDoor {
     /// The door of a sandbox reached at `url` (`http://host[:port]`).
-    pub fn new(url: &str, token: Option<String>) -> Self {
+    pub fn new(url: &str, token: Option<String>, tenants: Arc<Tenants>) -> Self {
         let host = host_name(url.strip_prefix("http://").unwrap_or(url));
-        ControlDoor(Arc::new(Keys { host, token }))
+        ControlDoor(Arc::new(Keys {
+            host,
+            token,
+            tenants,
+        }))
     }
 
     /// The token control calls must carry, when there is one.
@@ -64,22 +103,28 @@ impl ControlDoor {
 
 /// Before routing ([`crate::http`]): a control call that fails a check is
 /// refused; every other request goes on.
-pub async fn guard(State(door): State<ControlDoor>, request: Request, next: Next) -> Response {
-    match refusal(&door.0, &request) {
-        Some(refused) => refused,
-        None => next.run(request).await,
+pub async fn guard(State(door): State<ControlDoor>, mut request: Request, next: Next) -> Response {
+    let path = request.uri().path();
+    if !is_control_path(path) || path == HEALTH_PATH {
+        return next.run(request).await;
+    }
+    match admit(&door.0, &request) {
+        Ok((tenant, caller, named)) => {
+            let extensions = request.extensions_mut();
+            extensions.insert(tenant);
+            extensions.insert(caller);
+            extensions.insert(TenantNamed(named));
+            next.run(request).await
+        }
+        Err(refused) => refused,
     }
 }
 
-/// `None` when `request` is not a control call or may be served; the
-/// refusal otherwise.
-fn refusal(door: &Keys, request: &Request) -> Option<Response> {
-    let path = request.uri().path();
-    if !is_control_path(path) || path == HEALTH_PATH {
-        return None;
-    }
+/// The tenant a control call acts on, who made it and whether it named
+/// its tenant; the refusal when it may not be served.
+fn admit(door: &Keys, request: &Request) -> Result<(Arc<Tenant>, ControlCaller, bool), Response> {
     let refuse = |status: StatusCode, message: String| {
-        Some((status, Json(serde_json::json!({ "error": message }))).into_response())
+        Err((status, Json(serde_json::json!({ "error": message }))).into_response())
     };
     let headers = request.headers();
     if !host_is_this_sandbox(headers, &door.host) {
@@ -91,15 +136,45 @@ fn refusal(door: &Keys, request: &Request) -> Option<Response> {
             ),
         );
     }
-    if let Some(token) = &door.token {
-        if !bearer_is(headers, token) {
+    let (caller, own) = match bearer(headers) {
+        Some(given) if door.token.as_deref().is_some_and(|token| same(given, token)) => {
+            (ControlCaller::Operator, None)
+        }
+        Some(given) => match door.tenants.by_control_token(given) {
+            Some(tenant) => (ControlCaller::Tenant, Some(tenant)),
+            None => {
+                return refuse(
+                    StatusCode::UNAUTHORIZED,
+                    "Authorization: the token is neither the operator's (--control-token) nor a tenant's control token"
+                        .to_owned(),
+                )
+            }
+        },
+        None if door.token.is_none() => (ControlCaller::Tokenless, None),
+        None => {
             return refuse(
                 StatusCode::UNAUTHORIZED,
-                "Authorization: the control API needs `Bearer <control token>` (--control-token)"
+                "Authorization: the control API needs `Bearer <control token>` (--control-token, or a tenant's control_token)"
                     .to_owned(),
-            );
+            )
         }
-    }
+    };
+    let named = tenant_parameter(request.uri().query());
+    let tenant = match (own, named) {
+        (Some(own), None) => own,
+        (Some(own), Some(name)) if name == own.id => own,
+        (Some(_), Some(name)) => {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                format!("tenant: {name} is not the tenant of this control token"),
+            )
+        }
+        (None, None) => door.tenants.demo(),
+        (None, Some(name)) => match door.tenants.get(name) {
+            Some(tenant) => tenant,
+            None => return refuse(StatusCode::NOT_FOUND, format!("tenant: no tenant {name}")),
+        },
+    };
     let writes = matches!(
         *request.method(),
         Method::POST | Method::PUT | Method::PATCH | Method::DELETE
@@ -110,7 +185,15 @@ fn refusal(door: &Keys, request: &Request) -> Option<Response> {
             "Content-Type: a control API write must be application/json".to_owned(),
         );
     }
-    None
+    Ok((tenant, caller, named.is_some()))
+}
+
+/// The value of the query's `tenant` parameter (tenant names need no
+/// percent-decoding: `^[a-z0-9][a-z0-9-]{0,39}$`).
+fn tenant_parameter(query: Option<&str>) -> Option<&str> {
+    query?
+        .split('&')
+        .find_map(|pair| pair.strip_prefix("tenant="))
 }
 
 /// The host part of a `Host` value (`name`, `name:port`, `[::1]:port`),
@@ -145,16 +228,18 @@ fn is_loopback_name(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// Compared as digests, so the time taken says nothing about the token.
-fn bearer_is(headers: &HeaderMap, token: &str) -> bool {
-    let Some(given) = headers
+/// The bearer token of the call, when it has one.
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
-    else {
-        return false;
-    };
-    Sha256::digest(given.trim().as_bytes()) == Sha256::digest(token.as_bytes())
+        .map(str::trim)
+}
+
+/// Compared as digests, so the time taken says nothing about the token.
+fn same(given: &str, token: &str) -> bool {
+    Sha256::digest(given.as_bytes()) == Sha256::digest(token.as_bytes())
 }
 
 fn is_json(headers: &HeaderMap) -> bool {

@@ -16,4 +16,4 @@ pub mod signature;
 mod tokens;
 
 pub use server::routes;
-pub use tokens::{Claims, Keys, Tokens};
+pub use tokens::{Claims, Keys, Refusal, Tokens, Verified};

@@ -1,12 +1,15 @@
 //! The token server and the platform's token endpoint: they check the
-//! client's credentials and the audience asked for, and issue a token
-//! ([`super::Tokens::issue`]).
+//! client's credentials against the tenant whose client it names
+//! ([`crate::http::tenant`]) and the audience asked for, and issue a token
+//! whose subject is the tenant ([`super::Tokens::issue`]).
 
 use super::audiences::{self, PLATFORM_AUDIENCE};
 use crate::errors::parse_body;
+use crate::http::extract::Current;
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::state::AppState;
+use crate::state::Tenant;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -32,6 +35,12 @@ fn token_error(status: StatusCode, error: &str, description: &str) -> Response {
         .into_response()
 }
 
+/// Compared as digests, so the time taken says nothing about the secret.
+fn same(given: &str, expected: &str) -> bool {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(given.as_bytes()) == Sha256::digest(expected.as_bytes())
+}
+
 fn unauthorized(reason: &str) -> Response {
     token_error(StatusCode::UNAUTHORIZED, "invalid_client", reason)
 }
@@ -44,8 +53,10 @@ fn platform_error(status: StatusCode, detail: &str) -> Response {
     (status, Json(body)).into_response()
 }
 
-fn issue(state: &AppState, audience: &str, subject: &str, scope: Option<String>) -> Response {
-    match state.tokens.issue(audience, subject, scope) {
+/// A token for `audience`, issued to `tenant` (its id is the subject) at
+/// the time of its clock.
+fn issue(state: &AppState, tenant: &Tenant, audience: &str, scope: Option<String>) -> Response {
+    match state.tokens.issue(audience, &tenant.id, scope, &tenant.clock) {
         Ok(issued) => Json(serde_json::json!({"access_token": issued.token, "expires_in": issued.expires_in, "token_type": "Bearer"})).into_response(),
         Err(error) => token_error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", &error.to_string()),
     }
@@ -91,6 +102,7 @@ fn token_request(body: &[u8]) -> Result<TokenRequest, Response> {
 
 async fn service_token(
     State(state): State<AppState>,
+    tenant: Current,
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
@@ -102,8 +114,9 @@ async fn service_token(
         Ok(request) => request,
         Err(response) => return response,
     };
-    if request.client_id != crate::demo::DEMO_CLIENT_ID
-        || request.client_secret != crate::demo::DEMO_CLIENT_SECRET
+    let credentials = &tenant.credentials;
+    if !same(&request.client_id, &credentials.client_id)
+        || !same(&request.client_secret, &credentials.client_secret)
     {
         return unauthorized("unknown client or wrong secret");
     }
@@ -116,11 +129,12 @@ async fn service_token(
         );
         return token_error(StatusCode::BAD_REQUEST, "invalid_target", &description);
     }
-    issue(&state, &request.audience, &request.client_id, None)
+    issue(&state, &tenant, &request.audience, None)
 }
 
 async fn platform_token(
     State(state): State<AppState>,
+    tenant: Current,
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Response {
@@ -131,18 +145,17 @@ async fn platform_token(
         Ok(request) => request,
         Err(response) => return response,
     };
-    let id_ok = request.client_id.as_deref() == Some(crate::demo::DEMO_PLATFORM_CLIENT_ID);
+    let credentials = &tenant.credentials;
+    let id_ok = request
+        .client_id
+        .as_deref()
+        .is_some_and(|id| same(id, &credentials.platform_client_id));
     let secret_ok = request
         .client_secret
         .as_ref()
-        .is_some_and(|s| s.expose() == crate::demo::DEMO_PLATFORM_CLIENT_SECRET);
+        .is_some_and(|s| same(s.expose(), &credentials.platform_client_secret));
     if !(id_ok && secret_ok) {
         return unauthorized("unknown platform client or wrong secret");
     }
-    issue(
-        &state,
-        PLATFORM_AUDIENCE,
-        crate::demo::DEMO_PLATFORM_CLIENT_ID,
-        request.scope,
-    )
+    issue(&state, &tenant, PLATFORM_AUDIENCE, request.scope)
 }

@@ -1,5 +1,6 @@
-//! Access tokens: HS256 JWTs with `aud`, `exp`, `iat`, `sub` and, for the
-//! platform, `scope`, issued and checked against the sandbox clock.
+//! Access tokens: HS256 JWTs with `aud`, `exp`, `iat`, `sub` (the tenant's
+//! id) and, for the platform, `scope`, issued and checked against the
+//! tenant's clock.
 
 use super::audiences::Service;
 use crate::state::Clock;
@@ -27,7 +28,7 @@ pub struct Keys {
     encoding: EncodingKey,
     decoding: DecodingKey,
     /// Tokens whose signature this key verified, with their claims.
-    verified: Verified,
+    verified: VerifiedCache,
 }
 
 /// How many verified tokens are remembered. A client holds one token per
@@ -44,7 +45,7 @@ const REMEMBERED_TOKENS: usize = 1024;
 /// expiry (by the sandbox clock, which the control API moves), audience and
 /// scope are checked on every call, against the remembered claims.
 #[derive(Default)]
-struct Verified(Mutex<HashMap<Box<str>, Arc<Claims>, BySignature>>);
+struct VerifiedCache(Mutex<HashMap<Box<str>, Arc<Claims>, BySignature>>);
 
 /// Hashes a token by its last bytes, its signature (random to whoever does
 /// not hold the key): SipHash over the whole token, a few hundred bytes,
@@ -78,7 +79,7 @@ impl std::hash::Hasher for SignatureHasher {
     }
 }
 
-impl Verified {
+impl VerifiedCache {
     fn get(&self, token: &str) -> Option<Arc<Claims>> {
         self.0
             .lock()
@@ -110,7 +111,7 @@ impl Keys {
         Self {
             encoding: EncodingKey::from_secret(secret),
             decoding: DecodingKey::from_secret(secret),
-            verified: Verified::default(),
+            verified: VerifiedCache::default(),
         }
     }
 }
@@ -125,7 +126,6 @@ struct Inner {
     keys: Keys,
     /// Each service's audience, by [`Service`] (built once from the URL).
     audiences: Vec<String>,
-    clock: Arc<Clock>,
     lifetime: Duration,
 }
 
@@ -138,7 +138,7 @@ pub struct Issued {
 
 impl Tokens {
     /// Tokens of the sandbox at `url`, signed with `keys`.
-    pub fn new(url: &str, keys: Keys, clock: Arc<Clock>, lifetime: Duration) -> Self {
+    pub fn new(url: &str, keys: Keys, lifetime: Duration) -> Self {
         let audiences = Service::ALL
             .iter()
             .map(|&service| super::audiences::audience_of(url, service))
@@ -146,7 +146,6 @@ impl Tokens {
         Tokens(Arc::new(Inner {
             keys,
             audiences,
-            clock,
             lifetime,
         }))
     }
@@ -156,14 +155,16 @@ impl Tokens {
         &self.0.audiences[service as usize]
     }
 
-    /// A token for `audience`, issued to `subject`.
+    /// A token for `audience`, issued to the tenant `subject` at the time of
+    /// its `clock`.
     pub fn issue(
         &self,
         audience: &str,
         subject: &str,
         scope: Option<String>,
+        clock: &Clock,
     ) -> Result<Issued, jsonwebtoken::errors::Error> {
-        let now = self.0.clock.now().timestamp();
+        let now = clock.now().timestamp();
         let lifetime = self.0.lifetime.as_secs() as i64;
         let claims = Claims {
             aud: audience.to_owned(),
@@ -183,10 +184,10 @@ impl Tokens {
         })
     }
 
-    /// Checks the bearer token of a call to `api`: signature, expiry by the
-    /// sandbox clock, audience and (for the platform) scope `write`.
-    pub fn check(&self, headers: &HeaderMap, api: Service) -> Result<Arc<Claims>, Refusal> {
-        let claims = self.check_audience(headers, self.audience(api))?;
+    /// Checks the claims of a call to `api`: expiry by `clock` (its
+    /// tenant's), audience and (for the platform) scope `write`.
+    pub fn check(&self, claims: &Claims, api: Service, clock: &Clock) -> Result<(), Refusal> {
+        self.check_audience(claims, self.audience(api), clock)?;
         if api == Service::Storefront
             && !claims
                 .scope
@@ -195,44 +196,59 @@ impl Tokens {
         {
             return Err(Refusal::MissingScope);
         }
-        Ok(claims)
+        Ok(())
     }
 
-    /// Checks the bearer token of a call: signature, expiry by the sandbox
-    /// clock, and an audience of exactly `expected` (also for the documents
-    /// served from their examples).
+    /// Checks the claims of a call: expiry by `clock` and an audience of
+    /// exactly `expected` (also for the documents served from their
+    /// examples).
     pub fn check_audience(
         &self,
-        headers: &HeaderMap,
+        claims: &Claims,
         expected: &str,
-    ) -> Result<Arc<Claims>, Refusal> {
+        clock: &Clock,
+    ) -> Result<(), Refusal> {
+        if claims.exp <= clock.now().timestamp() {
+            return Err(Refusal::Expired);
+        }
+        if claims.aud != expected {
+            return Err(Refusal::WrongAudience);
+        }
+        Ok(())
+    }
+
+    /// The claims of the call's bearer token, when this sandbox signed it;
+    /// nothing else is checked (the tenant it names decides the clock its
+    /// expiry is read by, [`Tokens::check`]).
+    pub fn verify(&self, headers: &HeaderMap) -> Result<Arc<Claims>, Refusal> {
         let token = headers
             .get(axum::http::header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.strip_prefix("Bearer "))
             .ok_or(Refusal::Missing)?;
         let keys = &self.0.keys;
-        let now = self.0.clock.now().timestamp();
-        let claims = match keys.verified.get(token) {
-            Some(claims) => claims,
+        match keys.verified.get(token) {
+            Some(claims) => Ok(claims),
             None => {
                 let claims = Arc::new(verify(keys, token)?);
+                // Real time decides what a full cache drops: a token dropped
+                // too early is verified again, never wrongly admitted.
+                let now = chrono::Utc::now().timestamp();
                 keys.verified.remember(token, claims.clone(), now);
-                claims
+                Ok(claims)
             }
-        };
-        if claims.exp <= now {
-            return Err(Refusal::Expired);
         }
-        if claims.aud != expected {
-            return Err(Refusal::WrongAudience);
-        }
-        Ok(claims)
     }
 }
 
+/// A call's bearer token as checked once before routing
+/// ([`Tokens::verify`]): its claims, or why it is refused. A request
+/// extension.
+#[derive(Debug, Clone)]
+pub struct Verified(pub Result<Arc<Claims>, Refusal>);
+
 /// Why a call's token was refused.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
     Missing,
     Invalid,

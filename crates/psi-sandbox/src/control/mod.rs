@@ -7,6 +7,7 @@
 mod client;
 pub mod health;
 pub(crate) mod server;
+mod tenants;
 mod wire;
 
 pub use client::{Control, ControlError};

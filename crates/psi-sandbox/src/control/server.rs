@@ -38,12 +38,15 @@
 
 use super::wire::{StoredTransaction, PREFIX};
 use crate::auth::audiences::Addresses;
+use crate::auth::control_door::{ControlCaller, TenantNamed};
+use crate::http::extract::Current;
 use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::Extension;
 use axum::{Json, Router};
 use serde::Deserialize;
 
@@ -57,22 +60,26 @@ pub fn routes() -> Router<AppState> {
         .route("/__sandbox/transactions/{transaction_id}", get(transaction))
         .route("/__sandbox/requests", get(requests).delete(forget_requests))
         .route("/__sandbox/reset", post(reset))
+        .merge(super::tenants::routes())
 }
 
-/// The demo webhook secret is shown; one the operator chose is not (they
-/// know it, and anyone else reaching the control API should not).
-async fn about(State(state): State<AppState>) -> impl IntoResponse {
+/// The sandbox as the calling tenant sees it: its id and credentials. The
+/// demo webhook secret is shown; one the operator chose is not (they know
+/// it, and anyone else reaching the control API should not).
+async fn about(State(state): State<AppState>, tenant: Current) -> impl IntoResponse {
     let webhook_secret =
         (state.webhook_secret == crate::demo::DEMO_WEBHOOK_SECRET).then_some(&state.webhook_secret);
+    let credentials = &tenant.credentials;
     Json(serde_json::json!({
+        "tenant": tenant.id,
         "url": state.url,
         "addresses": Addresses::of(&state.url),
-        "client_id": crate::demo::DEMO_CLIENT_ID,
-        "client_secret": crate::demo::DEMO_CLIENT_SECRET,
-        "platform_client_id": crate::demo::DEMO_PLATFORM_CLIENT_ID,
-        "platform_client_secret": crate::demo::DEMO_PLATFORM_CLIENT_SECRET,
+        "client_id": credentials.client_id,
+        "client_secret": credentials.client_secret,
+        "platform_client_id": credentials.platform_client_id,
+        "platform_client_secret": credentials.platform_client_secret,
         "webhook_secret": webhook_secret,
-        "now": state.clock.now_local(),
+        "now": tenant.clock.now_local(),
         "documents": state.examples.about(),
     }))
 }
@@ -85,17 +92,17 @@ struct Advance {
 
 /// Answers 200 `{"now"}`, or 400 `{"error", "limit"}` when the clock would
 /// leave its range (see [`crate::state::clock`]) or the body is not `{"seconds": <i64>}`.
-async fn advance_clock(State(state): State<AppState>, body: Bytes) -> Response {
+async fn advance_clock(State(state): State<AppState>, tenant: Current, body: Bytes) -> Response {
     let advance: Advance = match control_body(&body) {
         Ok(advance) => advance,
         Err(response) => return response,
     };
-    match state.clock.advance(advance.seconds) {
+    match tenant.clock.advance(advance.seconds) {
         Ok(_) => {
             // What the move makes due is sent now, not after the sleep
             // the scheduler started before it.
             state.webhook_wake.notify_one();
-            Json(serde_json::json!({"now": state.clock.now_local()})).into_response()
+            Json(serde_json::json!({"now": tenant.clock.now_local()})).into_response()
         }
         Err(refused) => (
             StatusCode::BAD_REQUEST,
@@ -110,7 +117,7 @@ async fn advance_clock(State(state): State<AppState>, body: Bytes) -> Response {
 
 /// A control-API body, or 400 `{"error"}` naming the field (axum's own
 /// `Json` rejection answers in plain text).
-fn control_body<T: serde::de::DeserializeOwned + serde::Serialize>(
+pub(super) fn control_body<T: serde::de::DeserializeOwned + serde::Serialize>(
     body: &[u8],
 ) -> Result<T, Response> {
     let text = std::str::from_utf8(body)
@@ -123,12 +130,12 @@ fn control_body<T: serde::de::DeserializeOwned + serde::Serialize>(
     })
 }
 
-fn control_error(status: StatusCode, message: impl Into<String>) -> Response {
+pub(super) fn control_error(status: StatusCode, message: impl Into<String>) -> Response {
     let message: String = message.into();
     (status, Json(serde_json::json!({ "error": message }))).into_response()
 }
 
-async fn arm_fault(State(state): State<AppState>, body: Bytes) -> Response {
+async fn arm_fault(State(state): State<AppState>, tenant: Current, body: Bytes) -> Response {
     let fault: crate::faults::Fault = match control_body(&body) {
         Ok(fault) => fault,
         Err(response) => return response,
@@ -136,7 +143,7 @@ async fn arm_fault(State(state): State<AppState>, body: Bytes) -> Response {
     if let Some(problem) = fault.problem() {
         return control_error(StatusCode::BAD_REQUEST, problem);
     }
-    match state.faults.arm(fault, state.limits.max_faults) {
+    match tenant.faults.arm(fault, state.limits.max_faults) {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
         Err(max) => control_error(
             StatusCode::BAD_REQUEST,
@@ -149,11 +156,8 @@ async fn arm_fault(State(state): State<AppState>, body: Bytes) -> Response {
 
 /// `GET /__sandbox/transactions/{id}`: what the sandbox stored when the
 /// buyer completed the session.
-async fn transaction(
-    State(state): State<AppState>,
-    Path(transaction_id): Path<String>,
-) -> Response {
-    let stored = state.data().transactions.get(&transaction_id).map(stored);
+async fn transaction(tenant: Current, Path(transaction_id): Path<String>) -> Response {
+    let stored = tenant.data().transactions.get(&transaction_id).map(stored);
     match stored {
         Some(stored) => Json(stored).into_response(),
         None => control_error(
@@ -188,7 +192,7 @@ struct NewTransaction {
 /// shape, 422 naming every field a session's checks refuse (the same
 /// checks, so that every stored order reads back whole); 409 when the id
 /// is taken.
-async fn store_transaction(State(state): State<AppState>, body: Bytes) -> Response {
+async fn store_transaction(tenant: Current, body: Bytes) -> Response {
     let new: NewTransaction = match control_body(&body) {
         Ok(new) => new,
         Err(response) => return response,
@@ -205,8 +209,8 @@ async fn store_transaction(State(state): State<AppState>, body: Bytes) -> Respon
             }
         },
     };
-    let created = new.created.unwrap_or_else(|| state.clock.now_local());
-    let today = state.clock.now_local().date_naive();
+    let created = new.created.unwrap_or_else(|| tenant.clock.now_local());
+    let today = tenant.clock.now_local().date_naive();
     if let Err(invalid) = crate::apis::payment_page::check_order_data(&new.order_data, today) {
         let fields: Vec<String> = invalid
             .into_iter()
@@ -238,7 +242,7 @@ async fn store_transaction(State(state): State<AppState>, body: Bytes) -> Respon
     };
     let stored = stored(&transaction);
     {
-        let mut data = state.data();
+        let mut data = tenant.data();
         if data.transactions.get(&stored.transaction_id).is_some() {
             return control_error(
                 StatusCode::CONFLICT,
@@ -250,8 +254,8 @@ async fn store_transaction(State(state): State<AppState>, body: Bytes) -> Respon
     (StatusCode::CREATED, Json(stored)).into_response()
 }
 
-async fn disarm_faults(State(state): State<AppState>) -> impl IntoResponse {
-    state.faults.clear();
+async fn disarm_faults(tenant: Current) -> impl IntoResponse {
+    tenant.faults.clear();
     StatusCode::NO_CONTENT
 }
 
@@ -270,38 +274,47 @@ fn stored(transaction: &crate::state::Transaction) -> StoredTransaction {
 }
 
 /// `GET /__sandbox/requests`: the request journal, oldest first.
-async fn requests(State(state): State<AppState>) -> Response {
-    Json(state.journal.entries()).into_response()
+async fn requests(tenant: Current) -> Response {
+    Json(tenant.journal.entries()).into_response()
 }
 
 /// `DELETE /__sandbox/requests`: empties the request journal.
-async fn forget_requests(State(state): State<AppState>) -> StatusCode {
-    state.journal.clear();
+async fn forget_requests(tenant: Current) -> StatusCode {
+    tenant.journal.clear();
     StatusCode::NO_CONTENT
 }
 
-/// `POST /__sandbox/reset`: a clean sandbox for the next test. Every
-/// collection is emptied (sessions, transactions, bookings, bank accounts,
-/// shop configurations, storefront orders, subscriptions, the delivery
-/// log), in the state file too; every fault is disarmed and the request
-/// journal emptied; then the `--seed` entries are stored again. The clock,
-/// the signing key (so every issued token stays valid) and the settings
-/// stay. Answers 200 `{"seeded"}`, the number of seed entries stored.
-async fn reset(State(state): State<AppState>) -> Response {
-    state.empty();
-    state.faults.clear();
-    state.journal.clear();
-    let seeded = match &state.seed {
-        None => 0,
-        Some(seed) => {
-            let token = state.control_door.token();
-            match seed.apply_with_token(&state.local_url, token).await {
-                Ok(report) => report.stored,
-                Err(error) => {
-                    return control_error(StatusCode::INTERNAL_SERVER_ERROR, error.to_string())
-                }
-            }
-        }
+/// `POST /__sandbox/reset`: a clean tenant for the next test. Every
+/// collection of the tenant is emptied (sessions, transactions, bookings,
+/// bank accounts, shop configurations, storefront orders, subscriptions,
+/// the delivery log), in the state file too; its faults are disarmed and
+/// its request journal emptied; then the `--seed` entries are stored in it
+/// again. Its clock, its credentials, the signing key (so every issued
+/// token stays valid) and the settings stay. A tenant's control token
+/// resets that tenant; the operator's token (or a tokenless call) resets
+/// the tenant the `tenant` parameter names, every tenant when it names
+/// none and the caller is the operator, the demo tenant otherwise.
+/// Answers 200 `{"seeded", "tenants"}`: the seed entries stored and the
+/// tenants reset.
+async fn reset(
+    State(state): State<AppState>,
+    Current(tenant): Current,
+    Extension(caller): Extension<ControlCaller>,
+    Extension(TenantNamed(named)): Extension<TenantNamed>,
+) -> Response {
+    let every = caller == ControlCaller::Operator && !named;
+    let tenants = match every {
+        true => state.tenants.all(),
+        false => vec![tenant],
     };
-    Json(serde_json::json!({ "seeded": seeded })).into_response()
+    let mut seeded = 0;
+    for tenant in &tenants {
+        tenant.empty();
+        match super::tenants::seed(&state, &tenant.id).await {
+            Ok(stored) => seeded += stored,
+            Err(error) => return control_error(StatusCode::INTERNAL_SERVER_ERROR, error),
+        }
+    }
+    let ids: Vec<&str> = tenants.iter().map(|tenant| tenant.id.as_str()).collect();
+    Json(serde_json::json!({ "seeded": seeded, "tenants": ids })).into_response()
 }

@@ -40,7 +40,8 @@ mod schema;
 mod template;
 
 use crate::auth::Tokens;
-use crate::faults::Faults;
+use crate::auth::{Refusal, Verified};
+use crate::state::Tenant;
 use axum::extract::{FromRef, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -167,12 +168,12 @@ impl Preferred {
 
 /// One route per distinct path of the served documents; the handler picks
 /// the operation by path template and method. The router's state `S` only
-/// has to give the armed faults and the token checker (axum substates,
-/// [`FromRef`]); the compiled documents are the routes' own.
+/// has to give the token checker (an axum substate, [`FromRef`]); the
+/// armed faults are the request's tenant's, the compiled documents the
+/// routes' own.
 pub fn routes<S>(served: &Served) -> Router<S>
 where
     S: Clone + Send + Sync + 'static,
-    Faults: FromRef<S>,
     Tokens: FromRef<S>,
 {
     // Keyed by the path with its parameter names blanked: `/a/{x}` and
@@ -195,14 +196,10 @@ where
             let targets: Arc<[Target]> = targets.into();
             router.route(
                 &path,
-                any(
-                    move |State(faults): State<Faults>,
-                          State(tokens): State<Tokens>,
-                          request: Request| {
-                        let targets = targets.clone();
-                        async move { serve(&faults, &tokens, &targets, request).await }
-                    },
-                ),
+                any(move |State(tokens): State<Tokens>, request: Request| {
+                    let targets = targets.clone();
+                    async move { serve(&tokens, &targets, request).await }
+                }),
             )
         })
 }
@@ -219,7 +216,12 @@ impl Target {
     }
 }
 
-async fn serve(faults: &Faults, tokens: &Tokens, targets: &[Target], request: Request) -> Response {
+async fn serve(tokens: &Tokens, targets: &[Target], request: Request) -> Response {
+    let faults = request
+        .extensions()
+        .get::<Arc<Tenant>>()
+        .map(|tenant| tenant.faults.clone())
+        .unwrap_or_default();
     let (parts, body) = request.into_parts();
     let raw_path = parts.uri.path().to_owned();
     let at_path: Vec<(&Target, Vec<(String, String)>)> = targets
@@ -244,7 +246,7 @@ async fn serve(faults: &Faults, tokens: &Tokens, targets: &[Target], request: Re
     };
     let operation = target.operation();
     let request = Request::from_parts(parts, body);
-    crate::http::operation::serve(faults, operation.operation_id, request, |request| {
+    crate::http::operation::serve(&faults, operation.operation_id, request, |request| {
         documented(tokens, target, path_values.clone(), request)
     })
     .await
@@ -263,7 +265,17 @@ async fn documented(
     let (parts, body) = request.into_parts();
     if operation.needs_token {
         let audience = &target.document.audience;
-        if let Err(refusal) = tokens.check_audience(&parts.headers, audience) {
+        let checked = match (
+            parts.extensions.get::<Verified>(),
+            parts.extensions.get::<Arc<Tenant>>(),
+        ) {
+            (Some(Verified(Ok(claims))), Some(tenant)) => {
+                tokens.check_audience(claims, audience, &tenant.clock)
+            }
+            (Some(Verified(Err(refusal))), _) => Err(*refusal),
+            _ => Err(Refusal::Missing),
+        };
+        if let Err(refusal) = checked {
             return decline(StatusCode::UNAUTHORIZED, refusal.reason(), Vec::new());
         }
     }

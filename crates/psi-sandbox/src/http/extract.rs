@@ -2,12 +2,16 @@
 //! to, so a handler starts with what it checked instead of a prologue.
 //!
 //! [`Bearer`] is a call's access token, valid for the API `A`: signed by
-//! this sandbox, unexpired by the sandbox clock, for `A`'s audience and
-//! (for the storefront platform) with scope `write`. A refused token is
-//! answered 401 in `A`'s own error body ([`Api::unauthorized`]).
+//! this sandbox, unexpired by its tenant's clock, for `A`'s audience and
+//! (for the storefront platform) with scope `write`, with the tenant it
+//! names. A refused token is answered 401 in `A`'s own error body
+//! ([`Api::unauthorized`]). [`Current`] is the request's tenant
+//! ([`super::tenant`]), for routes without a token (the hosted page, the
+//! control API).
 
 use crate::auth::audiences::Service;
-use crate::auth::{Claims, Tokens};
+use crate::auth::{Claims, Refusal, Tokens, Verified};
+use crate::state::Tenant;
 use axum::extract::{FromRef, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::StatusCode;
@@ -24,9 +28,11 @@ pub trait Api: Send + Sync + 'static {
     fn unauthorized(reason: &'static str) -> Response;
 }
 
-/// The checked token of a call to `A` (see the module documentation).
+/// The checked token of a call to `A` and the tenant it names (see the
+/// module documentation).
 pub struct Bearer<A> {
     pub claims: Arc<Claims>,
+    pub tenant: Arc<Tenant>,
     api: PhantomData<A>,
 }
 
@@ -38,13 +44,53 @@ where
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Response> {
-        match Tokens::from_ref(state).check(&parts.headers, A::SERVICE) {
-            Ok(claims) => Ok(Bearer {
+        let tenant = current(parts).map_err(|_| A::unauthorized(Refusal::Invalid.reason()))?;
+        let claims = match parts.extensions.get::<Verified>() {
+            Some(Verified(Ok(claims))) => claims.clone(),
+            Some(Verified(Err(refusal))) => return Err(A::unauthorized(refusal.reason())),
+            None => return Err(A::unauthorized(Refusal::Missing.reason())),
+        };
+        match Tokens::from_ref(state).check(&claims, A::SERVICE, &tenant.clock) {
+            Ok(()) => Ok(Bearer {
                 claims,
+                tenant,
                 api: PhantomData,
             }),
             Err(refusal) => Err(A::unauthorized(refusal.reason())),
         }
+    }
+}
+
+/// The tenant a request belongs to ([`super::tenant`]).
+pub struct Current(pub Arc<Tenant>);
+
+impl std::ops::Deref for Current {
+    type Target = Tenant;
+    fn deref(&self) -> &Tenant {
+        &self.0
+    }
+}
+
+fn current(parts: &Parts) -> Result<Arc<Tenant>, Response> {
+    parts
+        .extensions
+        .get::<Arc<Tenant>>()
+        .cloned()
+        .ok_or_else(|| {
+            // Every route is behind the middleware that sets it.
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Json(serde_json::json!({"error": "the request's tenant is unknown"})),
+            )
+                .into_response()
+        })
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Current {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Response> {
+        current(parts).map(Current)
     }
 }
 

@@ -12,9 +12,11 @@
 //!    shape, so the client sees an answer and the sandbox keeps serving.
 //! 3. [`crate::auth::control_door`]: what a control call must show.
 //! 4. [`limits`]: size limits, and numbers with an exponent rewritten.
-//! 5. The armed faults and the documented answers as one request
-//!    extension ([`operation::Operations`]), for the routes' declared
-//!    operations ([`operation::declare`]).
+//! 5. [`tenant`]: the tenant the request belongs to, as a request extension
+//!    (the control door has decided it for a control call).
+//! 6. The documented answers as a request extension
+//!    ([`operation::Operations`]), for the routes' declared operations
+//!    ([`operation::declare`]), whose armed faults are the tenant's.
 //!
 //! Inside the router, after routing: the path-id rule ([`crate::ids`]) and
 //! per route its operation ([`operation`]).
@@ -26,3 +28,4 @@ pub mod operation;
 pub mod panic;
 pub mod request_log;
 pub mod serve;
+pub mod tenant;

@@ -12,6 +12,7 @@
 
 use super::api_errors::{Owner, Problem};
 use crate::faults::{Fault, Faults, Network};
+use crate::state::Tenant;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -45,7 +46,12 @@ async fn declared(
     request: Request,
     next: Next,
 ) -> Response {
-    let Operations { faults, documented } = operations;
+    let Operations { documented } = operations;
+    let faults = request
+        .extensions()
+        .get::<Arc<Tenant>>()
+        .map(|tenant| tenant.faults.clone())
+        .unwrap_or_default();
     serve(&faults, id.0, request, |request| async move {
         match (documented.0)(id.0, request.headers()) {
             Some(answer) => answer,
@@ -55,12 +61,11 @@ async fn declared(
     .await
 }
 
-/// What the middleware of every declared route reads: the armed faults
-/// and the documented answers. A request extension that [`crate::router`]
-/// adds.
+/// What the middleware of every declared route reads besides the
+/// tenant's armed faults: the documented answers. A request extension that
+/// [`crate::router`] adds.
 #[derive(Clone)]
 pub struct Operations {
-    pub faults: Faults,
     pub documented: DocumentedAnswers,
 }
 

@@ -11,11 +11,13 @@
 
 use super::operation::OperationId;
 use crate::auth::control_door::is_control_path;
-use crate::state::journal::{Entry, Journal};
+use crate::state::journal::Entry;
+use crate::state::{Tenant, Tenants};
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use std::fmt::Write as _;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// The `tracing` target of the request lines.
@@ -23,11 +25,12 @@ pub const TARGET: &str = "psi_sandbox::request";
 
 /// Outermost around every request ([`crate::router`]): times the rest of the
 /// stack answering `request`, logs the call once answered and keeps it in
-/// the request journal ([`Journal`]) unless it is a control call.
+/// the request journal of its tenant (the answer carries it,
+/// [`super::tenant`]) unless it is a control call.
 ///
 /// The URI is kept by reference count (its bytes are shared with the
 /// request); the path is masked once ([`Masked`]) for both.
-pub async fn log(State(journal): State<Journal>, request: Request, next: Next) -> Response {
+pub async fn log(State(tenants): State<Arc<Tenants>>, request: Request, next: Next) -> Response {
     let started = Instant::now();
     let method = request.method().clone();
     let uri = request.uri().clone();
@@ -50,7 +53,9 @@ pub async fn log(State(journal): State<Journal>, request: Request, next: Next) -
         "request"
     );
     if !is_control_path(uri.path()) {
-        journal.record(Entry {
+        let tenant = response.extensions().get::<Arc<Tenant>>().cloned();
+        let tenant = tenant.unwrap_or_else(|| tenants.demo());
+        tenant.journal.record(Entry {
             method,
             path,
             operation_id: operation,

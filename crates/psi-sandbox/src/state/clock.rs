@@ -9,8 +9,10 @@
 //! limits (year 262143), so none of them can overflow; [`Clock::now`] still
 //! uses checked arithmetic, saturating at the bounds.
 //!
-//! With a state file, [`Clock::advance`] writes the new offset before it
-//! answers, so a restarted sandbox shows the same time.
+//! Each tenant has its own clock ([`super::tenants`]): advancing it moves
+//! that tenant's token expiry, sessions and deliveries alone. With a state
+//! file, [`Clock::advance`] writes the new offset before it answers, so a
+//! restarted sandbox shows the same time.
 
 use crate::state::store::Store;
 use chrono::{DateTime, Duration, FixedOffset, Utc};
@@ -60,8 +62,9 @@ impl std::error::Error for OutOfRange {}
 #[derive(Default)]
 pub struct Clock {
     offset: Mutex<Duration>,
-    /// Where the offset is kept, with `--state`.
-    store: Option<Arc<Store>>,
+    /// Where the offset is kept, with `--state`: the file and the tenant
+    /// whose clock this is.
+    store: Option<(Arc<Store>, String)>,
 }
 
 impl std::fmt::Debug for Clock {
@@ -74,12 +77,18 @@ impl std::fmt::Debug for Clock {
 }
 
 impl Clock {
-    /// The clock of a state file: its saved `offset`, each advance saved.
-    pub fn saved(offset: Duration, store: Arc<Store>) -> Self {
+    /// The clock of `tenant` in a state file: its saved `offset`, each
+    /// advance saved.
+    pub fn saved(offset: Duration, store: Arc<Store>, tenant: String) -> Self {
         Self {
             offset: Mutex::new(offset),
-            store: Some(store),
+            store: Some((store, tenant)),
         }
+    }
+
+    /// The offset from real time, in whole seconds (as it is saved).
+    pub fn offset_seconds(&self) -> i64 {
+        self.offset().num_seconds()
     }
 
     /// Real time plus the offset, clamped to [`EARLIEST`, `LATEST`] (real
@@ -108,8 +117,8 @@ impl Clock {
             .ok_or(refused)?;
         // Saved under the offset's lock: two advances are written in the
         // order they are applied. Advances are whole seconds, so is the offset.
-        if let Some(store) = &self.store {
-            if let Err(error) = store.save_clock_offset(moved.num_seconds()) {
+        if let Some((store, tenant)) = &self.store {
+            if let Err(error) = store.save_clock_offset(tenant, moved.num_seconds()) {
                 store.fail(&error);
             }
         }

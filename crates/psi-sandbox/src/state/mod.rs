@@ -3,8 +3,9 @@
 //!
 //! # How every change reaches the file before its answer
 //!
-//! The collections of [`Data`] are [`Table`](table::Table)s and [`Log`](table::Log)s, which note the
-//! rows a handler changes. [`Shared::data`] hands out the data locked in a
+//! Each tenant ([`tenants`]) has its own [`Data`]. The collections of
+//! [`Data`] are [`Table`](table::Table)s and [`Log`](table::Log)s, which note the
+//! rows a handler changes. [`Tenant::data`] hands out the data locked in a
 //! [`DataGuard`]; when the guard is dropped and something changed, it
 //! writes the changed rows in one SQLite transaction while the lock is
 //! still held, then releases the lock. Handlers drop the guard before they
@@ -16,7 +17,8 @@
 //! Reads write nothing and lookups never touch SQLite: the in-memory form
 //! stays the one served. Without a state file nothing is tracked at all.
 //!
-//! The clock's offset is written by [`Clock::advance`] itself and the
+//! A tenant's record (credentials, clock offset) is written when it is
+//! created, its clock's offset by [`Clock::advance`] itself, and the
 //! token-signing key once per file. Armed faults are not kept.
 
 /// [`store::Persisted`] for an API's state that is one [`table::Table`]:
@@ -51,6 +53,7 @@ mod shop_config;
 pub mod store;
 mod storefront;
 mod table;
+pub mod tenants;
 mod transactions;
 mod webhook_subscriptions;
 
@@ -60,15 +63,14 @@ pub use pay_later::PayLaterState;
 pub use shop_config::ShopConfigState;
 pub use store::{Batch, Loader, Persisted};
 pub use storefront::StorefrontState;
+pub use tenants::{Tenant, Tenants};
 pub use transactions::*;
 pub use webhook_subscriptions::WebhookSubscriptionsState;
 
 use crate::auth::control_door::ControlDoor;
 use crate::auth::{Keys, Tokens};
-use crate::faults::Faults;
-use crate::state::journal::Journal;
 use axum::extract::FromRef;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 
 /// The handlers' shared state.
 pub type AppState = Arc<Shared>;
@@ -76,7 +78,9 @@ pub type AppState = Arc<Shared>;
 pub struct Shared {
     /// `http://127.0.0.1:<port>`: base, api, auth and platform address at once.
     pub url: String,
-    pub clock: Arc<Clock>,
+    /// Every merchant served, each with its own data, faults, journal and
+    /// clock.
+    pub tenants: Arc<Tenants>,
     /// Issues and checks access tokens.
     pub tokens: Tokens,
     /// Signs session and invoice webhooks (`--webhook-secret`).
@@ -92,12 +96,6 @@ pub struct Shared {
     pub seed: Option<Arc<crate::seed::Seed>>,
     /// What a control call must show ([`crate::auth::control_door`]).
     pub control_door: ControlDoor,
-    pub faults: Faults,
-    /// The most recent requests (`GET /__sandbox/requests`).
-    pub journal: Journal,
-    data: Mutex<Data>,
-    /// The state file, when there is one.
-    store: Option<Arc<store::Store>>,
     /// For webhook deliveries.
     pub http: reqwest::Client,
     /// Wakes the webhook scheduler: a delivery was queued or attempted, or
@@ -122,34 +120,39 @@ impl Shared {
             .map_err(|(name, reason)| crate::settings::StartError::Document { name, reason })?;
         let preferred = crate::examples::Preferred::compile(&url)
             .map_err(|(name, reason)| crate::settings::StartError::Document { name, reason })?;
-        let (data, clock, keys, store) = match &settings.state {
-            None => (Data::default(), Clock::default(), Keys::random(), None),
+        let (loaded, keys, store) = match &settings.state {
+            None => (Vec::new(), Keys::random(), None),
             Some(path) => {
                 let opened = store::open(path)?;
-                let store = Arc::new(opened.store);
-                let offset = chrono::Duration::seconds(opened.clock_offset_seconds);
-                let clock = Clock::saved(offset, store.clone());
                 let keys = Keys::from_secret(&opened.signing_key);
-                (opened.data, clock, keys, Some(store))
+                (opened.tenants, keys, Some(Arc::new(opened.store)))
             }
         };
+        let tenant_error = |error: tenants::TenantError| crate::settings::StartError::Tenants {
+            reason: error.to_string(),
+        };
+        let tenants = Arc::new(
+            Tenants::new(loaded, settings.limits.max_tenants, store).map_err(tenant_error)?,
+        );
+        for declared in &settings.tenants {
+            tenants
+                .declare(declared.tenant.clone(), declared.credentials())
+                .map_err(|error| crate::settings::StartError::Tenants {
+                    reason: format!("--tenants: tenant {}: {error}", declared.tenant),
+                })?;
+        }
         // Tokens are signed and checked through jsonwebtoken: give it its provider.
         crate::auth::jwt_hs256::install();
-        let clock = Arc::new(clock);
-        let tokens = Tokens::new(&url, keys, clock.clone(), settings.token_lifetime);
+        let tokens = Tokens::new(&url, keys, settings.token_lifetime);
         Ok(Self {
-            clock,
+            tenants: tenants.clone(),
             tokens,
             webhook_secret: settings.webhook_secret.clone(),
             local_url,
             seed: settings.seed.clone(),
             webhook_allow: settings.webhook_allow.clone(),
             limits: settings.limits,
-            control_door: ControlDoor::new(&url, settings.control_token.clone()),
-            faults: Faults::default(),
-            journal: Journal::default(),
-            data: Mutex::new(data),
-            store,
+            control_door: ControlDoor::new(&url, settings.control_token.clone(), tenants),
             http: crate::tls::http_client()
                 .map_err(|reason| crate::settings::StartError::Tls { reason })?,
             webhook_wake: Arc::new(tokio::sync::Notify::new()),
@@ -177,26 +180,6 @@ impl Shared {
             )),
         }
     }
-
-    /// Empties every collection, in memory and in the state file, under the
-    /// data lock. A failed write stops the sandbox, as every failed write
-    /// does.
-    pub fn empty(&self) {
-        let mut data = self.data.lock().unwrap_or_else(|p| p.into_inner());
-        *data = match self.store.as_deref() {
-            None => Data::default(),
-            Some(store) => store.empty(),
-        };
-    }
-
-    /// The data, locked. Handlers hold it briefly and never across an
-    /// await; dropping the guard saves what changed (see the module docs).
-    pub fn data(&self) -> DataGuard<'_> {
-        DataGuard {
-            data: self.data.lock().unwrap_or_else(|p| p.into_inner()),
-            store: self.store.as_deref(),
-        }
-    }
 }
 
 impl FromRef<AppState> for Tokens {
@@ -208,45 +191,6 @@ impl FromRef<AppState> for Tokens {
 impl FromRef<AppState> for ControlDoor {
     fn from_ref(state: &AppState) -> ControlDoor {
         state.control_door.clone()
-    }
-}
-
-impl FromRef<AppState> for Faults {
-    fn from_ref(state: &AppState) -> Faults {
-        state.faults.clone()
-    }
-}
-
-/// The locked data; saves its changes to the state file when dropped.
-pub struct DataGuard<'a> {
-    data: MutexGuard<'a, Data>,
-    store: Option<&'a store::Store>,
-}
-
-impl std::ops::Deref for DataGuard<'_> {
-    type Target = Data;
-    fn deref(&self) -> &Data {
-        &self.data
-    }
-}
-
-impl std::ops::DerefMut for DataGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Data {
-        &mut self.data
-    }
-}
-
-impl Drop for DataGuard<'_> {
-    fn drop(&mut self) {
-        // Runs before the MutexGuard field is dropped: the lock is held
-        // until the rows are committed.
-        if let Some(store) = self.store {
-            if self.data.has_changes() {
-                if let Err(error) = store.save(&mut *self.data) {
-                    store.fail(&error);
-                }
-            }
-        }
     }
 }
 

@@ -7,7 +7,8 @@
 //!
 //! | table | key | value (JSON text) |
 //! |---|---|---|
-//! | `meta` | `name`: `signing_key` (base64), `clock_offset_seconds` | `value` |
+//! | `meta` | `name`: `signing_key` (base64) | `value` |
+//! | `tenants` | `id` | the tenant's credentials and its clock's `clock_offset_seconds` |
 //! | `sessions` | session id | a payment page session |
 //! | `idempotency_keys` | `[token subject, Idempotency-Key]` | the remembered creation |
 //! | `transactions` | `12-...` id | a transaction (its request deflated, base64) |
@@ -18,9 +19,17 @@
 //! | `webhook_subscriptions` | `position` (integer) | `{url}` |
 //! | `webhook_deliveries` | `position` (integer) | a notification and its attempts |
 //!
-//! Keyed tables hold `key TEXT PRIMARY KEY` (the key as JSON) and
-//! `value TEXT`; logs hold `position INTEGER PRIMARY KEY` and `value TEXT`.
-//! Armed faults are not kept: they are test misbehaviour of one run.
+//! Every table but `meta` and `tenants` holds the rows of all tenants,
+//! told apart by their first column, `tenant TEXT` (the tenant's id).
+//! Keyed tables hold `tenant`, `key TEXT` (the key as JSON) and
+//! `value TEXT`, with `(tenant, key)` the primary key; logs hold `tenant`,
+//! `position INTEGER` and `value TEXT`, with `(tenant, position)` the
+//! primary key. Armed faults are not kept: they are test misbehaviour of
+//! one run.
+//!
+//! A file of schema version 1 (before tenants) is migrated when opened:
+//! its rows become the demo tenant's, its clock offset the demo tenant's
+//! clock.
 //!
 //! # Durability
 //!
@@ -45,7 +54,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// The version of the schema above; a file of another version is refused.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// `psix` in the file header, so a foreign SQLite file is refused.
 pub const APPLICATION_ID: i64 = 0x7073_6978;
@@ -77,7 +86,10 @@ pub mod tables {
 }
 
 const SIGNING_KEY: &str = "signing_key";
-const CLOCK_OFFSET: &str = "clock_offset_seconds";
+/// Where schema version 1 kept the one clock's offset.
+const CLOCK_OFFSET_V1: &str = "clock_offset_seconds";
+/// The table of tenants: `id TEXT PRIMARY KEY, value TEXT`.
+const TENANTS: &str = "tenants";
 
 /// An open state file.
 pub struct Store {
@@ -93,11 +105,11 @@ pub trait Persisted: Sized {
     fn load(loader: &Loader) -> Result<Self, String>;
 }
 
-/// What a state file held at start-up: `D` is the data it keeps.
-pub struct Opened<D> {
+/// What a state file held at start-up: each tenant's record (`R`) and
+/// data (`D`), by tenant id.
+pub struct Opened<R, D> {
     pub store: Store,
-    pub data: D,
-    pub clock_offset_seconds: i64,
+    pub tenants: Vec<(String, R, D)>,
     pub signing_key: [u8; 32],
 }
 
@@ -105,7 +117,7 @@ pub struct Opened<D> {
 ///
 /// The file is created when missing, its directory is not: a mistyped
 /// directory should be an error, not a new tree of folders.
-pub fn open<D: Persisted>(path: &Path) -> Result<Opened<D>, StartError> {
+pub fn open<R: DeserializeOwned, D: Persisted>(path: &Path) -> Result<Opened<R, D>, StartError> {
     let refuse = |reason: String| StartError::State {
         path: path.to_owned(),
         reason,
@@ -115,28 +127,40 @@ pub fn open<D: Persisted>(path: &Path) -> Result<Opened<D>, StartError> {
     let connection = connect(path).map_err(refuse)?;
     let fresh = prepare_schema(&connection).map_err(refuse)?;
     let signing_key = signing_key(&connection, fresh).map_err(refuse)?;
-    let clock_offset_seconds = meta(&connection, CLOCK_OFFSET)
-        .map_err(refuse)?
-        .map(|text| {
-            text.parse::<i64>()
-                .map_err(|_| format!("meta {CLOCK_OFFSET} is not a whole number: {text:?}"))
+    let mut tenants = Vec::new();
+    for (id, record) in tenant_rows(&connection).map_err(refuse)? {
+        let record = serde_json::from_str(&record).map_err(|e| {
+            refuse(format!(
+                "table {TENANTS}, id {id}: the row cannot be read: {e}"
+            ))
+        })?;
+        let data = D::load(&Loader {
+            connection: &connection,
+            tenant: &id,
         })
-        .transpose()
-        .map_err(refuse)?
-        .unwrap_or(0);
-    let data = D::load(&Loader {
-        connection: &connection,
-    })
-    .map_err(refuse)?;
+        .map_err(refuse)?;
+        tenants.push((id, record, data));
+    }
     Ok(Opened {
         store: Store {
             path: path.to_owned(),
             connection: Mutex::new(connection),
         },
-        data,
-        clock_offset_seconds,
+        tenants,
         signing_key,
     })
+}
+
+/// Every row of the tenants table: id and record (JSON text).
+fn tenant_rows(connection: &Connection) -> Result<Vec<(String, String)>, String> {
+    let failed = |error: rusqlite::Error| format!("table {TENANTS}: {}", explain(&error));
+    let mut statement = connection
+        .prepare(&format!("SELECT id, value FROM {TENANTS} ORDER BY id"))
+        .map_err(failed)?;
+    let rows = statement
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+        .map_err(failed)?;
+    rows.collect::<Result<_, _>>().map_err(failed)
 }
 
 fn check_location(path: &Path) -> Result<(), String> {
@@ -282,6 +306,10 @@ fn check_or_create(connection: &Connection) -> Result<bool, String> {
             "it is a SQLite database, but not a psi-sandbox state file (application_id {application_id}, expected {APPLICATION_ID})"
         ));
     }
+    if version == 1 {
+        migrate_from_v1(connection).map_err(explain)?;
+        return Ok(false);
+    }
     if version != SCHEMA_VERSION {
         return Err(format!(
             "its schema version is {version}; this psi-sandbox reads version {SCHEMA_VERSION} only"
@@ -291,20 +319,68 @@ fn check_or_create(connection: &Connection) -> Result<bool, String> {
 }
 
 fn create_schema(connection: &Connection) -> rusqlite::Result<()> {
-    // Rowid tables, not WITHOUT ROWID: the values (a session is about
-    // 2.5 KB of JSON) are far larger than what WITHOUT ROWID suits.
     let mut sql = String::from("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);\n");
-    for table in tables::KEYED {
-        sql += &format!("CREATE TABLE {table} (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n");
-    }
-    for table in tables::LOGS {
-        sql +=
-            &format!("CREATE TABLE {table} (position INTEGER PRIMARY KEY, value TEXT NOT NULL);\n");
-    }
+    sql += &tenant_tables();
     sql += &format!(
         "PRAGMA application_id = {APPLICATION_ID};\nPRAGMA user_version = {SCHEMA_VERSION};\n"
     );
     connection.execute_batch(&sql)
+}
+
+/// The tenants table and every data table, keyed by tenant.
+fn tenant_tables() -> String {
+    // Rowid tables, not WITHOUT ROWID: the values (a session is about
+    // 2.5 KB of JSON) are far larger than what WITHOUT ROWID suits.
+    let mut sql = format!("CREATE TABLE {TENANTS} (id TEXT PRIMARY KEY, value TEXT NOT NULL);\n");
+    for table in tables::KEYED {
+        sql += &format!(
+            "CREATE TABLE {table} (tenant TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (tenant, key));\n"
+        );
+    }
+    for table in tables::LOGS {
+        sql += &format!(
+            "CREATE TABLE {table} (tenant TEXT NOT NULL, position INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (tenant, position));\n"
+        );
+    }
+    sql
+}
+
+/// Schema version 1 had one tenant: its rows become the demo tenant's
+/// (the demo tenant's record is written when the sandbox starts), its
+/// clock offset the demo tenant's clock. Runs inside the exclusive
+/// transaction of [`prepare_schema`].
+fn migrate_from_v1(connection: &Connection) -> rusqlite::Result<()> {
+    let demo = crate::demo::DEMO_TENANT;
+    let mut sql = String::new();
+    for table in tables::KEYED.iter().chain(tables::LOGS.iter()) {
+        sql += &format!("ALTER TABLE {table} RENAME TO {table}_v1;\n");
+    }
+    sql += &tenant_tables();
+    for table in tables::KEYED {
+        sql += &format!(
+            "INSERT INTO {table} (tenant, key, value) SELECT '{demo}', key, value FROM {table}_v1;\nDROP TABLE {table}_v1;\n"
+        );
+    }
+    for table in tables::LOGS {
+        sql += &format!(
+            "INSERT INTO {table} (tenant, position, value) SELECT '{demo}', position, value FROM {table}_v1;\nDROP TABLE {table}_v1;\n"
+        );
+    }
+    connection.execute_batch(&sql)?;
+    let offset: i64 = meta(connection, CLOCK_OFFSET_V1)
+        .ok()
+        .flatten()
+        .and_then(|text| text.parse().ok())
+        .unwrap_or(0);
+    connection.execute(
+        &format!("INSERT INTO {TENANTS} (id, value) VALUES (?1, ?2)"),
+        params![
+            demo,
+            serde_json::json!({ "clock_offset_seconds": offset }).to_string()
+        ],
+    )?;
+    connection.execute("DELETE FROM meta WHERE name = ?1", [CLOCK_OFFSET_V1])?;
+    connection.pragma_update(None, "user_version", SCHEMA_VERSION)
 }
 
 fn meta(connection: &Connection, name: &str) -> Result<Option<String>, String> {
@@ -346,12 +422,13 @@ fn signing_key(connection: &Connection, fresh: bool) -> Result<[u8; 32], String>
 }
 
 impl Store {
-    /// Writes what changed in `data`, in one SQLite transaction.
-    pub fn save(&self, data: &mut impl Persisted) -> rusqlite::Result<()> {
+    /// Writes what changed in the data of `tenant`, in one SQLite transaction.
+    pub fn save(&self, tenant: &str, data: &mut impl Persisted) -> rusqlite::Result<()> {
         let mut connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
         let transaction = connection.transaction()?;
         data.save(&Batch {
             connection: &transaction,
+            tenant,
         })?;
         transaction.commit()
     }
@@ -363,16 +440,14 @@ impl Store {
         connection.total_changes()
     }
 
-    /// Deletes every row of every table, in one SQLite transaction, and
-    /// reads the emptied data back (tracked, so later changes are saved).
-    /// The clock's offset and the signing key stay. A failure stops the
-    /// sandbox ([`Store::fail`]).
-    pub fn empty<D: Persisted>(&self) -> D {
+    /// Deletes every row of `tenant` in every data table, in one SQLite
+    /// transaction, and reads its emptied data back (tracked, so later
+    /// changes are saved). Its record (credentials, clock offset) and the
+    /// signing key stay. A failure stops the sandbox ([`Store::fail`]).
+    pub fn empty<D: Persisted>(&self, tenant: &str) -> D {
         let mut connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
         let emptied = connection.transaction().and_then(|transaction| {
-            for table in tables::KEYED.iter().chain(tables::LOGS.iter()) {
-                transaction.execute(&format!("DELETE FROM {table}"), [])?;
-            }
+            delete_rows(&transaction, tenant)?;
             transaction.commit()
         });
         if let Err(error) = emptied {
@@ -381,6 +456,7 @@ impl Store {
         }
         match D::load(&Loader {
             connection: &connection,
+            tenant,
         }) {
             Ok(data) => data,
             Err(reason) => {
@@ -390,10 +466,37 @@ impl Store {
         }
     }
 
-    /// Writes the clock's offset.
-    pub fn save_clock_offset(&self, seconds: i64) -> rusqlite::Result<()> {
+    /// Writes the record of tenant `id` (JSON text), new or replacing its
+    /// old one.
+    pub fn save_tenant(&self, id: &str, record: &str) -> rusqlite::Result<()> {
         let connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
-        set_meta(&connection, CLOCK_OFFSET, &seconds.to_string())
+        connection
+            .prepare_cached(&format!(
+                "INSERT OR REPLACE INTO {TENANTS} (id, value) VALUES (?1, ?2)"
+            ))?
+            .execute(params![id, record])?;
+        Ok(())
+    }
+
+    /// Deletes tenant `id`: its record and all its rows, in one SQLite
+    /// transaction.
+    pub fn delete_tenant(&self, id: &str) -> rusqlite::Result<()> {
+        let mut connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
+        let transaction = connection.transaction()?;
+        delete_rows(&transaction, id)?;
+        transaction.execute(&format!("DELETE FROM {TENANTS} WHERE id = ?1"), [id])?;
+        transaction.commit()
+    }
+
+    /// Writes the clock offset of tenant `id` into its record.
+    pub fn save_clock_offset(&self, id: &str, seconds: i64) -> rusqlite::Result<()> {
+        let connection = self.connection.lock().unwrap_or_else(|p| p.into_inner());
+        connection
+            .prepare_cached(&format!(
+                "UPDATE {TENANTS} SET value = json_set(value, '$.clock_offset_seconds', ?2) WHERE id = ?1"
+            ))?
+            .execute(params![id, seconds])?;
+        Ok(())
     }
 
     /// Stops the sandbox after a failed write. A change that is not in the
@@ -415,9 +518,18 @@ impl Store {
     }
 }
 
-/// Writes rows inside one SQLite transaction ([`Store::save`]).
+/// Deletes every row of `tenant` in every data table.
+fn delete_rows(connection: &Connection, tenant: &str) -> rusqlite::Result<()> {
+    for table in tables::KEYED.iter().chain(tables::LOGS.iter()) {
+        connection.execute(&format!("DELETE FROM {table} WHERE tenant = ?1"), [tenant])?;
+    }
+    Ok(())
+}
+
+/// Writes one tenant's rows inside one SQLite transaction ([`Store::save`]).
 pub struct Batch<'a> {
     connection: &'a Connection,
+    tenant: &'a str,
 }
 
 fn to_json(value: &impl Serialize) -> rusqlite::Result<String> {
@@ -435,16 +547,16 @@ impl Batch<'_> {
             return Ok(());
         }
         let mut write = self.connection.prepare_cached(&format!(
-            "INSERT OR REPLACE INTO {name} (key, value) VALUES (?1, ?2)"
+            "INSERT OR REPLACE INTO {name} (tenant, key, value) VALUES (?1, ?2, ?3)"
         ))?;
-        let mut delete = self
-            .connection
-            .prepare_cached(&format!("DELETE FROM {name} WHERE key = ?1"))?;
+        let mut delete = self.connection.prepare_cached(&format!(
+            "DELETE FROM {name} WHERE tenant = ?1 AND key = ?2"
+        ))?;
         for (key, value) in table.take_changes() {
             let key = to_json(&key)?;
             match value {
-                Some(value) => write.execute(params![key, to_json(value)?])?,
-                None => delete.execute([key])?,
+                Some(value) => write.execute(params![self.tenant, key, to_json(value)?])?,
+                None => delete.execute(params![self.tenant, key])?,
             };
         }
         Ok(())
@@ -458,22 +570,25 @@ impl Batch<'_> {
         }
         let changes = log.take_changes();
         if changes.cleared {
-            self.connection
-                .execute(&format!("DELETE FROM {name}"), [])?;
+            self.connection.execute(
+                &format!("DELETE FROM {name} WHERE tenant = ?1"),
+                [self.tenant],
+            )?;
         }
         let mut write = self.connection.prepare_cached(&format!(
-            "INSERT OR REPLACE INTO {name} (position, value) VALUES (?1, ?2)"
+            "INSERT OR REPLACE INTO {name} (tenant, position, value) VALUES (?1, ?2, ?3)"
         ))?;
         for (position, value) in changes.rows {
-            write.execute(params![position as i64, to_json(value)?])?;
+            write.execute(params![self.tenant, position as i64, to_json(value)?])?;
         }
         Ok(())
     }
 }
 
-/// Reads the tables back at start-up.
+/// Reads one tenant's rows back at start-up.
 pub struct Loader<'a> {
     connection: &'a Connection,
+    tenant: &'a str,
 }
 
 impl Loader<'_> {
@@ -487,17 +602,27 @@ impl Loader<'_> {
         let failed = |error: rusqlite::Error| format!("table {name}: {}", explain(&error));
         let mut statement = self
             .connection
-            .prepare(&format!("SELECT key, value FROM {name}"))
+            .prepare(&format!("SELECT key, value FROM {name} WHERE tenant = ?1"))
             .map_err(failed)?;
-        let mut rows = statement.query([]).map_err(failed)?;
+        let mut rows = statement.query([self.tenant]).map_err(failed)?;
         let mut table = HashMap::new();
         while let Some(row) = rows.next().map_err(failed)? {
             let key: String = row.get(0).map_err(failed)?;
             let value: String = row.get(1).map_err(failed)?;
             let parsed_key = serde_json::from_str(&key)
-                .map_err(|e| format!("table {name}: the key {key} cannot be read: {e}"))?;
+                .map_err(|e| {
+                    format!(
+                        "table {name}, tenant {}: the key {key} cannot be read: {e}",
+                        self.tenant
+                    )
+                })?;
             let parsed_value = serde_json::from_str(&value)
-                .map_err(|e| format!("table {name}, key {key}: the row cannot be read: {e}"))?;
+                .map_err(|e| {
+                    format!(
+                        "table {name}, tenant {}, key {key}: the row cannot be read: {e}",
+                        self.tenant
+                    )
+                })?;
             table.insert(parsed_key, parsed_value);
         }
         Ok(Table::tracked(table))
@@ -510,10 +635,10 @@ impl Loader<'_> {
         let mut statement = self
             .connection
             .prepare(&format!(
-                "SELECT position, value FROM {name} ORDER BY position"
+                "SELECT position, value FROM {name} WHERE tenant = ?1 ORDER BY position"
             ))
             .map_err(failed)?;
-        let mut rows = statement.query([]).map_err(failed)?;
+        let mut rows = statement.query([self.tenant]).map_err(failed)?;
         let mut log = Vec::new();
         while let Some(row) = rows.next().map_err(failed)? {
             let position: i64 = row.get(0).map_err(failed)?;
@@ -525,7 +650,10 @@ impl Loader<'_> {
             }
             let value: String = row.get(1).map_err(failed)?;
             let parsed = serde_json::from_str(&value).map_err(|e| {
-                format!("table {name}, position {position}: the row cannot be read: {e}")
+                format!(
+                    "table {name}, tenant {}, position {position}: the row cannot be read: {e}",
+                    self.tenant
+                )
             })?;
             log.push(parsed);
         }
@@ -538,8 +666,24 @@ mod tests {
     use super::*;
 
     /// The sandbox's data from the state file at `path`.
-    fn open(path: &Path) -> Result<Opened<crate::state::Data>, StartError> {
+    fn open(
+        path: &Path,
+    ) -> Result<Opened<crate::state::tenants::Record, crate::state::Data>, StartError> {
         super::open(path)
+    }
+
+    /// The demo tenant's row, as a starting sandbox writes it.
+    fn with_demo(opened: &Opened<crate::state::tenants::Record, crate::state::Data>) {
+        opened
+            .store
+            .save_tenant(crate::demo::DEMO_TENANT, r#"{"clock_offset_seconds":0}"#)
+            .expect("saved");
+    }
+
+    fn offset(opened: &Opened<crate::state::tenants::Record, crate::state::Data>) -> i64 {
+        let (id, record, _) = &opened.tenants[0];
+        assert_eq!(id, crate::demo::DEMO_TENANT);
+        record.clock_offset_seconds
     }
 
     fn temporary(name: &str) -> PathBuf {
@@ -578,7 +722,11 @@ mod tests {
         };
         let path = temporary("private");
         let opened = open(&path).expect("a new file opens");
-        opened.store.save_clock_offset(7).expect("saved");
+        with_demo(&opened);
+        opened
+            .store
+            .save_clock_offset(crate::demo::DEMO_TENANT, 7)
+            .expect("saved");
         assert_eq!(mode(&path), Some(0o600));
         let mut companions = 0;
         for suffix in ["-wal", "-shm"] {
@@ -593,7 +741,7 @@ mod tests {
         // A file others may read is still used (with a warning).
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
         let again = open(&path).expect("a wider file still opens");
-        assert_eq!(again.clock_offset_seconds, 7);
+        assert_eq!(offset(&again), 7);
         assert_eq!(mode(&path), Some(0o644), "the operator's mode is kept");
     }
 
@@ -601,13 +749,17 @@ mod tests {
     fn a_new_file_gets_the_schema_and_keeps_its_signing_key() {
         let path = temporary("new");
         let first = open(&path).expect("a new file opens");
-        assert_eq!(first.clock_offset_seconds, 0);
-        first.store.save_clock_offset(-42).expect("saved");
+        assert!(first.tenants.is_empty());
+        with_demo(&first);
+        first
+            .store
+            .save_clock_offset(crate::demo::DEMO_TENANT, -42)
+            .expect("saved");
         let key = first.signing_key;
         drop(first);
         let again = open(&path).expect("the file opens again");
         assert_eq!(again.signing_key, key, "tokens stay valid across restarts");
-        assert_eq!(again.clock_offset_seconds, -42);
+        assert_eq!(offset(&again), -42);
         let connection = again.store.connection.lock().expect("the connection");
         let version: i64 = connection
             .pragma_query_value(None, "user_version", |row| row.get(0))
@@ -659,13 +811,22 @@ mod tests {
         let connection = Connection::open(&path).expect("the file");
         connection
             .execute(
-                "INSERT INTO sessions (key, value) VALUES (?1, ?2)",
+                "INSERT INTO tenants (id, value) VALUES ('demo', '{}')",
+                [],
+            )
+            .expect("a tenant");
+        connection
+            .execute(
+                "INSERT INTO sessions (tenant, key, value) VALUES ('demo', ?1, ?2)",
                 ["\"s-1\"", "{\"id\": 7}"],
             )
             .expect("a row");
         drop(connection);
         let reason = refusal(&path);
-        assert!(reason.contains("table sessions, key \"s-1\""), "{reason}");
+        assert!(
+            reason.contains("table sessions, tenant demo, key \"s-1\""),
+            "{reason}"
+        );
     }
 
     #[test]

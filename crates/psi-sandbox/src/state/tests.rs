@@ -296,7 +296,7 @@ async fn every_kind_of_record_is_served_again_after_a_restart() {
     drop(state);
 
     let state = start(&path);
-    let store = state.store.clone().expect("a state file");
+    let store = state.tenants.store().expect("a state file");
     let written = store.total_changes();
     let after = snapshot(&state, &tokens, &transaction, &order).await;
     assert_eq!(after, before, "the same answers after the restart");
@@ -355,7 +355,8 @@ fn a_panic_holding_the_data_lock_leaves_it_usable() {
     let state = start(&path);
     let panicking = state.clone();
     let outcome = std::thread::spawn(move || {
-        let _data = panicking.data();
+        let demo = panicking.tenants.demo();
+        let _data = demo.data();
         panic!("a handler's bug while holding the lock");
     })
     .join();
@@ -363,8 +364,9 @@ fn a_panic_holding_the_data_lock_leaves_it_usable() {
     // The next holder gets the data, and its changes still reach the file.
     {
         let template = crate::demo::session_request(UNREACHABLE);
-        let now = state.clock.now_local();
-        let mut data = state.data();
+        let demo = state.tenants.demo();
+        let now = demo.clock.now_local();
+        let mut data = demo.data();
         data.transactions
             .insert(crate::models::transaction::demo_transaction(
                 0, &template, now,
@@ -372,7 +374,7 @@ fn a_panic_holding_the_data_lock_leaves_it_usable() {
     }
     drop(state);
     let again = start(&path);
-    assert_eq!(again.data().transactions.len(), 1);
+    assert_eq!(again.tenants.demo().data().transactions.len(), 1);
 }
 
 /// One step of a sandbox's life, for the round trip of the state file below.

@@ -5,10 +5,11 @@
 //! API does: the same status, transaction, decline and notification.
 
 use super::webhooks;
+use crate::http::extract::Current;
 use crate::models::payment_page::session::{
     decline_category, CannotEnd, Choice, Ending, Session, DECLINE_CATEGORIES,
 };
-use crate::state::AppState;
+use crate::state::{AppState, Tenant};
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -18,27 +19,29 @@ use psi_payment_page::types::DeclineCategory;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use serde_json::json;
+use std::sync::Arc;
 
 /// The buyer opens the landing page: a new session moves to IN_PROGRESS.
 /// Answers the session as it is now (expired ones read as EXPIRED), or
 /// `None` for an unknown id.
-pub(super) fn visit(state: &AppState, session_id: &str) -> Option<Session> {
-    let now = state.clock.now_local();
-    state.data().payment_page.visit(session_id, now)
+pub(super) fn visit(tenant: &Tenant, session_id: &str) -> Option<Session> {
+    let now = tenant.clock.now_local();
+    tenant.data().payment_page.visit(session_id, now)
 }
 
 /// Ends an open session, then notifies the merchant (the session
 /// notification, and the invoice notification of a new transaction).
 pub(super) fn end(
     state: &AppState,
+    tenant: &Arc<Tenant>,
     session_id: &str,
     ending: Ending,
 ) -> Result<Session, CannotEnd> {
-    let now = state.clock.now_local();
+    let now = tenant.clock.now_local();
     let session = {
         // One lock for both: the session and its transaction are saved
         // together.
-        let mut data = state.data();
+        let mut data = tenant.data();
         let (session, transaction) = data.payment_page.end_session(session_id, ending, now)?;
         if let Some(transaction) = transaction {
             data.transactions.insert(transaction);
@@ -46,10 +49,10 @@ pub(super) fn end(
         session
     };
     if let Some(url) = &session.webhook_url {
-        webhooks::notify(state, &session.record(), url);
+        webhooks::notify(state, tenant, &session.record(), url);
     }
     if let Some(transaction_id) = &session.transaction_id {
-        webhooks::notify_invoice(state, &session.id, transaction_id);
+        webhooks::notify_invoice(state, tenant, &session.id, transaction_id);
     }
     Ok(session)
 }
@@ -57,12 +60,14 @@ pub(super) fn end(
 /// `POST /__sandbox/sessions/{id}/complete`, body `{"payment_option"?, "transfer_type"?}` (or none).
 pub(super) async fn complete(
     State(state): State<AppState>,
+    Current(tenant): Current,
     Path(session_id): Path<String>,
     body: Bytes,
 ) -> Response {
     match optional_body::<Choice>(&body) {
         Ok(choice) => control_end(
             &state,
+            &tenant,
             &session_id,
             Ending::Complete(choice.unwrap_or_default()),
         ),
@@ -73,9 +78,10 @@ pub(super) async fn complete(
 /// `POST /__sandbox/sessions/{id}/cancel`.
 pub(super) async fn cancel(
     State(state): State<AppState>,
+    Current(tenant): Current,
     Path(session_id): Path<String>,
 ) -> Response {
-    control_end(&state, &session_id, Ending::Cancel)
+    control_end(&state, &tenant, &session_id, Ending::Cancel)
 }
 
 /// The body of `fail`: the decline category, RISK_DECISION when absent.
@@ -88,6 +94,7 @@ struct FailBody {
 /// `POST /__sandbox/sessions/{id}/fail`, body `{"category"?}` (or none).
 pub(super) async fn fail(
     State(state): State<AppState>,
+    Current(tenant): Current,
     Path(session_id): Path<String>,
     body: Bytes,
 ) -> Response {
@@ -108,23 +115,25 @@ pub(super) async fn fail(
             }
         },
     };
-    control_end(&state, &session_id, Ending::Fail(category))
+    control_end(&state, &tenant, &session_id, Ending::Fail(category))
 }
 
 /// `POST /__sandbox/sessions/{id}/expire`: EXPIRED now.
 pub(super) async fn expire(
     State(state): State<AppState>,
+    Current(tenant): Current,
     Path(session_id): Path<String>,
 ) -> Response {
-    control_end(&state, &session_id, Ending::Expire)
+    control_end(&state, &tenant, &session_id, Ending::Expire)
 }
 
 /// `POST /__sandbox/sessions/{id}/fraud-cancel`: FRAUD_CANCELLATION_REQUESTED.
 pub(super) async fn fraud_cancel(
     State(state): State<AppState>,
+    Current(tenant): Current,
     Path(session_id): Path<String>,
 ) -> Response {
-    control_end(&state, &session_id, Ending::FraudCancel)
+    control_end(&state, &tenant, &session_id, Ending::FraudCancel)
 }
 
 /// A JSON body that may be absent (empty or only whitespace).
@@ -139,8 +148,13 @@ fn optional_body<T: DeserializeOwned>(body: &Bytes) -> Result<Option<T>, Respons
 
 /// Ends the session for the control API: a completion answers
 /// `{"transaction_id", "session_id"}`, any other ending the session record.
-fn control_end(state: &AppState, session_id: &str, ending: Ending) -> Response {
-    match end(state, session_id, ending) {
+fn control_end(
+    state: &AppState,
+    tenant: &Arc<Tenant>,
+    session_id: &str,
+    ending: Ending,
+) -> Response {
+    match end(state, tenant, session_id, ending) {
         Ok(session) => {
             let answer = match &session.transaction_id {
                 Some(transaction_id) => {
@@ -165,10 +179,10 @@ fn control_end(state: &AppState, session_id: &str, ending: Ending) -> Response {
 
 /// `GET /__sandbox/sessions`: every session's record (expired ones read as
 /// EXPIRED), oldest first.
-pub(super) async fn list_sessions(State(state): State<AppState>) -> Response {
-    let now = state.clock.now_local();
+pub(super) async fn list_sessions(tenant: Current) -> Response {
+    let now = tenant.clock.now_local();
     let mut records: Vec<_> = {
-        let mut data = state.data();
+        let mut data = tenant.data();
         data.payment_page.expire_due(now, |_| true);
         data.payment_page
             .sessions

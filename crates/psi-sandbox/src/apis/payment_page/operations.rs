@@ -2,6 +2,7 @@
 //! and listSessionRecords.
 
 use crate::errors::{decline, decline_with, parse_body, unsupported_media_type};
+use crate::http::extract::Current;
 use crate::http::extract::{Bearer, PaymentPage};
 use crate::media_type::{self, Expected};
 use crate::models::payment_page::canonical;
@@ -33,6 +34,7 @@ struct Creation {
 
 pub(super) async fn create_session(
     State(state): State<AppState>,
+    tenant: Current,
     Bearer { claims, .. }: Bearer<PaymentPage>,
     headers: HeaderMap,
     body: Bytes,
@@ -77,9 +79,9 @@ pub(super) async fn create_session(
         digest,
         request,
     };
-    let now = state.clock.now_local();
+    let now = tenant.clock.now_local();
     let max_sessions = state.limits.max_sessions;
-    let created = create_or_replay(&mut state.data().payment_page, creation, now, max_sessions);
+    let created = create_or_replay(&mut tenant.data().payment_page, creation, now, max_sessions);
     match created {
         Ok(session_id) => {
             let response = SessionResponse {
@@ -193,12 +195,11 @@ fn create_or_replay(
 }
 
 pub(super) async fn get_session_record(
-    State(state): State<AppState>,
     Path(session_id): Path<String>,
-    _: Bearer<PaymentPage>,
+    Bearer { tenant, .. }: Bearer<PaymentPage>,
 ) -> Response {
-    let now = state.clock.now_local();
-    let record = state.data().payment_page.record(&session_id, now);
+    let now = tenant.clock.now_local();
+    let record = tenant.data().payment_page.record(&session_id, now);
     match record {
         Some(record) => Json(record).into_response(),
         None => decline(StatusCode::NOT_FOUND, &["SESSION_NOT_FOUND"], Vec::new()),
@@ -206,9 +207,8 @@ pub(super) async fn get_session_record(
 }
 
 pub(super) async fn list_session_records(
-    State(state): State<AppState>,
     query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
-    _: Bearer<PaymentPage>,
+    Bearer { tenant, .. }: Bearer<PaymentPage>,
 ) -> Response {
     let day = query
         .ok()
@@ -224,7 +224,7 @@ pub(super) async fn list_session_records(
             )],
         );
     };
-    let now = state.clock.now_local();
-    let records = state.data().payment_page.records_of_day(day, now);
+    let now = tenant.clock.now_local();
+    let records = tenant.data().payment_page.records_of_day(day, now);
     Json(SessionRecordList(records)).into_response()
 }

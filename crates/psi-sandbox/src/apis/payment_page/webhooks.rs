@@ -20,16 +20,18 @@
 //! Attempts run on the sandbox clock: each delivery's next attempt is due
 //! at a sandbox time (at once for a new one, then 100 ms after the first
 //! failed attempt, doubling, [`backoff`]), and one scheduler task per
-//! sandbox ([`schedule`]) sleeps until the earliest due time, woken early
+//! sandbox ([`schedule`]) sleeps until the earliest due time of any tenant
+//! (each on its own clock), woken early
 //! (through `Shared::webhook_wake`) when a delivery is queued or attempted
 //! or the clock is advanced, so `POST /__sandbox/clock/advance` sends what
 //! is then due at once. The clock runs with wall time, so without an
 //! advance the backoff takes its wall time.
 
+use crate::http::extract::Current;
 #[cfg(doc)]
 use crate::models::payment_page::webhook_delivery::backoff;
 use crate::models::payment_page::webhook_delivery::{Attempt, DeliveryKind, WebhookDelivery};
-use crate::state::{AppState, Shared};
+use crate::state::{AppState, Shared, Tenant};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -46,8 +48,13 @@ const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(2);
 /// Queues the notification of `record` and sends it in the background.
 /// Called after the data lock is released.
 /// Answers the delivery's number.
-pub(super) fn notify(state: &AppState, record: &SessionRecord, url: &str) -> usize {
-    send_in_background(state, WebhookDelivery::of_session(record, url))
+pub(super) fn notify(
+    state: &AppState,
+    tenant: &Tenant,
+    record: &SessionRecord,
+    url: &str,
+) -> usize {
+    send_in_background(state, tenant, WebhookDelivery::of_session(record, url))
 }
 
 /// Queues the invoice notification of a completed session's transaction
@@ -63,10 +70,11 @@ pub(super) fn notify(state: &AppState, record: &SessionRecord, url: &str) -> usi
 /// `None` for an unknown transaction.
 pub(super) fn notify_invoice(
     state: &AppState,
+    tenant: &Tenant,
     session_id: &str,
     transaction_id: &str,
 ) -> Option<Vec<usize>> {
-    let transaction = state.data().transactions.get(transaction_id).cloned()?;
+    let transaction = tenant.data().transactions.get(transaction_id).cloned()?;
     let address = |format: &str| {
         format!(
             "{}/api/order/{}/correspondences/invoices/{}/{format}",
@@ -80,9 +88,9 @@ pub(super) fn notify_invoice(
         .or_else(|| transaction.partner_transaction_id());
     let transaction_text = transaction.id.to_string();
     let digits = transaction_text.rsplit('-').next().unwrap_or_default();
-    let now = state.clock.now_local();
+    let now = tenant.clock.now_local();
     let numbers = {
-        let mut data = state.data();
+        let mut data = tenant.data();
         let subscribers = data.webhook_subscriptions.urls();
         let notification = serde_json::json!({
             "id": data.payment_page.next_delivery_number(),
@@ -110,10 +118,10 @@ pub(super) fn notify_invoice(
 }
 
 /// Queues `delivery`, due now, wakes the scheduler and answers its number.
-fn send_in_background(state: &AppState, delivery: WebhookDelivery) -> usize {
-    let now = state.clock.now_local();
+fn send_in_background(state: &AppState, tenant: &Tenant, delivery: WebhookDelivery) -> usize {
+    let now = tenant.clock.now_local();
     let number =
-        state
+        tenant
             .data()
             .payment_page
             .queue_delivery(delivery, state.limits.max_deliveries, now);
@@ -122,7 +130,7 @@ fn send_in_background(state: &AppState, delivery: WebhookDelivery) -> usize {
 }
 
 /// Starts the scheduler that sends each delivery's attempts when they are
-/// due on the sandbox clock, the unfinished ones of a `--state` file first
+/// due on its tenant's clock, the unfinished ones of a `--state` file first
 /// (each at the due time kept, at once when that has passed). Called once
 /// as the sandbox starts; the sandbox aborts the task when it stops.
 pub fn schedule(state: &AppState) -> tokio::task::JoinHandle<()> {
@@ -132,35 +140,41 @@ pub fn schedule(state: &AppState) -> tokio::task::JoinHandle<()> {
     ))
 }
 
-/// Takes what is due, sends each in its own task, then sleeps until the
-/// next due time or a wake-up (a queued or attempted delivery, a clock
-/// advance), whichever comes first; with nothing scheduled, until a
-/// wake-up. The sandbox clock runs with wall time, so a sleep of the
-/// difference ends at the due time unless the clock is moved meanwhile,
-/// which wakes it. It holds the state only while it looks (a weak
-/// reference otherwise), so a state nothing else holds is dropped, and
-/// the scheduler ends at its next wake-up.
+/// Takes what is due in every tenant, sends each in its own task, then
+/// sleeps until the next due time of any tenant or a wake-up (a queued or
+/// attempted delivery, a clock advance), whichever comes first; with
+/// nothing scheduled, until a wake-up. Each tenant's clock runs with wall
+/// time, so a sleep of the difference ends at the due time unless a clock
+/// is moved meanwhile, which wakes it. It holds the state only while it
+/// looks (a weak reference otherwise), so a state nothing else holds is
+/// dropped, and the scheduler ends at its next wake-up.
 async fn run_schedule(state: Weak<Shared>, wake: Arc<Notify>) {
     loop {
-        let (now, next) = {
+        let wait = {
             let Some(state) = state.upgrade() else {
                 return;
             };
-            let now = state.clock.now_local();
-            let (due, next) = {
-                let mut data = state.data();
-                let due = data.payment_page.take_due(now);
-                (due, data.payment_page.next_due())
-            };
-            for number in due {
-                tokio::spawn(attempt(state.clone(), number));
+            let mut wait: Option<Duration> = None;
+            for tenant in state.tenants.all() {
+                let now = tenant.clock.now_local();
+                let (due, next) = {
+                    let mut data = tenant.data();
+                    let due = data.payment_page.take_due(now);
+                    (due, data.payment_page.next_due())
+                };
+                for number in due {
+                    tokio::spawn(attempt(state.clone(), tenant.clone(), number));
+                }
+                if let Some(at) = next {
+                    let until = (at - now).to_std().unwrap_or_default();
+                    wait = Some(wait.map_or(until, |wait| wait.min(until)));
+                }
             }
-            (now, next)
+            wait
         };
         let woken = wake.notified();
-        match next {
-            Some(at) => {
-                let wait = (at - now).to_std().unwrap_or_default();
+        match wait {
+            Some(wait) => {
                 let _ = tokio::time::timeout(wait, woken).await;
             }
             None => woken.await,
@@ -168,12 +182,12 @@ async fn run_schedule(state: Weak<Shared>, wake: Arc<Notify>) {
     }
 }
 
-/// Sends the next attempt of the delivery numbered `number` and records
-/// it, which schedules the one after unless it is finished, then wakes the
-/// scheduler to see the new due time.
-async fn attempt(state: AppState, number: usize) {
+/// Sends the next attempt of the delivery numbered `number` of `tenant` and
+/// records it, which schedules the one after unless it is finished, then
+/// wakes the scheduler to see the new due time.
+async fn attempt(state: AppState, tenant: Arc<Tenant>, number: usize) {
     let (kind, url, body) = {
-        let data = state.data();
+        let data = tenant.data();
         let Some(delivery) = data.payment_page.delivery(number) else {
             return;
         };
@@ -181,16 +195,16 @@ async fn attempt(state: AppState, number: usize) {
     };
     let (attempt, delivered) = match state.webhook_refusal(&url) {
         // Stored before the allow-list was set: logged, never sent.
-        Some(refusal) => (Attempt::not_sent(state.clock.now_local(), &refusal), false),
+        Some(refusal) => (Attempt::not_sent(tenant.clock.now_local(), &refusal), false),
         None => {
-            let attempt = send_once(&state, kind, &url, &body).await;
+            let attempt = send_once(&state, &tenant, kind, &url, &body).await;
             let delivered = attempt
                 .status
                 .is_some_and(|status| (200..300).contains(&status));
             (attempt, delivered)
         }
     };
-    state
+    tenant
         .data()
         .payment_page
         .record_attempt(number, attempt, delivered);
@@ -200,8 +214,14 @@ async fn attempt(state: AppState, number: usize) {
 /// One signed POST: a session notification signed anew, so the timestamp
 /// is that of the attempt; an invoice notification with its subscription's
 /// secret (the same signature on every attempt, as it has no timestamp).
-async fn send_once(state: &AppState, kind: DeliveryKind, url: &str, body: &str) -> Attempt {
-    let at = state.clock.now_local();
+async fn send_once(
+    state: &AppState,
+    tenant: &Tenant,
+    kind: DeliveryKind,
+    url: &str,
+    body: &str,
+) -> Attempt {
+    let at = tenant.clock.now_local();
     let signature = match kind {
         DeliveryKind::Session => crate::auth::signature::sign(
             state.webhook_secret.as_bytes(),
@@ -209,7 +229,7 @@ async fn send_once(state: &AppState, kind: DeliveryKind, url: &str, body: &str) 
             body.as_bytes(),
         ),
         DeliveryKind::Invoice => {
-            let secret = state
+            let secret = tenant
                 .data()
                 .webhook_subscriptions
                 .secret_for(url)
@@ -242,8 +262,8 @@ async fn send_once(state: &AppState, kind: DeliveryKind, url: &str, body: &str) 
 /// `GET /__sandbox/webhooks`: every notification so far, oldest first.
 /// Each with its `number`, which `POST /__sandbox/webhooks/{number}/resend`
 /// names it by.
-pub(super) async fn list(State(state): State<AppState>) -> impl IntoResponse {
-    let data = state.data();
+pub(super) async fn list(tenant: Current) -> impl IntoResponse {
+    let data = tenant.data();
     let deliveries: Vec<Listed<'_>> = data
         .payment_page
         .numbered_deliveries()
@@ -262,8 +282,8 @@ struct Listed<'a> {
 
 /// The deliveries numbered `numbers` as the control API shows them (a
 /// delivery queued just now is kept: only finished ones are dropped).
-fn listed(state: &AppState, numbers: &[usize]) -> Vec<serde_json::Value> {
-    let data = state.data();
+fn listed(tenant: &Tenant, numbers: &[usize]) -> Vec<serde_json::Value> {
+    let data = tenant.data();
     numbers
         .iter()
         .filter_map(|&number| {
@@ -277,9 +297,13 @@ fn listed(state: &AppState, numbers: &[usize]) -> Vec<serde_json::Value> {
 /// `number` again, as a new delivery with the same kind, session, receiver
 /// and body, signed anew at each of its own attempts. 202 with the new
 /// delivery (its number, no attempt yet); 404 for a number not kept.
-pub(super) async fn resend(State(state): State<AppState>, Path(number): Path<String>) -> Response {
+pub(super) async fn resend(
+    State(state): State<AppState>,
+    tenant: Current,
+    Path(number): Path<String>,
+) -> Response {
     let kept = number.parse::<usize>().ok().and_then(|number| {
-        state
+        tenant
             .data()
             .payment_page
             .delivery(number)
@@ -288,8 +312,8 @@ pub(super) async fn resend(State(state): State<AppState>, Path(number): Path<Str
     let Some(again) = kept else {
         return not_found(format!("no delivery {number} is kept"));
     };
-    let number = send_in_background(&state, again);
-    accepted(listed(&state, &[number]).pop())
+    let number = send_in_background(&state, &tenant, again);
+    accepted(listed(&tenant, &[number]).pop())
 }
 
 /// `POST /__sandbox/sessions/{id}/notify`: the session notification of the
@@ -299,11 +323,12 @@ pub(super) async fn resend(State(state): State<AppState>, Path(number): Path<Str
 /// `webhook_url`.
 pub(super) async fn notify_session(
     State(state): State<AppState>,
+    tenant: Current,
     Path(session_id): Path<String>,
 ) -> Response {
-    let now = state.clock.now_local();
+    let now = tenant.clock.now_local();
     let found = {
-        let mut data = state.data();
+        let mut data = tenant.data();
         let url = data
             .payment_page
             .sessions
@@ -321,8 +346,8 @@ pub(super) async fn notify_session(
         )
             .into_response(),
         Some((Some(url), record)) => {
-            let number = notify(&state, &record, &url);
-            accepted(listed(&state, &[number]).pop())
+            let number = notify(&state, &tenant, &record, &url);
+            accepted(listed(&tenant, &[number]).pop())
         }
     }
 }
@@ -333,17 +358,18 @@ pub(super) async fn notify_session(
 /// unknown transaction.
 pub(super) async fn notify_transaction_invoice(
     State(state): State<AppState>,
+    tenant: Current,
     Path(transaction_id): Path<String>,
 ) -> Response {
-    let session_id = state
+    let session_id = tenant
         .data()
         .transactions
         .get(&transaction_id)
         .map(|transaction| transaction.session_id.to_string());
-    let numbers =
-        session_id.and_then(|session_id| notify_invoice(&state, &session_id, &transaction_id));
+    let numbers = session_id
+        .and_then(|session_id| notify_invoice(&state, &tenant, &session_id, &transaction_id));
     match numbers {
-        Some(numbers) => accepted(listed(&state, &numbers)),
+        Some(numbers) => accepted(listed(&tenant, &numbers)),
         None => not_found(format!("no transaction {transaction_id}")),
     }
 }

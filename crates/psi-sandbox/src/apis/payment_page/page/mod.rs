@@ -58,6 +58,7 @@ mod outcome;
 
 use super::buyer;
 use crate::html::escape;
+use crate::http::extract::Current;
 use crate::models::payment_page::methods::{Method, Offer};
 use crate::models::payment_page::session::{CannotEnd, Choice, Ending, Session};
 use crate::render::payment_page::form::Entered;
@@ -79,11 +80,11 @@ pub(super) struct LangQuery {
 
 /// `GET /pps/landing/{session_id}`.
 pub(super) async fn show(
-    State(state): State<AppState>,
+    Current(tenant): Current,
     Path(session_id): Path<String>,
     Query(query): Query<LangQuery>,
 ) -> Response {
-    let Some(session) = buyer::visit(&state, &session_id) else {
+    let Some(session) = buyer::visit(&tenant, &session_id) else {
         return unknown(&query);
     };
     let lang = Lang::of(&session, query.lang.as_deref());
@@ -96,11 +97,12 @@ pub(super) async fn show(
 /// `POST /pps/landing/{session_id}`: the tester's choice.
 pub(super) async fn submit(
     State(state): State<AppState>,
+    Current(tenant): Current,
     Path(session_id): Path<String>,
     Query(query): Query<LangQuery>,
     Form(posted): Form<Posted>,
 ) -> Response {
-    let Some(session) = buyer::visit(&state, &session_id) else {
+    let Some(session) = buyer::visit(&tenant, &session_id) else {
         return unknown(&query);
     };
     let lang = Lang::of(&session, query.lang.as_deref());
@@ -126,11 +128,11 @@ pub(super) async fn submit(
             return (StatusCode::BAD_REQUEST, Html(page)).into_response();
         }
     };
-    match buyer::end(&state, &session_id, ending) {
+    match buyer::end(&state, &tenant, &session_id, ending) {
         Ok(ended) => go_back(&ended, lang),
         // Ended or expired between the visit above and now.
         Err(CannotEnd::NotOpen(_)) | Err(CannotEnd::Unknown) => {
-            match buyer::visit(&state, &session_id) {
+            match buyer::visit(&tenant, &session_id) {
                 Some(session) => closed(&session, lang),
                 None => unknown(&query),
             }

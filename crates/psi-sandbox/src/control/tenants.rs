@@ -1,0 +1,159 @@
+//! The tenants of the control API ([`crate::state::tenants`]):
+//!
+//! | method | path | does |
+//! |---|---|---|
+//! | POST | /__sandbox/tenants | `{"name"?}` creates a tenant (the `--seed` entries stored in it): 201 its id, credentials, control token and addresses; 409 for a name taken, 400 past `--max-tenants`; 403 for a tenant's own control token |
+//! | GET | /__sandbox/tenants | every tenant's id and client ids (no secret); a tenant's control token sees itself only |
+//! | DELETE | /__sandbox/tenants/{tenant} | removes the tenant and all it keeps (also in the state file): 204; 404 unknown, 409 for the demo tenant, 403 for a tenant's own control token |
+//!
+//! Only the operator (`--control-token`) or a tokenless call to a sandbox
+//! without one creates and deletes tenants: a tenant's control token sees
+//! and changes that tenant alone.
+
+use super::server::control_error;
+use crate::auth::audiences::Addresses;
+use crate::auth::control_door::ControlCaller;
+use crate::http::extract::Current;
+use crate::state::tenants::{Credentials, TenantError};
+use crate::state::{AppState, Tenants};
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get};
+use axum::{Extension, Json, Router};
+use serde::{Deserialize, Serialize};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/__sandbox/tenants", get(list).post(create))
+        .route("/__sandbox/tenants/{tenant}", delete(remove))
+}
+
+#[derive(Deserialize, Serialize, Default)]
+#[serde(deny_unknown_fields)]
+struct NewTenant {
+    /// `^[a-z0-9][a-z0-9-]{0,39}$`; absent: `t-` and 12 hex digits.
+    name: Option<String>,
+}
+
+/// A tenant without its secrets.
+#[derive(Serialize)]
+struct Summary<'a> {
+    tenant: &'a str,
+    client_id: &'a str,
+    platform_client_id: &'a str,
+}
+
+fn operator_only() -> Response {
+    control_error(
+        StatusCode::FORBIDDEN,
+        "a tenant's control token acts on its own tenant only; creating and deleting tenants needs the operator's --control-token",
+    )
+}
+
+/// `POST /__sandbox/tenants`.
+async fn create(
+    State(state): State<AppState>,
+    Extension(caller): Extension<ControlCaller>,
+    body: Bytes,
+) -> Response {
+    if !caller.sees_all() {
+        return operator_only();
+    }
+    let new: NewTenant = match body.is_empty() {
+        true => NewTenant::default(),
+        false => match super::server::control_body(&body) {
+            Ok(new) => new,
+            Err(response) => return response,
+        },
+    };
+    let id = new.name.unwrap_or_else(Tenants::fresh_id);
+    let credentials = Credentials::random(&id);
+    let tenant = match state.tenants.add(id, credentials) {
+        Ok(tenant) => tenant,
+        Err(error) => return refused(error, state.limits.max_tenants),
+    };
+    if let Err(error) = seed(&state, &tenant.id).await {
+        return control_error(StatusCode::INTERNAL_SERVER_ERROR, error);
+    }
+    let credentials = &tenant.credentials;
+    let body = serde_json::json!({
+        "tenant": tenant.id,
+        "client_id": credentials.client_id,
+        "client_secret": credentials.client_secret,
+        "platform_client_id": credentials.platform_client_id,
+        "platform_client_secret": credentials.platform_client_secret,
+        "control_token": credentials.control_token,
+        "url": state.url,
+        "addresses": Addresses::of(&state.url),
+    });
+    (StatusCode::CREATED, Json(body)).into_response()
+}
+
+/// `GET /__sandbox/tenants`.
+async fn list(
+    State(state): State<AppState>,
+    Extension(caller): Extension<ControlCaller>,
+    Current(own): Current,
+) -> Response {
+    let tenants = match caller.sees_all() {
+        true => state.tenants.all(),
+        false => vec![own],
+    };
+    let shown: Vec<Summary<'_>> = tenants
+        .iter()
+        .map(|tenant| Summary {
+            tenant: &tenant.id,
+            client_id: &tenant.credentials.client_id,
+            platform_client_id: &tenant.credentials.platform_client_id,
+        })
+        .collect();
+    Json(shown).into_response()
+}
+
+/// `DELETE /__sandbox/tenants/{tenant}`.
+async fn remove(
+    State(state): State<AppState>,
+    Extension(caller): Extension<ControlCaller>,
+    Path(id): Path<String>,
+) -> Response {
+    if !caller.sees_all() {
+        return operator_only();
+    }
+    match state.tenants.remove(&id) {
+        Ok(()) => StatusCode::NO_CONTENT.into_response(),
+        Err(error) => refused(error, state.limits.max_tenants),
+    }
+}
+
+fn refused(error: TenantError, max: usize) -> Response {
+    let status = match &error {
+        TenantError::Name(_) | TenantError::Taken(_) => StatusCode::BAD_REQUEST,
+        TenantError::Exists(_) | TenantError::Demo => StatusCode::CONFLICT,
+        TenantError::Unknown(_) => StatusCode::NOT_FOUND,
+        TenantError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        TenantError::Full(_) => {
+            let body = serde_json::json!({
+                "error": error.to_string(),
+                "limit": format!("at most {max} tenants (--max-tenants)"),
+            });
+            return (StatusCode::BAD_REQUEST, Json(body)).into_response();
+        }
+    };
+    control_error(status, error.to_string())
+}
+
+/// Stores the `--seed` entries in tenant `id` through the control API
+/// (the operator's token and the `tenant` parameter); answers how many
+/// were stored.
+pub(super) async fn seed(state: &AppState, id: &str) -> Result<usize, String> {
+    let Some(seed) = &state.seed else {
+        return Ok(0);
+    };
+    let token = state.control_door.token();
+    seed.apply_to(&state.local_url, token, Some(id))
+        .await
+        .map(|report| report.stored)
+        .map_err(|error| error.to_string())
+}
