@@ -428,13 +428,13 @@ impl Tenants {
         if let Some(field) = directory.taken(&id, &credentials) {
             return Err(TenantError::Taken(field));
         }
-        let tenant = Arc::new(Tenant::new(
-            id,
-            credentials,
-            0,
-            Data::default(),
-            self.store.clone(),
-        ));
+        // With a state file, the new tenant's collections note their
+        // changes from the start (an untracked table would never be saved).
+        let data = match &self.store {
+            Some(store) => store.empty(&id),
+            None => Data::default(),
+        };
+        let tenant = Arc::new(Tenant::new(id, credentials, 0, data, self.store.clone()));
         self.save(&tenant)?;
         directory.insert(tenant.clone());
         Ok(tenant)
