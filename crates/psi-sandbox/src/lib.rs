@@ -132,13 +132,20 @@ impl Sandbox {
             let _ = stopped.await;
         }));
         if let Some(seed) = &settings.seed {
-            let report = seed
-                .apply_with_token(&state.local_url, state.control_door.token())
-                .await
-                .map_err(|error| StartError::Seed {
-                    reason: error.to_string(),
-                })?;
-            tracing::info!(stored = report.stored, kept = report.kept, "seeded");
+            // Every tenant starts from the seed; what a state file kept stays.
+            for tenant in state.tenants.all() {
+                let report = seed
+                    .apply_to(
+                        &state.local_url,
+                        state.control_door.token(),
+                        Some(&tenant.id),
+                    )
+                    .await
+                    .map_err(|error| StartError::Seed {
+                        reason: error.to_string(),
+                    })?;
+                tracing::info!(tenant = %tenant.id, stored = report.stored, kept = report.kept, "seeded");
+            }
         }
         Ok(Sandbox {
             state,

@@ -29,7 +29,6 @@ pub fn app(
        + Sync
        + 'static {
     let routes = Router::new()
-        .merge(crate::auth::routes())
         .merge(crate::control::server::routes())
         .merge(crate::control::health::routes())
         .merge(crate::apis::routes())

@@ -8,6 +8,7 @@ mod lookups;
 mod prefer;
 mod remembered_tokens;
 mod reset;
+mod tenants;
 
 use psi_sandbox::Sandbox;
 use serde_json::{json, Value};

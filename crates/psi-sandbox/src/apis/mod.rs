@@ -7,6 +7,7 @@ pub mod pay_later;
 pub mod payment_page;
 pub mod shop_config;
 pub mod storefront;
+pub mod token;
 pub mod transaction_status;
 pub mod webhook_subscriptions;
 
@@ -15,6 +16,7 @@ use axum::Router;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
+        .merge(token::routes())
         .merge(payment_page::routes())
         .merge(pay_later::routes())
         .merge(bank_accounts::routes())

@@ -1,4 +1,4 @@
-//! Who may call: access tokens and their audiences, the token server, and
+//! Who may call: access tokens and their audiences, the control door, and
 //! the signatures of the webhooks the sandbox sends.
 //!
 //! A token is issued for one audience of the sandbox's own table
@@ -11,9 +11,7 @@
 pub mod audiences;
 pub(crate) mod control_door;
 pub(crate) mod jwt_hs256;
-mod server;
 pub mod signature;
 mod tokens;
 
-pub use server::routes;
 pub use tokens::{Claims, Keys, Refusal, Tokens, Verified};

@@ -609,20 +609,18 @@ impl Loader<'_> {
         while let Some(row) = rows.next().map_err(failed)? {
             let key: String = row.get(0).map_err(failed)?;
             let value: String = row.get(1).map_err(failed)?;
-            let parsed_key = serde_json::from_str(&key)
-                .map_err(|e| {
-                    format!(
-                        "table {name}, tenant {}: the key {key} cannot be read: {e}",
-                        self.tenant
-                    )
-                })?;
-            let parsed_value = serde_json::from_str(&value)
-                .map_err(|e| {
-                    format!(
-                        "table {name}, tenant {}, key {key}: the row cannot be read: {e}",
-                        self.tenant
-                    )
-                })?;
+            let parsed_key = serde_json::from_str(&key).map_err(|e| {
+                format!(
+                    "table {name}, tenant {}: the key {key} cannot be read: {e}",
+                    self.tenant
+                )
+            })?;
+            let parsed_value = serde_json::from_str(&value).map_err(|e| {
+                format!(
+                    "table {name}, tenant {}, key {key}: the row cannot be read: {e}",
+                    self.tenant
+                )
+            })?;
             table.insert(parsed_key, parsed_value);
         }
         Ok(Table::tracked(table))
@@ -810,10 +808,7 @@ mod tests {
         drop(open(&path).expect("a new file"));
         let connection = Connection::open(&path).expect("the file");
         connection
-            .execute(
-                "INSERT INTO tenants (id, value) VALUES ('demo', '{}')",
-                [],
-            )
+            .execute("INSERT INTO tenants (id, value) VALUES ('demo', '{}')", [])
             .expect("a tenant");
         connection
             .execute(

@@ -97,6 +97,18 @@ pub struct Args {
     #[arg(long, value_name = "FILE", env = "PSI_SANDBOX_SEED")]
     pub seed: Option<PathBuf>,
 
+    /// Tenants served from the start, with the credentials this JSON file
+    /// gives (`{"tenants": [{"tenant", "client_id", "client_secret",
+    /// "platform_client_id", "platform_client_secret", "control_token"}]}`):
+    /// a team's CI secrets. Their data stay in the --state file.
+    #[arg(long, value_name = "FILE", env = "PSI_SANDBOX_TENANTS")]
+    pub tenants: Option<PathBuf>,
+
+    /// Tenants served at once, the demo tenant included; every other cap
+    /// holds for each tenant.
+    #[arg(long, value_name = "N", default_value_t = psi_sandbox::Limits::default().max_tenants, value_parser = at_least_one, env = "PSI_SANDBOX_MAX_TENANTS")]
+    pub max_tenants: usize,
+
     /// Sessions kept; beyond it the oldest finished one is forgotten (and
     /// answers 404 as unknown).
     #[arg(long, value_name = "N", default_value_t = psi_sandbox::Limits::default().max_sessions, value_parser = at_least_one, env = "PSI_SANDBOX_MAX_SESSIONS")]

@@ -81,11 +81,17 @@ async fn run(args: args::Args) -> Result<(), String> {
     let mut limits = psi_sandbox::Limits::default();
     limits.max_sessions = args.max_sessions;
     limits.max_faults = args.max_faults;
+    limits.max_tenants = args.max_tenants;
     limits.max_webhook_subscriptions = args.max_webhook_subscriptions;
     limits.max_deliveries = args.max_deliveries;
     limits.max_connections = args.max_connections;
     limits.header_read_timeout = args.header_read_timeout;
     settings = settings.limits(limits);
+    if let Some(path) = &args.tenants {
+        for tenant in psi_sandbox::DeclaredTenant::read_file(path)? {
+            settings = settings.tenant(tenant);
+        }
+    }
     if let Some(seed) = seed {
         settings = settings.seed(seed);
     }

@@ -1,9 +1,9 @@
 //! The token server and the platform's token endpoint: they check the
 //! client's credentials against the tenant whose client it names
 //! ([`crate::http::tenant`]) and the audience asked for, and issue a token
-//! whose subject is the tenant ([`super::Tokens::issue`]).
+//! whose subject is the tenant ([`crate::auth::Tokens::issue`]).
 
-use super::audiences::{self, PLATFORM_AUDIENCE};
+use crate::auth::audiences::{self, PLATFORM_AUDIENCE};
 use crate::errors::parse_body;
 use crate::http::extract::Current;
 use crate::http::operation::declare;
