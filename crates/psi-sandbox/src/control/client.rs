@@ -229,9 +229,11 @@ impl Control {
         self.get_typed("").await
     }
 
-    /// The sandbox's time, in the offset it keeps its times in (+01:00).
+    /// The sandbox's time, in the offset it keeps its times in (+01:00):
+    /// the `now` of `GET /__sandbox`, read alone.
     pub async fn now(&self) -> Result<DateTime<FixedOffset>, ControlError> {
-        Ok(self.about().await?.now)
+        let time: ClockTime = self.get_typed("").await?;
+        Ok(time.now)
     }
 
     /// The record of every session, oldest first.
