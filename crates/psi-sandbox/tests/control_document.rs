@@ -482,7 +482,12 @@ async fn every_call_of_the_control_client_is_an_operation_of_the_document() {
     assert_eq!(tenant_calls[0].query, None, "and no tenant parameter");
     for call in &tenant_calls[1..] {
         assert_eq!(call.authorization.as_deref(), Some("Bearer control-token"));
-        assert_eq!(call.query.as_deref(), Some("tenant=acme-shop"), "{}", call.path);
+        assert_eq!(
+            call.query.as_deref(),
+            Some("tenant=acme-shop"),
+            "{}",
+            call.path
+        );
     }
     for call in operator_calls {
         assert_eq!(call.query, None, "{} {}", call.method, call.path);

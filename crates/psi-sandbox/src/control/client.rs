@@ -593,20 +593,25 @@ mod tests {
         let own = operator.for_tenant(&tenant("acme-shop", "tenant-token"));
         assert_eq!(own.token.as_deref(), Some("tenant-token"));
         assert_eq!(own.tenant, None);
-        assert_eq!(own.address("sessions"), "http://127.0.0.1:8787/__sandbox/sessions");
+        assert_eq!(
+            own.address("sessions"),
+            "http://127.0.0.1:8787/__sandbox/sessions"
+        );
         assert_eq!(own.url, operator.url);
     }
 
     #[test]
     fn faults_are_written_as_the_document_declares_them() {
-        let before = serde_json::to_value(before_processing("getPayLaterStatus", Some(503), None, 2))
-            .expect("JSON");
+        let before =
+            serde_json::to_value(before_processing("getPayLaterStatus", Some(503), None, 2))
+                .expect("JSON");
         assert_eq!(
             before,
             json!({"operation": "getPayLaterStatus", "status": 503, "count": 2})
         );
-        let delayed = serde_json::to_value(before_processing("bookPayLaterOffer", None, Some(50), 1))
-            .expect("JSON");
+        let delayed =
+            serde_json::to_value(before_processing("bookPayLaterOffer", None, Some(50), 1))
+                .expect("JSON");
         assert_eq!(
             delayed,
             json!({"operation": "bookPayLaterOffer", "delay_ms": 50, "count": 1})

@@ -239,7 +239,11 @@ async fn store_transaction(State(state): State<AppState>, body: Bytes) -> Respon
     let stored = stored(&transaction);
     {
         let mut data = state.data();
-        if data.transactions.get(stored.transaction_id.as_str()).is_some() {
+        if data
+            .transactions
+            .get(stored.transaction_id.as_str())
+            .is_some()
+        {
             return control_error(
                 StatusCode::CONFLICT,
                 format!("transaction {} exists", stored.transaction_id.as_str()),
