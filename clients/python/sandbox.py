@@ -13,7 +13,7 @@ page."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import httpx
 
@@ -22,6 +22,9 @@ from models.sandbox_control import (
     CompletedSession,
     CompleteSessionRequest,
     SandboxDescription,
+    Tenant,
+    TenantRequest,
+    TenantSummary,
     WebhookSubscription,
     WebhookSubscriptionRequest,
 )
@@ -44,8 +47,12 @@ class Sandbox:
     client_id: str
     client_secret: str
     webhook_secret: bytes
-    # Sent with every control call when the sandbox has one (--control-token).
+    # Sent with every control call when there is one: the operator's
+    # (--control-token) or a tenant's (for_tenant).
     control_token: str | None = None
+    # The tenant an operator's control calls act on (?tenant=), when not the
+    # demo tenant (scoped).
+    tenant: str | None = None
 
     @classmethod
     def discover(cls, http: httpx.Client, url: str, control_token: str | None = None) -> Sandbox:
@@ -78,7 +85,54 @@ class Sandbox:
             headers.update(bearer(self.control_token))
         if content is None:
             content = body.model_dump_json(exclude_none=True)
-        return http.request(method, f"{self.url}/__sandbox{path}", content=content, headers=headers)
+        return http.request(method, self.control_url(path), content=content, headers=headers)
+
+    def control_url(self, path: str) -> str:
+        """``/__sandbox`` and ``path``, with the ``tenant`` parameter of a
+        scoped sandbox, except on the calls that manage tenants (they act on
+        no one tenant)."""
+        url = f"{self.url}/__sandbox{path}"
+        if self.tenant is None or path == "/tenants" or path.startswith("/tenants/"):
+            return url
+        return str(httpx.URL(url).copy_merge_params({"tenant": self.tenant}))
+
+    def create_tenant(self, http: httpx.Client, name: str | None = None) -> Tenant:
+        """Creates a tenant named ``name`` (or by the sandbox: ``t-`` and 12
+        hexadecimal digits); answers its credentials and control token, which
+        only this answer carries. Only the operator may (its control token,
+        or none on a sandbox without one)."""
+        response = self.control(http, "POST", "/tenants", TenantRequest(name=name))
+        assert response.status_code == 201, f"createTenant: {response.status_code} {response.text}"
+        return Tenant.model_validate(loads(response.content))
+
+    def tenants(self, http: httpx.Client) -> list[TenantSummary]:
+        """The tenants this sandbox's control token may see (every one for
+        the operator), without secrets."""
+        headers = {} if self.control_token is None else bearer(self.control_token)
+        response = http.get(self.control_url("/tenants"), headers=headers)
+        assert response.status_code == 200, f"listTenants: {response.status_code} {response.text}"
+        return [TenantSummary.model_validate(t) for t in loads(response.content)]
+
+    def delete_tenant(self, http: httpx.Client, tenant_id: str) -> httpx.Response:
+        """Deletes the tenant ``tenant_id`` with all its data (the operator
+        only); answers the response (204, or the refusal)."""
+        return self.control(http, "DELETE", f"/tenants/{tenant_id}", None, content="{}")
+
+    def for_tenant(self, tenant: Tenant) -> Sandbox:
+        """The sandbox as ``tenant`` sees it: its credentials for tokens, and
+        its control token on every control call (which then act on it alone)."""
+        return replace(
+            self,
+            client_id=tenant.client_id,
+            client_secret=tenant.client_secret.get_secret_value(),
+            control_token=tenant.control_token.get_secret_value(),
+            tenant=None,
+        )
+
+    def scoped(self, tenant_id: str) -> Sandbox:
+        """This sandbox with its control calls acting on the tenant
+        ``tenant_id`` (``?tenant=``), for the operator."""
+        return replace(self, tenant=tenant_id)
 
     def subscribe_invoice_webhook(
         self, http: httpx.Client, url: str, secret: str | None = None

@@ -15,6 +15,7 @@ mod api_version;
 mod builders;
 mod client_feature;
 mod common;
+pub mod control;
 mod extra_members;
 mod http_client;
 mod items;
@@ -139,8 +140,9 @@ fn print_diff(target: &Path, old: &str, new: &str) {
     );
 }
 
-/// Every generated file with its expected content: the clients, the test
-/// suite's registry, and the files derived from the x-psi blocks.
+/// Every generated file with its expected content: the clients, the
+/// sandbox's control types, the test suite's registry, and the files derived
+/// from the x-psi blocks.
 pub fn outputs(root: &Path) -> Result<Vec<(std::path::PathBuf, String)>, String> {
     let apis = apis::all(root)?;
     let common = common::generate(root)?;
@@ -151,6 +153,7 @@ pub fn outputs(root: &Path) -> Result<Vec<(std::path::PathBuf, String)>, String>
             generate_api(root, api, &common.types)?,
         ));
     }
+    files.push((control::types_file(root), control::generate(root)?));
     files.push((
         crate::registry::path(root),
         crate::registry::generate(root, &apis)?,

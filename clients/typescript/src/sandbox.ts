@@ -34,8 +34,16 @@ export interface Sandbox {
   clientId: string;
   clientSecret: string;
   webhookSecret: string;
-  /** Sent with every control call when the sandbox has one (`--control-token`). */
+  /**
+   * Sent with every control call when there is one: the operator's
+   * (`--control-token`) or a tenant's (`forTenant`).
+   */
   controlToken: string | undefined;
+  /**
+   * The tenant an operator's control calls act on (`?tenant=`), when not the
+   * demo tenant (`scoped`).
+   */
+  tenant?: string;
 }
 
 /**
@@ -43,7 +51,7 @@ export interface Sandbox {
  * control API's generated `paths`, sending `controlToken` (when given) as
  * its bearer.
  */
-export function controlClient(url: string, controlToken?: string): Client<ControlPaths> {
+export function controlClient(url: string, controlToken?: string, tenant?: string): Client<ControlPaths> {
   const client = createClient<ControlPaths>({ baseUrl: url.replace(/\/+$/, "") });
   if (controlToken !== undefined) {
     client.use({
@@ -53,7 +61,27 @@ export function controlClient(url: string, controlToken?: string): Client<Contro
       },
     });
   }
+  if (tenant !== undefined) {
+    client.use({
+      onRequest({ request }) {
+        return new Request(withTenant(request.url, tenant), request);
+      },
+    });
+  }
   return client;
+}
+
+/**
+ * `url` with the `tenant` query parameter, unless it manages tenants
+ * (`/__sandbox/tenants...`), which acts on no one tenant.
+ */
+export function withTenant(url: string, tenant: string): string {
+  const address = new URL(url);
+  if (address.pathname === "/__sandbox/tenants" || address.pathname.startsWith("/__sandbox/tenants/")) {
+    return url;
+  }
+  address.searchParams.set("tenant", tenant);
+  return address.toString();
 }
 
 /** Reads the addresses and demo credentials of the sandbox at `url`. */
@@ -77,7 +105,56 @@ export async function discover(url: string, controlToken?: string): Promise<Sand
 
 /** The control API of `sandbox`. */
 export function control(sandbox: Sandbox): Client<ControlPaths> {
-  return controlClient(sandbox.url, sandbox.controlToken);
+  return controlClient(sandbox.url, sandbox.controlToken, sandbox.tenant);
+}
+
+/**
+ * Creates a tenant, named `name` or by the sandbox (`t-` and 12 hexadecimal
+ * digits); answers its credentials and control token, which only this answer
+ * carries. Only the operator may (its control token, or none on a sandbox
+ * without one).
+ */
+export async function createTenant(sandbox: Sandbox, name?: string): Promise<Control["Tenant"]> {
+  const body: Control["TenantRequest"] = name === undefined ? {} : { name };
+  const { data, error, response } = await control(sandbox).POST("/__sandbox/tenants", { body });
+  if (!data) throw new Error(`createTenant: ${response.status} ${JSON.stringify(error)}`);
+  return data;
+}
+
+/** The tenants `sandbox`'s control token may see (every one for the operator), without secrets. */
+export async function listTenants(sandbox: Sandbox): Promise<Control["TenantSummary"][]> {
+  const { data, error, response } = await control(sandbox).GET("/__sandbox/tenants");
+  if (!data) throw new Error(`listTenants: ${response.status} ${JSON.stringify(error)}`);
+  return data;
+}
+
+/** Deletes the tenant `tenantId` with all its data (the operator only). */
+export async function deleteTenant(sandbox: Sandbox, tenantId: string): Promise<void> {
+  const { error, response } = await control(sandbox).DELETE("/__sandbox/tenants/{tenant}", {
+    params: { path: { tenant: tenantId } },
+    body: {},
+  });
+  if (response.status !== 204) throw new Error(`deleteTenant: ${response.status} ${JSON.stringify(error)}`);
+}
+
+/**
+ * The sandbox as `tenant` sees it: its credentials for tokens, and its
+ * control token on every control call (which then act on it alone).
+ */
+export function forTenant(sandbox: Sandbox, tenant: Control["Tenant"]): Sandbox {
+  // Without the operator's `tenant`: a tenant's token acts on its tenant.
+  const { tenant: _operatorsScope, ...unscoped } = sandbox;
+  return {
+    ...unscoped,
+    clientId: tenant.client_id,
+    clientSecret: tenant.client_secret,
+    controlToken: tenant.control_token,
+  };
+}
+
+/** `sandbox` with its control calls acting on the tenant `tenantId` (`?tenant=`), for the operator. */
+export function scoped(sandbox: Sandbox, tenantId: string): Sandbox {
+  return { ...sandbox, tenant: tenantId };
 }
 
 /** The buyer completes the session as `choice` says; answers the new transaction. */

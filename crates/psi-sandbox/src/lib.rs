@@ -61,7 +61,10 @@ mod tls;
 mod typed;
 
 pub use audiences::Addresses;
-pub use control::{health, Control, ControlError, JournalEntry, StoredTransaction};
+pub use control::{
+    health, Control, ControlError, JournalEntry, ResetOutcome, SandboxDescription,
+    StoredTransaction, Tenant, TenantId, TenantSummary,
+};
 pub use demo::{
     DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, DEMO_PLATFORM_CLIENT_ID, DEMO_PLATFORM_CLIENT_SECRET,
     DEMO_WEBHOOK_SECRET,

@@ -254,6 +254,7 @@ impl Document {
 struct Recorded {
     method: Method,
     path: String,
+    query: Option<String>,
     content_type: Option<String>,
     authorization: Option<String>,
     body: String,
@@ -287,6 +288,7 @@ impl Recorder {
                 recorded.lock().expect("not poisoned").push(Recorded {
                     method: parts.method.clone(),
                     path: parts.uri.path().to_owned(),
+                    query: parts.uri.query().map(str::to_owned),
                     content_type: header(reqwest::header::CONTENT_TYPE),
                     authorization: header(reqwest::header::AUTHORIZATION),
                     body: String::from_utf8(body.to_vec()).expect("UTF-8"),
@@ -412,28 +414,30 @@ async fn every_call_of_the_control_client_is_an_operation_of_the_document() {
         .values()
     {
         control
-            .seed_storefront_order(seed["value"].clone())
+            .seed_storefront_order(
+                &serde_json::from_value(seed["value"].clone()).expect("a StorefrontOrderSeed"),
+            )
             .await
             .expect("seeded");
     }
     let webhooks = control.webhooks().await.expect("webhooks");
-    document.assert_valid("WebhookDeliveryList", &webhooks, "webhooks()");
+    document.assert_valid("WebhookDeliveryList", &json(&webhooks), "webhooks()");
     let resent = control.resend_webhook(0).await.expect("resent");
-    document.assert_valid("WebhookDelivery", &resent, "resend_webhook()");
+    document.assert_valid("WebhookDelivery", &json(&resent), "resend_webhook()");
     let notified = control.notify_session(session).await.expect("notified");
-    document.assert_valid("WebhookDelivery", &notified, "notify_session()");
+    document.assert_valid("WebhookDelivery", &json(&notified), "notify_session()");
     let invoiced = control
         .notify_invoice("12-34567890123456789")
         .await
         .expect("notified");
-    document.assert_valid("WebhookDeliveryList", &invoiced, "notify_invoice()");
+    document.assert_valid("WebhookDeliveryList", &json(&invoiced), "notify_invoice()");
     let subscribed = control
         .subscribe_invoice_webhooks("http://127.0.0.1:9000/invoice")
         .await
         .expect("subscribed");
     document.assert_valid(
         "WebhookSubscription",
-        &subscribed,
+        &json(&subscribed),
         "subscribe_invoice_webhooks()",
     );
     control
@@ -444,10 +448,53 @@ async fn every_call_of_the_control_client_is_an_operation_of_the_document() {
         .clear_webhook_subscriptions()
         .await
         .expect("cleared");
+    let about = control.about().await.expect("about");
+    document.assert_valid("SandboxDescription", &json(&about), "about()");
+    let reset = control.reset().await.expect("reset");
+    document.assert_valid("ResetOutcome", &json(&reset), "reset()");
+    control.requests().await.expect("requests");
+    control.clear_requests().await.expect("cleared");
+
+    // The operator's calls that manage tenants, and a tenant's own client.
+    let created = control
+        .create_tenant(Some("acme-shop"))
+        .await
+        .expect("created");
+    document.assert_valid("Tenant", &json(&created), "create_tenant()");
+    control.create_tenant(None).await.expect("created");
+    let tenants = control.tenants().await.expect("tenants");
+    document.assert_valid("TenantSummaryList", &json(&tenants), "tenants()");
+    control.delete_tenant("acme-shop").await.expect("deleted");
+    let calls_before_the_tenants_client = recorder.calls().len();
+    let own = control.for_tenant(&created);
+    own.sessions().await.expect("sessions");
+    let scoped = control.scoped("acme-shop");
+    scoped.sessions().await.expect("sessions");
+    scoped.reset().await.expect("reset");
 
     let calls = recorder.calls();
+    let (operator_calls, tenant_calls) = calls.split_at(calls_before_the_tenants_client);
+    assert_eq!(
+        tenant_calls[0].authorization.as_deref(),
+        Some(format!("Bearer {}", created.control_token.expose()).as_str()),
+        "a tenant's client sends its control token"
+    );
+    assert_eq!(tenant_calls[0].query, None, "and no tenant parameter");
+    for call in &tenant_calls[1..] {
+        assert_eq!(call.authorization.as_deref(), Some("Bearer control-token"));
+        assert_eq!(
+            call.query.as_deref(),
+            Some("tenant=acme-shop"),
+            "{}",
+            call.path
+        );
+    }
+    for call in operator_calls {
+        assert_eq!(call.query, None, "{} {}", call.method, call.path);
+    }
+    let calls = operator_calls;
     let mut reached = BTreeSet::new();
-    for call in &calls {
+    for call in calls {
         let what = format!("{} {}", call.method, call.path);
         let operation = document
             .operation(&call.method, &call.path)
@@ -505,6 +552,12 @@ async fn every_call_of_the_control_client_is_an_operation_of_the_document() {
         "subscribeInvoiceWebhook",
         "listInvoiceWebhookSubscriptions",
         "clearInvoiceWebhookSubscriptions",
+        "resetSandbox",
+        "listRequests",
+        "clearRequests",
+        "createTenant",
+        "listTenants",
+        "deleteTenant",
     ]
     .map(str::to_owned)
     .into();
@@ -512,6 +565,11 @@ async fn every_call_of_the_control_client_is_an_operation_of_the_document() {
         reached, expected,
         "the operations the client's methods call"
     );
+}
+
+/// A typed answer as JSON, to check it against its schema.
+fn json(typed: &impl serde::Serialize) -> Value {
+    serde_json::to_value(typed).expect("a typed answer serialises")
 }
 
 // ------------------------------------------------- Rust types and schemas

@@ -1,17 +1,25 @@
 //! The progenitor settings of every generated crate (the API crates and
-//! `psi-common`).
+//! `psi-common`) and of the sandbox's control types.
 
 use progenitor_impl::{GenerationSettings, InterfaceStyle, TagStyle, TypeImpl};
 use schemars::schema::{InstanceType, SchemaObject};
 
 /// Settings every generated crate shares: builders, the runtime context as
-/// the client's inner value, and the workspace's type conversions.
+/// the client's inner value, the workspace's type conversions, and the
+/// `schemars::JsonSchema` derive (behind each crate's `schemars` feature).
 pub fn base_settings() -> GenerationSettings {
+    let mut settings = settings_without_json_schema();
+    settings.with_derive("schemars::JsonSchema");
+    settings
+}
+
+/// [`base_settings`] without the `schemars::JsonSchema` derive: for the
+/// sandbox's control types, in a crate that has no `schemars` feature.
+pub fn settings_without_json_schema() -> GenerationSettings {
     let mut settings = GenerationSettings::default();
     settings
         .with_interface(InterfaceStyle::Builder)
         .with_tag(TagStyle::Merged)
-        .with_derive("schemars::JsonSchema")
         .with_derive("PartialEq")
         // Every client carries the runtime context (audience, token cache,
         // retry policy), which every `send()` hands to `psi_runtime::call::send`.

@@ -243,10 +243,14 @@ async fn store_transaction(tenant: Current, body: Bytes) -> Response {
     let stored = stored(&transaction);
     {
         let mut data = tenant.data();
-        if data.transactions.get(&stored.transaction_id).is_some() {
+        if data
+            .transactions
+            .get(stored.transaction_id.as_str())
+            .is_some()
+        {
             return control_error(
                 StatusCode::CONFLICT,
-                format!("transaction {} exists", stored.transaction_id),
+                format!("transaction {} exists", stored.transaction_id.as_str()),
             );
         }
         data.transactions.insert(transaction);
@@ -262,8 +266,12 @@ async fn disarm_faults(tenant: Current) -> impl IntoResponse {
 /// A stored transaction in the control API's shape.
 fn stored(transaction: &crate::state::Transaction) -> StoredTransaction {
     StoredTransaction {
-        transaction_id: transaction.id.to_string(),
-        session_id: transaction.session_id.to_string(),
+        transaction_id: transaction
+            .id
+            .to_string()
+            .parse()
+            .expect("a transaction id of the sandbox matches the document's pattern"),
+        session_id: transaction.session_id,
         created: transaction.created,
         payment_option: transaction.payment_option.to_string(),
         transfer_type: transaction.transfer_type.to_string(),
