@@ -618,3 +618,210 @@ async fn a_pending_notification_is_delivered_after_a_sigkill_and_restart() {
     assert_eq!(*received.lock().expect("the count"), 1);
     let _ = std::fs::remove_dir_all(&directory);
 }
+
+/// Starts the binary with `--state state` and `extra` arguments.
+fn start_with(state: &Path, log: &Path, extra: &[&str]) -> Process {
+    let log_file = std::fs::File::create(log).expect("a log file");
+    let mut child = Command::new(BINARY)
+        .args(["--port", "0", "--state"])
+        .arg(state)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(log_file)
+        .spawn()
+        .expect("the sandbox binary runs");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("a first line");
+    let url = line
+        .trim()
+        .strip_prefix("psi sandbox listening on ")
+        .unwrap_or_else(|| panic!("not the address line: {line:?}"))
+        .to_owned();
+    let port = url
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("a port");
+    Process {
+        child,
+        url,
+        port,
+        _stdout: stdout,
+    }
+}
+
+/// A transaction status token of the tenant whose client is `client_id`.
+async fn tenant_token(
+    http: &reqwest::Client,
+    url: &str,
+    client_id: &str,
+    secret: &str,
+) -> (StatusCode, Value) {
+    let audience = format!("{url}/transaction/status/v2/transactions");
+    let response = http
+        .post(format!("{url}/oauth/token"))
+        .json(&json!({"client_id": client_id, "client_secret": secret, "audience": audience, "grant_type": "client_credentials"}))
+        .send()
+        .await
+        .expect("the token server answers");
+    let status = response.status();
+    (status, response.json().await.expect("JSON"))
+}
+
+/// A control call with `token` (a tenant's control token).
+async fn control(
+    http: &reqwest::Client,
+    method: reqwest::Method,
+    address: String,
+    token: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let mut request = http.request(method, address).bearer_auth(token);
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request.send().await.expect("the control API answers");
+    let status = response.status();
+    let text = response.text().await.expect("a body");
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tenants_and_their_data_survive_a_sigkill() {
+    let directory = temporary_directory("tenants");
+    let state = directory.join("state.db");
+    let log = directory.join("sandbox.log");
+    let declared = directory.join("tenants.json");
+    std::fs::write(
+        &declared,
+        json!({"tenants": [{"tenant": "ci-a", "client_id": "ci-a-client", "client_secret": "ci-a-secret",
+            "platform_client_id": "ci-a-platform", "platform_client_secret": "ci-a-platform-secret",
+            "control_token": "ci-a-control-token"}]})
+        .to_string(),
+    )
+    .expect("written");
+    let http = reqwest::Client::new();
+    let mut first = start_with(
+        &state,
+        &log,
+        &["--tenants", declared.to_str().expect("UTF-8")],
+    );
+    let url = first.url.clone();
+
+    // A tenant made at run time, with a transaction and its clock moved.
+    let made: Value = http
+        .post(format!("{url}/__sandbox/tenants"))
+        .json(&json!({"name": "made"}))
+        .send()
+        .await
+        .expect("created")
+        .json()
+        .await
+        .expect("JSON");
+    let secret = made["client_secret"].as_str().expect("a secret").to_owned();
+    let client_id = made["client_id"].as_str().expect("an id").to_owned();
+    let control_token = made["control_token"].as_str().expect("a token").to_owned();
+    let (status, stored) = control(
+        &http,
+        reqwest::Method::POST,
+        format!("{url}/__sandbox/transactions"),
+        &control_token,
+        Some(json!({"order_data": psi_sandbox::demo::session_request(UNREACHABLE).order_data})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{stored}");
+    let transaction = stored["transaction_id"].as_str().expect("an id").to_owned();
+    let (status, _) = control(
+        &http,
+        reqwest::Method::POST,
+        format!("{url}/__sandbox/clock/advance"),
+        &control_token,
+        Some(json!({"seconds": 3600})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    // The declared tenant's transaction too.
+    let (status, _) = control(
+        &http,
+        reqwest::Method::POST,
+        format!("{url}/__sandbox/transactions"),
+        "ci-a-control-token",
+        Some(json!({"transaction_id": "12-00000000000000042", "order_data": psi_sandbox::demo::session_request(UNREACHABLE).order_data})),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED);
+
+    first.child.kill().expect("the sandbox is killed");
+    first.child.wait().expect("ended");
+
+    // Restarted without --tenants: the state file keeps both tenants.
+    let mut second = start_with(&state, &log, &[]);
+    let url = second.url.clone();
+    let (status, issued) = tenant_token(&http, &url, &client_id, &secret).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "the made tenant's credentials: {issued}"
+    );
+    let token = issued["access_token"].as_str().expect("a token");
+    let lookup = |token: String, id: String| {
+        let http = http.clone();
+        let url = url.clone();
+        async move {
+            http.get(format!("{url}/transaction/status/v2/transactions/{id}"))
+                .bearer_auth(token)
+                .send()
+                .await
+                .expect("answered")
+                .status()
+        }
+    };
+    assert_eq!(
+        lookup(token.to_owned(), transaction.clone()).await,
+        StatusCode::OK
+    );
+    let (status, issued) = tenant_token(&http, &url, "ci-a-client", "ci-a-secret").await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "the declared tenant's credentials: {issued}"
+    );
+    let ci_token = issued["access_token"].as_str().expect("a token").to_owned();
+    assert_eq!(
+        lookup(ci_token.clone(), "12-00000000000000042".to_owned()).await,
+        StatusCode::OK
+    );
+    // Each tenant's data stays its own.
+    assert_eq!(
+        lookup(ci_token, transaction.clone()).await,
+        StatusCode::NOT_FOUND
+    );
+    let (status, _) = control(
+        &http,
+        reqwest::Method::GET,
+        format!("{url}/__sandbox/transactions/{transaction}"),
+        &control_token,
+        None,
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    // Its clock kept its hour; the demo tenant's did not move.
+    let (_, about) = control(
+        &http,
+        reqwest::Method::GET,
+        format!("{url}/__sandbox"),
+        &control_token,
+        None,
+    )
+    .await;
+    assert_eq!(about["tenant"], "made");
+    let now: chrono::DateTime<chrono::FixedOffset> =
+        serde_json::from_value(about["now"].clone()).expect("a time");
+    let ahead = (now.with_timezone(&chrono::Utc) - chrono::Utc::now()).num_seconds();
+    assert!((3590..3700).contains(&ahead), "{ahead} s ahead");
+    assert!(clock_offset(&http, &url).await.abs() < 60, "the demo clock");
+    second.child.kill().expect("stopped");
+    second.child.wait().expect("ended");
+    let _ = std::fs::remove_dir_all(directory);
+}
