@@ -6,6 +6,7 @@
 use super::{sandbox, session_request};
 use psi::order_status::types::CorrespondenceFormat;
 use psi::webhook::{InvoiceFormat, WebhookVerifier};
+use psi_sandbox::control::types::{WebhookDelivery, WebhookDeliveryKind, WebhookSubscription};
 use std::time::Duration;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -158,14 +159,18 @@ async fn completion_sends_a_session_and_an_invoice_notification_that_verify() {
 }
 
 /// The invoice notifications queued so far, as the control API lists them.
-async fn invoice_deliveries(sandbox: &psi_sandbox::Sandbox) -> Vec<serde_json::Value> {
+async fn invoice_deliveries(sandbox: &psi_sandbox::Sandbox) -> Vec<WebhookDelivery> {
     let all = sandbox.control().webhooks().await.unwrap();
-    all.as_array()
-        .unwrap()
-        .iter()
-        .filter(|delivery| delivery["kind"] == "invoice")
-        .cloned()
+    all.into_iter()
+        .filter(|delivery| delivery.kind == WebhookDeliveryKind::Invoice)
         .collect()
+}
+
+/// A subscription of `url`, as the control API lists it.
+fn subscription(url: &str) -> WebhookSubscription {
+    WebhookSubscription {
+        url: url.to_owned(),
+    }
 }
 
 #[tokio::test]
@@ -184,7 +189,7 @@ async fn invoice_notifications_go_to_every_subscription_and_only_there() {
     control.subscribe_invoice_webhooks(second).await.unwrap();
     assert_eq!(
         control.webhook_subscriptions().await.unwrap(),
-        serde_json::json!([{"url": first}, {"url": second}])
+        [subscription(first), subscription(second)]
     );
     let session = client
         .payment_page()
@@ -200,33 +205,24 @@ async fn invoice_notifications_go_to_every_subscription_and_only_there() {
         .unwrap();
     // Queued before the control call answers: one per subscription.
     let invoices = invoice_deliveries(&sandbox).await;
-    let urls: Vec<&str> = invoices
-        .iter()
-        .map(|d| d["url"].as_str().unwrap())
-        .collect();
+    let urls: Vec<&str> = invoices.iter().map(|d| d.url.as_str()).collect();
     assert_eq!(urls, [first, second]);
     for delivery in &invoices {
-        let body: serde_json::Value =
-            serde_json::from_str(delivery["body"].as_str().unwrap()).unwrap();
+        let body: serde_json::Value = serde_json::from_str(&delivery.body).unwrap();
         assert_eq!(body["gateway_transaction_id"], second_transaction.as_str());
         assert_ne!(body["gateway_transaction_id"], transaction.as_str());
     }
     let all = control.webhooks().await.unwrap();
-    let to_session_url: Vec<&serde_json::Value> = all
-        .as_array()
-        .unwrap()
+    let to_session_url: Vec<&WebhookDelivery> = all
         .iter()
-        .filter(|delivery| delivery["url"] == session_receiver)
+        .filter(|delivery| delivery.url == session_receiver)
         .collect();
     assert_eq!(to_session_url.len(), 1, "only the session notification");
-    assert_eq!(to_session_url[0]["kind"], "session");
+    assert_eq!(to_session_url[0].kind, WebhookDeliveryKind::Session);
 
     // Cleared, nothing more is sent.
     control.clear_webhook_subscriptions().await.unwrap();
-    assert_eq!(
-        control.webhook_subscriptions().await.unwrap(),
-        serde_json::json!([])
-    );
+    assert_eq!(control.webhook_subscriptions().await.unwrap(), []);
     super::completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
     assert_eq!(invoice_deliveries(&sandbox).await.len(), 2);
 
@@ -284,13 +280,13 @@ async fn a_resent_notification_is_a_second_signed_delivery_of_the_same_body() {
     received_bodies(&receiver, 1).await;
     let log = control.webhooks().await.unwrap();
     let first = &log[0];
-    assert_eq!(first["number"], 0, "{log}");
+    assert_eq!(first.number, 0, "{log:?}");
 
     let resent = control.resend_webhook(0).await.unwrap();
-    assert_eq!(resent["number"], 1, "{resent}");
-    assert_eq!(resent["body"], first["body"]);
-    assert_eq!(resent["url"], first["url"]);
-    assert_eq!(resent["kind"], "session");
+    assert_eq!(resent.number, 1, "{resent:?}");
+    assert_eq!(resent.body, first.body);
+    assert_eq!(resent.url, first.url);
+    assert_eq!(resent.kind, WebhookDeliveryKind::Session);
 
     let verifier = WebhookVerifier::new(psi_sandbox::DEMO_WEBHOOK_SECRET);
     let received = received_bodies(&receiver, 2).await;
@@ -303,25 +299,18 @@ async fn a_resent_notification_is_a_second_signed_delivery_of_the_same_body() {
     }
     // The receiver has the request before the sandbox records its answer:
     // wait for both to be recorded as delivered.
-    let mut log = serde_json::Value::Null;
+    let mut log = Vec::new();
     for _ in 0..100 {
         log = control.webhooks().await.unwrap();
-        let entries = log.as_array().unwrap();
-        if entries.len() == 2 && entries.iter().all(|delivery| delivery["delivered"] == true) {
+        if log.len() == 2 && log.iter().all(|delivery| delivery.delivered) {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let log = log.as_array().unwrap();
     assert_eq!(log.len(), 2);
-    assert!(
-        log.iter().all(|delivery| delivery["delivered"] == true),
-        "{log:?}"
-    );
+    assert!(log.iter().all(|delivery| delivery.delivered), "{log:?}");
     // The one resent is left as it was: one attempt each.
-    assert!(log
-        .iter()
-        .all(|delivery| delivery["attempts"].as_array().unwrap().len() == 1));
+    assert!(log.iter().all(|delivery| delivery.attempts.len() == 1));
 
     let unknown = control.resend_webhook(7).await.unwrap_err().to_string();
     assert!(unknown.contains("404"), "{unknown}");
@@ -344,12 +333,11 @@ async fn session_and_invoice_notifications_on_demand_arrive_signed() {
     let automatic = received_bodies(&receiver, 2).await;
 
     let queued = control.notify_session(&session).await.unwrap();
-    assert_eq!(queued["kind"], "session", "{queued}");
-    assert_eq!(queued["session_status"], "COMPLETED");
+    assert_eq!(queued.kind, WebhookDeliveryKind::Session, "{queued:?}");
+    assert_eq!(queued.session_status, "COMPLETED");
     let queued = control.notify_invoice(&transaction).await.unwrap();
-    let queued = queued.as_array().unwrap();
     assert_eq!(queued.len(), 1, "one per subscription");
-    assert_eq!(queued[0]["kind"], "invoice");
+    assert_eq!(queued[0].kind, WebhookDeliveryKind::Invoice);
 
     // Subscribed without a secret: both kinds are keyed with the sandbox's.
     let verifier = WebhookVerifier::new(psi_sandbox::DEMO_WEBHOOK_SECRET);
@@ -435,33 +423,26 @@ async fn a_retry_comes_when_the_sandbox_clock_reaches_its_due_time() {
     received_bodies(&receiver, 1).await;
     control.advance_clock(-3600).await.unwrap();
 
-    let time = |value: &serde_json::Value| {
-        DateTime::<FixedOffset>::parse_from_rfc3339(value.as_str().expect("a time"))
-            .expect("an RFC 3339 time")
-    };
-    let mut delivery = serde_json::Value::Null;
+    let mut delivery = control.webhooks().await.unwrap().remove(0);
     for _ in 0..100 {
-        delivery = control.webhooks().await.unwrap()[0].clone();
-        if delivery["attempts"].as_array().unwrap().len() == 1 {
+        if delivery.attempts.len() == 1 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
+        delivery = control.webhooks().await.unwrap().remove(0);
     }
-    let first = delivery["attempts"][0].clone();
-    assert_eq!(first["status"], 500, "{delivery}");
-    let due = time(&delivery["next_attempt_at"]);
-    assert_eq!(
-        due - time(&first["at"]),
-        chrono::Duration::milliseconds(100)
-    );
+    let first = delivery.attempts[0].clone();
+    assert_eq!(first.status, Some(500), "{delivery:?}");
+    let due: DateTime<FixedOffset> = delivery.next_attempt_at.expect("a due time");
+    assert_eq!(due - first.at, chrono::Duration::milliseconds(100));
 
     // Well past the backoff in wall time, but the sandbox clock is an hour
     // before the due time: no retry.
     tokio::time::sleep(Duration::from_millis(1000)).await;
     assert_eq!(receiver.received_requests().await.unwrap().len(), 1);
-    let delivery = control.webhooks().await.unwrap()[0].clone();
-    assert_eq!(delivery["attempts"].as_array().unwrap().len(), 1);
-    assert_eq!(delivery["delivered"], false);
+    let delivery = control.webhooks().await.unwrap().remove(0);
+    assert_eq!(delivery.attempts.len(), 1);
+    assert!(!delivery.delivered);
 
     // Back past the due time: the retry comes at once.
     let advanced = std::time::Instant::now();
@@ -472,20 +453,20 @@ async fn a_retry_comes_when_the_sandbox_clock_reaches_its_due_time() {
         "{:?}",
         advanced.elapsed()
     );
-    let mut delivery = serde_json::Value::Null;
+    let mut delivery = control.webhooks().await.unwrap().remove(0);
     for _ in 0..100 {
-        delivery = control.webhooks().await.unwrap()[0].clone();
-        if delivery["delivered"] == true {
+        if delivery.delivered {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
+        delivery = control.webhooks().await.unwrap().remove(0);
     }
-    assert_eq!(delivery["delivered"], true, "{delivery}");
-    let attempts = delivery["attempts"].as_array().unwrap();
+    assert!(delivery.delivered, "{delivery:?}");
+    let attempts = &delivery.attempts;
     assert_eq!(attempts.len(), 2);
-    assert_eq!(attempts[1]["status"], 204);
-    assert!(time(&attempts[1]["at"]) >= due, "{delivery}");
-    assert!(delivery["next_attempt_at"].is_null(), "{delivery}");
+    assert_eq!(attempts[1].status, Some(204));
+    assert!(attempts[1].at >= due, "{delivery:?}");
+    assert!(delivery.next_attempt_at.is_none(), "{delivery:?}");
 }
 
 /// A receiver's redirect is its answer, never followed: the sandbox's
@@ -515,18 +496,18 @@ async fn a_redirecting_receiver_is_not_followed() {
         .complete_session(&session, "OPEN_INVOICE")
         .await
         .unwrap();
-    let mut log = serde_json::Value::Null;
+    let mut log = Vec::new();
     for _ in 0..100 {
         log = control.webhooks().await.unwrap();
-        if log[0]["attempts"]
-            .as_array()
-            .is_some_and(|attempts| !attempts.is_empty())
+        if log
+            .first()
+            .is_some_and(|delivery| !delivery.attempts.is_empty())
         {
             break;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    assert_eq!(log[0]["delivered"], false, "a 307 is no delivery: {log}");
+    assert!(!log[0].delivered, "a 307 is no delivery: {log:?}");
     let received = receiver.received_requests().await.unwrap();
     let paths: Vec<&str> = received.iter().map(|request| request.url.path()).collect();
     assert_eq!(paths, ["/hooks"], "the redirect was followed");

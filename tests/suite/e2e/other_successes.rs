@@ -125,11 +125,14 @@ async fn a_storefront_delivery_answered_204_is_a_success() {
     const TABLE: &str = "c4fbb4dc62b240469efecad738853a76";
     sandbox
         .control()
-        .seed_storefront_order(json!({
-            "order_id": ORDER,
-            "items": [{"id": TABLE, "name": "Oak side table", "quantity": 2, "unit_price": 16.9}],
-            "shipping": 10
-        }))
+        .seed_storefront_order(
+            &serde_json::from_value(json!({
+                "order_id": ORDER,
+                "items": [{"id": TABLE, "name": "Oak side table", "quantity": 2, "unit_price": 16.9}],
+                "shipping": 10
+            }))
+            .unwrap(),
+        )
         .await
         .unwrap();
     sandbox

@@ -417,14 +417,13 @@ async fn a_withdrawal_within_14_days_ends_in_already_withdrawn() {
         .advance_clock(13 * DAY)
         .await
         .expect("the clock moves");
-    let now: chrono::DateTime<chrono::FixedOffset> =
-        serde_json::from_value(moved["now"].clone()).unwrap();
+    let now = moved.now;
     let answer = sandbox
         .control()
         .withdraw_pay_later(&transaction_id)
         .await
         .expect("withdrawn in time");
-    assert_eq!(answer["pay_later_status"], "ALREADY_WITHDRAWN");
+    assert_eq!(answer.pay_later_status, PayLaterStatus::AlreadyWithdrawn);
 
     let status = status(&client, &transaction_id).await;
     assert_eq!(

@@ -9,6 +9,7 @@ use psi::payment_page::types::{
 };
 use psi::payment_page::Error;
 use psi::Api;
+use psi_sandbox::control::types::WebhookDelivery;
 use psi_sandbox::{Sandbox, DEMO_WEBHOOK_SECRET};
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -533,13 +534,10 @@ async fn the_providers_basket_rule_decides_on_both_sides() {
 }
 
 /// The session notifications queued so far for `session_id`.
-async fn deliveries_of(sandbox: &Sandbox, session_id: &str) -> Vec<Value> {
+async fn deliveries_of(sandbox: &Sandbox, session_id: &str) -> Vec<WebhookDelivery> {
     let all = sandbox.control().webhooks().await.unwrap();
-    all.as_array()
-        .unwrap()
-        .iter()
-        .filter(|delivery| delivery["session_id"] == session_id)
-        .cloned()
+    all.into_iter()
+        .filter(|delivery| delivery.session_id == session_id)
         .collect()
 }
 
@@ -569,7 +567,7 @@ async fn a_session_without_webhook_url_is_created_and_never_notified() {
     assert!(deliveries_of(&sandbox, &quiet).await.is_empty());
     let sent = deliveries_of(&sandbox, &notified).await;
     assert_eq!(sent.len(), 1, "{sent:?}");
-    assert_eq!(sent[0]["url"], NOWHERE);
+    assert_eq!(sent[0].url, NOWHERE);
 }
 
 #[tokio::test]
@@ -686,7 +684,7 @@ async fn completing_creates_a_transaction() {
         .transaction(&transaction_id)
         .await
         .unwrap();
-    assert_eq!(transaction.session_id, session_id);
+    assert_eq!(transaction.session_id.to_string(), session_id);
     assert_eq!(
         (
             transaction.payment_option.as_str(),
@@ -760,13 +758,9 @@ async fn cancel_and_fail_end_a_session_and_notify_once_on_any_2xx() {
 
     for (session_id, status) in [(&canceled, "CANCELED"), (&failed, "ERROR")] {
         let delivery = delivered(&sandbox, session_id).await;
-        assert_eq!(delivery["session_status"], json!(status));
-        assert_eq!(
-            delivery["attempts"].as_array().unwrap().len(),
-            1,
-            "a 2xx is not retried"
-        );
-        assert_eq!(delivery["attempts"][0]["status"], json!(204));
+        assert_eq!(delivery.session_status, status);
+        assert_eq!(delivery.attempts.len(), 1, "a 2xx is not retried");
+        assert_eq!(delivery.attempts[0].status, Some(204));
     }
     let again = sandbox
         .control()
@@ -860,19 +854,12 @@ async fn a_session_without_buyer_action_expires_after_30_minutes() {
 
 /// Polls `GET /__sandbox/webhooks` until the session's notification was
 /// delivered or gave up (five attempts), for at most five seconds.
-async fn delivered(sandbox: &Sandbox, session_id: &str) -> Value {
+async fn delivered(sandbox: &Sandbox, session_id: &str) -> WebhookDelivery {
     for _ in 0..100 {
         let deliveries = sandbox.control().webhooks().await.unwrap();
-        let found = deliveries
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|d| d["session_id"] == json!(session_id))
-            .cloned();
+        let found = deliveries.into_iter().find(|d| d.session_id == session_id);
         if let Some(delivery) = found {
-            let done = delivery["delivered"] == json!(true)
-                || delivery["attempts"].as_array().unwrap().len() >= 5;
-            if done {
+            if delivery.delivered || delivery.attempts.len() >= 5 {
                 return delivery;
             }
         }
@@ -912,14 +899,9 @@ async fn a_notification_is_retried_until_2xx_and_verifies() {
         .unwrap();
 
     let delivery = delivered(&sandbox, &session_id).await;
-    let statuses: Vec<_> = delivery["attempts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["status"].clone())
-        .collect();
-    assert_eq!(statuses, [json!(500), json!(500), json!(200)]);
-    assert_eq!(delivery["delivered"], json!(true));
+    let statuses: Vec<_> = delivery.attempts.iter().map(|a| a.status).collect();
+    assert_eq!(statuses, [Some(500), Some(500), Some(200)]);
+    assert!(delivery.delivered);
 
     let received: Vec<_> = receiver
         .received_requests()
@@ -937,10 +919,7 @@ async fn a_notification_is_retried_until_2xx_and_verifies() {
         .expect("a signature")
         .to_str()
         .unwrap();
-    assert_eq!(
-        String::from_utf8(last.body.clone()).unwrap(),
-        delivery["body"].as_str().unwrap()
-    );
+    assert_eq!(String::from_utf8(last.body.clone()).unwrap(), delivery.body);
     let clock = psi::webhook::FixedClock(sandbox.control().now().await.unwrap().to_utc());
     let verifier =
         psi::webhook::WebhookVerifier::new(DEMO_WEBHOOK_SECRET).with_clock(Arc::new(clock));

@@ -9,6 +9,7 @@ use psi::storefront::types::{
 };
 use psi::storefront::{Error, ResponseValue};
 use psi_runtime::Decimal;
+use psi_sandbox::control::types::StorefrontOrderSeed;
 use psi_sandbox::Sandbox;
 use serde_json::json;
 use std::collections::HashMap;
@@ -23,19 +24,24 @@ fn dec(text: &str) -> Decimal {
     text.parse().expect("a decimal")
 }
 
+/// A storefront order seed, written as the control API's JSON.
+fn seed(order: serde_json::Value) -> StorefrontOrderSeed {
+    serde_json::from_value(order).expect("a storefront order seed")
+}
+
 /// Two oak side tables at 16.9, one lamp at 5, shipping 10.
 async fn seeded() -> (Sandbox, psi::Client, psi::storefront::Client) {
     let (sandbox, client) = sandbox().await;
     sandbox
         .control()
-        .seed_storefront_order(json!({
+        .seed_storefront_order(&seed(json!({
             "order_id": ORDER,
             "items": [
                 {"id": TABLE, "name": "Oak side table", "quantity": 2, "unit_price": 16.9},
                 {"id": LAMP, "name": "Desk lamp", "quantity": 1, "unit_price": 5}
             ],
             "shipping": 10
-        }))
+        })))
         .await
         .expect("the order is seeded");
     let storefront = client
@@ -921,38 +927,44 @@ async fn seeding_checks_its_input() {
     let (sandbox, _client, _storefront) = seeded().await;
     let control = sandbox.control();
     let again = control
-        .seed_storefront_order(
+        .seed_storefront_order(&seed(
             json!({"order_id": ORDER, "items": [{"quantity": 1, "unit_price": 1}]}),
-        )
+        ))
         .await;
     assert!(
         again.unwrap_err().0.contains("409"),
         "an existing order is not overwritten"
     );
+    // An order id the typed seed cannot hold goes as raw JSON.
+    assert!(serde_json::from_value::<StorefrontOrderSeed>(json!({"order_id": "ABC"})).is_err());
     let bad_id = control
-        .seed_storefront_order(
+        .post(
+            "storefront/orders",
             json!({"order_id": "ABC", "items": [{"quantity": 1, "unit_price": 1}]}),
         )
         .await;
     assert!(bad_id.unwrap_err().0.contains("400"));
-    let no_lines = control.seed_storefront_order(json!({"items": []})).await;
+    let no_lines = control
+        .seed_storefront_order(&seed(json!({"items": []})))
+        .await;
     assert!(no_lines.unwrap_err().0.contains("400"));
     let unknown = control
-        .seed_storefront_order(json!({"transaction_id": "12-00000000000000000"}))
+        .seed_storefront_order(&seed(json!({"transaction_id": "12-00000000000000000"})))
         .await;
     assert!(unknown.unwrap_err().0.contains("404"));
 
     let generated = control
-        .seed_storefront_order(
+        .seed_storefront_order(&seed(
             json!({"items": [{"name": "Mug", "quantity": 3, "unit_price": 4.5}]}),
-        )
+        ))
         .await
         .unwrap();
-    let order_id = generated["order_id"]
-        .as_str()
-        .expect("a generated order id");
-    assert!(order_id.parse::<psi::storefront::types::OrderId>().is_ok());
-    assert_eq!(generated["items"][0]["totalPrice"].to_string(), "13.5");
+    // A generated order id, of the module's shape (the type checks it).
+    assert!(generated
+        .order_id
+        .parse::<psi::storefront::types::OrderId>()
+        .is_ok());
+    assert_eq!(generated.items[0].total_price, Some(dec("13.5")));
 }
 
 #[tokio::test]
@@ -961,10 +973,12 @@ async fn an_order_seeded_from_a_transaction_takes_its_first_basket() {
     let transaction_id = completed_transaction(&sandbox, &client, "OPEN_INVOICE").await;
     let seeded = sandbox
         .control()
-        .seed_storefront_order(json!({"order_id": ORDER, "transaction_id": transaction_id}))
+        .seed_storefront_order(&seed(
+            json!({"order_id": ORDER, "transaction_id": transaction_id}),
+        ))
         .await
         .expect("the order is seeded from the transaction");
-    assert_eq!(seeded["transaction_id"], json!(transaction_id));
+    assert_eq!(seeded.transaction_id, Some(transaction_id));
 
     let list = info_list(&client.storefront().unwrap()).await;
     assert_eq!(list.len(), 2);

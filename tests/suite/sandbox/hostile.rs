@@ -1385,11 +1385,7 @@ async fn subscriptions_are_de_duplicated_and_capped_and_faults_capped() {
             .expect("subscribed");
     }
     let subscriptions = control.webhook_subscriptions().await.unwrap();
-    assert_eq!(
-        subscriptions.as_array().map(Vec::len),
-        Some(1),
-        "{subscriptions}"
-    );
+    assert_eq!(subscriptions.len(), 1, "{subscriptions:?}");
     control
         .subscribe_invoice_webhooks("http://127.0.0.1:9/second")
         .await
@@ -1520,12 +1516,9 @@ async fn the_delivery_log_keeps_its_cap_by_dropping_the_oldest_delivered() {
         // Each notification is delivered before the next is queued.
         let mut delivered = false;
         for _ in 0..400 {
-            let log = control.webhooks().await.expect("the log");
-            let entries = log.as_array().cloned().unwrap_or_default();
+            let entries = control.webhooks().await.expect("the log");
             assert!(entries.len() <= 4, "{} kept", entries.len());
-            delivered = entries
-                .iter()
-                .any(|d| d["session_id"] == last.as_str() && d["delivered"] == true);
+            delivered = entries.iter().any(|d| d.session_id == last && d.delivered);
             if delivered {
                 break;
             }
@@ -1533,11 +1526,10 @@ async fn the_delivery_log_keeps_its_cap_by_dropping_the_oldest_delivered() {
         }
         assert!(delivered, "the notification of {last} was delivered");
     }
-    let log = control.webhooks().await.expect("the log");
-    let entries = log.as_array().cloned().unwrap_or_default();
+    let entries = control.webhooks().await.expect("the log");
     assert!((2..=4).contains(&entries.len()), "{} kept", entries.len());
     assert_eq!(
-        entries.last().map(|d| d["session_id"].clone()),
-        Some(json!(last))
+        entries.last().map(|d| d.session_id.as_str()),
+        Some(last.as_str())
     );
 }

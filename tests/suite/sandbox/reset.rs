@@ -5,7 +5,6 @@
 use super::{store_transaction, token};
 use psi_sandbox::seed::Seed;
 use psi_sandbox::{Sandbox, Settings};
-use serde_json::json;
 
 const SEED: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -50,14 +49,14 @@ async fn a_reset_empties_everything_and_keeps_tokens_valid() {
         .unwrap();
     assert_eq!(lookup(&sandbox, &token, OTHER).await, 503);
 
-    assert_eq!(control.reset().await.unwrap(), 0);
+    assert_eq!(control.reset().await.unwrap().seeded, 0);
 
     assert!(
         control.requests().await.unwrap().is_empty(),
         "the journal is empty"
     );
     assert!(control.sessions().await.unwrap().is_empty());
-    assert_eq!(control.webhook_subscriptions().await.unwrap(), json!([]));
+    assert!(control.webhook_subscriptions().await.unwrap().is_empty());
     // The fault is disarmed, the token still valid, the transaction gone.
     assert_eq!(lookup(&sandbox, &token, OTHER).await, 404);
 }
@@ -80,8 +79,8 @@ async fn a_reset_stores_the_seed_again_and_lasts_in_the_state_file() {
     assert_eq!(lookup(&sandbox, &token, SEEDED).await, 200);
     assert_eq!(lookup(&sandbox, &token, OTHER).await, 200);
 
-    let seeded = sandbox.control().reset().await.unwrap();
-    assert!(seeded >= 1, "{seeded}");
+    let outcome = sandbox.control().reset().await.unwrap();
+    assert!(outcome.seeded >= 1, "{outcome:?}");
     assert_eq!(lookup(&sandbox, &token, SEEDED).await, 200);
     assert_eq!(lookup(&sandbox, &token, OTHER).await, 404);
     drop(sandbox);

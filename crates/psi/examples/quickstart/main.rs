@@ -9,6 +9,7 @@
 //! skipped, and say so.
 
 use psi::{Api, Client, Credentials, Environment};
+use psi_sandbox::control::types::StorefrontOrderSeed;
 use psi_sandbox::{Control, Sandbox};
 use std::time::Duration;
 
@@ -411,11 +412,13 @@ impl Day {
             return Ok(());
         };
         let order_id = "0a1b2c3d4e5f60718293a4b5c6d7e8f9";
-        control
-            .seed_storefront_order(
-                serde_json::json!({"order_id": order_id, "transaction_id": transaction_id}),
-            )
-            .await?;
+        // The order's lines are the transaction's first basket.
+        let seed = StorefrontOrderSeed {
+            order_id: Some(order_id.parse()?),
+            transaction_id: Some(transaction_id.to_owned()),
+            ..StorefrontOrderSeed::default()
+        };
+        control.seed_storefront_order(&seed).await?;
         let storefront = self.client.storefront()?;
         let info = storefront
             .get_order_info()
