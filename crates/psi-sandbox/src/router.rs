@@ -2,9 +2,9 @@
 //! routes, the control API and the documents served from their examples,
 //! inside the middleware of [`crate::http`].
 
+use crate::app::App;
 use crate::http::api_errors::{Owner, Problem};
 use crate::http::{limits, operation, panic, request_log, tenant};
-use crate::state::AppState;
 use axum::extract::Request;
 use axum::http::{StatusCode, Uri};
 use axum::middleware::{from_fn, from_fn_with_state};
@@ -22,7 +22,7 @@ use tower::ServiceBuilder;
 /// middleware that runs before routing; `Router::layer` would wrap each
 /// route on its own, and every call would clone each layer's boxed route.
 pub fn app(
-    state: AppState,
+    state: App,
 ) -> impl tower::Service<Request, Response = Response, Error = Infallible, Future: Send + 'static>
        + Clone
        + Send
@@ -30,6 +30,7 @@ pub fn app(
        + 'static {
     let routes = Router::new()
         .merge(crate::control::server::routes())
+        .merge(crate::control::tenants::routes())
         .merge(crate::control::health::routes())
         .merge(crate::apis::routes())
         .merge(crate::examples::routes(&state.examples))
@@ -45,7 +46,13 @@ pub fn app(
             crate::auth::control_door::guard,
         ))
         .layer(from_fn(limits::enforce))
-        .layer(from_fn_with_state(state.clone(), tenant::resolve))
+        .layer(from_fn_with_state(
+            tenant::Resolver {
+                tenants: state.tenants.clone(),
+                tokens: state.tokens.clone(),
+            },
+            tenant::resolve,
+        ))
         .layer(Extension(operation::Operations {
             documented: documented_answers(&state),
         }))
@@ -53,7 +60,7 @@ pub fn app(
 }
 
 /// The hand-emulated APIs' documented examples, for `Prefer: code=…`.
-fn documented_answers(state: &AppState) -> operation::DocumentedAnswers {
+fn documented_answers(state: &App) -> operation::DocumentedAnswers {
     let preferred = state.preferred.clone();
     operation::DocumentedAnswers::new(move |operation, headers| {
         preferred.answer(operation, headers)

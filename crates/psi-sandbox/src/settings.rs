@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::examples::document::Document;
+use crate::document::Document;
 
 /// The caps on what requests can make a sandbox keep or hold open, so
 /// that no flood of calls exhausts its memory (each a flag of the binary).
@@ -124,16 +124,6 @@ impl std::fmt::Debug for DeclaredTenant {
 }
 
 impl DeclaredTenant {
-    pub(crate) fn credentials(&self) -> crate::state::tenants::Credentials {
-        crate::state::tenants::Credentials {
-            client_id: self.client_id.clone(),
-            client_secret: self.client_secret.clone(),
-            platform_client_id: self.platform_client_id.clone(),
-            platform_client_secret: self.platform_client_secret.clone(),
-            control_token: Some(self.control_token.clone()),
-        }
-    }
-
     /// The tenants of a `--tenants` file: `{"tenants": [DeclaredTenant, ...]}`.
     /// The error names the file and what is wrong.
     pub fn read_file(path: &std::path::Path) -> Result<Vec<DeclaredTenant>, String> {

@@ -48,7 +48,10 @@ fn environment(sandbox: &Sandbox) -> Environment {
 fn client(sandbox: &Sandbox, tenant: &Tenant) -> psi::Client {
     psi::Client::builder()
         .environment(environment(sandbox))
-        .credentials(Credentials::new(tenant.client_id.as_str(), tenant.client_secret.as_str()))
+        .credentials(Credentials::new(
+            tenant.client_id.as_str(),
+            tenant.client_secret.as_str(),
+        ))
         .platform_credentials(Credentials::new(
             tenant.platform_client_id.as_str(),
             tenant.platform_client_secret.as_str(),
@@ -116,7 +119,11 @@ async fn suite(sandbox: &Sandbox, index: usize) -> (String, String) {
             .expect("a session");
     }
     let sessions = control.sessions().await.expect("its sessions");
-    assert_eq!(sessions.len(), index % 3 + 1, "suite {index} sees its own sessions only");
+    assert_eq!(
+        sessions.len(),
+        index % 3 + 1,
+        "suite {index} sees its own sessions only"
+    );
     assert_eq!(lookup(&client, &transaction).await, Some(200));
 
     // Its fault fails its own next call, once.
@@ -124,8 +131,16 @@ async fn suite(sandbox: &Sandbox, index: usize) -> (String, String) {
         .fail_next("getTransactionStatus", 503, 1)
         .await
         .expect("armed");
-    assert_eq!(lookup(&client, &transaction).await, Some(503), "suite {index}");
-    assert_eq!(lookup(&client, &transaction).await, Some(200), "suite {index}");
+    assert_eq!(
+        lookup(&client, &transaction).await,
+        Some(503),
+        "suite {index}"
+    );
+    assert_eq!(
+        lookup(&client, &transaction).await,
+        Some(200),
+        "suite {index}"
+    );
 
     // Its journal holds its own calls only: every path it shows is one of
     // its own lookups or creations.
@@ -134,7 +149,10 @@ async fn suite(sandbox: &Sandbox, index: usize) -> (String, String) {
         .iter()
         .filter(|entry| entry.operation_id == "getTransactionStatus")
         .count();
-    assert_eq!(lookups, 3, "suite {index}: its three lookups, no one else's");
+    assert_eq!(
+        lookups, 3,
+        "suite {index}: its three lookups, no one else's"
+    );
     assert!(journal
         .iter()
         .filter(|entry| entry.operation_id == "getTransactionStatus")
@@ -148,16 +166,21 @@ async fn suite(sandbox: &Sandbox, index: usize) -> (String, String) {
     assert!((after - before).num_seconds() >= 7_200, "suite {index}");
     // The client fetches a new token when the old one is refused as
     // expired; the lookup still succeeds.
-    assert_eq!(lookup(&client, &transaction).await, Some(200), "suite {index}");
+    assert_eq!(
+        lookup(&client, &transaction).await,
+        Some(200),
+        "suite {index}"
+    );
 
     // Its reset empties its own data alone.
-    let reset: Value = control
-        .post("reset", json!({}))
-        .await
-        .expect("reset");
+    let reset: Value = control.post("reset", json!({})).await.expect("reset");
     assert_eq!(reset["tenants"], json!([tenant.id]), "suite {index}");
     assert!(control.sessions().await.expect("its sessions").is_empty());
-    assert_eq!(lookup(&client, &transaction).await, Some(404), "suite {index}");
+    assert_eq!(
+        lookup(&client, &transaction).await,
+        Some(404),
+        "suite {index}"
+    );
 
     // Data again after the reset, for the checks after every suite ran.
     let transaction = completed_transaction(&client, &control).await;
@@ -169,8 +192,7 @@ async fn sixteen_suites_in_parallel_see_nothing_of_each_other() {
     let sandbox = std::sync::Arc::new(Sandbox::start().await.expect("the sandbox starts"));
     // The demo tenant has a transaction of its own that no suite may touch.
     let demo = crate::e2e::client(&sandbox);
-    let demo_transaction =
-        crate::e2e::completed_transaction(&sandbox, &demo, "OPEN_INVOICE").await;
+    let demo_transaction = crate::e2e::completed_transaction(&sandbox, &demo, "OPEN_INVOICE").await;
     let suites = (0..16).map(|index| {
         let sandbox = sandbox.clone();
         tokio::spawn(async move { suite(&sandbox, index).await })
@@ -190,10 +212,7 @@ async fn sixteen_suites_in_parallel_see_nothing_of_each_other() {
             .expect("its own transaction");
         assert_eq!(own["transaction_id"], transaction.as_str());
         assert!(
-            control
-                .transaction(transaction)
-                .await
-                .is_err(),
+            control.transaction(transaction).await.is_err(),
             "the demo tenant does not see {id}'s transaction"
         );
     }
@@ -225,7 +244,10 @@ async fn a_tenant_reaches_its_own_resources_alone() {
         .await
         .expect("an answer");
     let message = refused["error"].as_str().unwrap_or_default();
-    assert!(message.contains("is not the tenant of this control token"), "{refused}");
+    assert!(
+        message.contains("is not the tenant of this control token"),
+        "{refused}"
+    );
     let refused = first_control
         .post("tenants", json!({"name": "third"}))
         .await
@@ -238,7 +260,11 @@ async fn a_tenant_reaches_its_own_resources_alone() {
     assert!(refused.to_string().contains("403"), "{refused}");
     // Its own sessions only.
     assert_eq!(first_control.sessions().await.unwrap().len(), 1);
-    assert!(control(&sandbox, &second).sessions().await.unwrap().is_empty());
+    assert!(control(&sandbox, &second)
+        .sessions()
+        .await
+        .unwrap()
+        .is_empty());
 
     // A wrong secret is still a 401 for every tenant.
     let wrong = Tenant {
@@ -252,7 +278,10 @@ async fn a_tenant_reaches_its_own_resources_alone() {
         .send()
         .await
         .expect_err("refused credentials");
-    assert!(error.to_string().contains("401") || error.status() == Some(401), "{error}");
+    assert!(
+        error.to_string().contains("401") || error.status() == Some(401),
+        "{error}"
+    );
 
     // A deleted tenant's token names no tenant: 401.
     let token_before = lookup(&second_client, &transaction).await;
@@ -277,13 +306,18 @@ async fn tenant_names_and_the_cap_are_checked() {
     let mut limits = psi_sandbox::Limits::default();
     limits.max_tenants = 2;
     let settings = psi_sandbox::Settings::default().limits(limits);
-    let sandbox = Sandbox::start_with(settings).await.expect("the sandbox starts");
+    let sandbox = Sandbox::start_with(settings)
+        .await
+        .expect("the sandbox starts");
     let control = sandbox.control();
     let refused = control
         .post("tenants", json!({"name": "Not Valid"}))
         .await
         .expect_err("a name outside the rule");
-    assert!(refused.to_string().contains("^[a-z0-9][a-z0-9-]{0,39}$"), "{refused}");
+    assert!(
+        refused.to_string().contains("^[a-z0-9][a-z0-9-]{0,39}$"),
+        "{refused}"
+    );
     let made: Value = control
         .post("tenants", json!({}))
         .await

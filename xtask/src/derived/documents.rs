@@ -20,7 +20,7 @@ pub fn files(root: &Path, apis: &[Api]) -> Result<Vec<(PathBuf, String)>, String
     let mut drift_list =
         String::from("/// Every API's bundled document.\npub const DOCUMENTS: &[Bundled] = &[\n");
     let mut sandbox_list = format!(
-        "{HEADER}use crate::examples::document::Document;\n\
+        "{HEADER}use crate::document::Document;\n\
          pub(crate) const DOCUMENTS: &[Document] = &[\n"
     );
     for api in apis {

@@ -10,13 +10,14 @@
 // per request and returned straight away: boxing it would buy nothing.
 #![allow(clippy::result_large_err)]
 
+use crate::auth::Tokens;
 use crate::errors::{decline, decline_with, unsupported_media_type};
 use crate::http::extract::{BankAccounts, Bearer};
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::models::bank_accounts::{self, Buyer, InvalidField};
-use crate::state::AppState;
 use axum::body::Bytes;
+use axum::extract::FromRef;
 use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -35,7 +36,11 @@ const BUYER_ACCOUNT: &str =
 const ACCOUNT_BY_REFERENCE: &str =
     "/shop/consumer/v1/partners/{partner_profile_id}/shop-buyers/{shop_buyer_id}/bank-accounts/{bank_account_reference}";
 
-pub fn routes() -> Router<AppState> {
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tokens: FromRef<S>,
+{
     Router::new()
         .route(
             BUYER_ACCOUNTS,

@@ -11,10 +11,22 @@ pub mod token;
 pub mod transaction_status;
 pub mod webhook_subscriptions;
 
-use crate::state::AppState;
+use crate::auth::Tokens;
+use crate::examples::Served;
+use crate::outbox::Outbox;
+use crate::settings::Limits;
+use axum::extract::FromRef;
 use axum::Router;
+use std::sync::Arc;
 
-pub fn routes() -> Router<AppState> {
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tokens: FromRef<S>,
+    Limits: FromRef<S>,
+    Outbox: FromRef<S>,
+    Arc<Served>: FromRef<S>,
+{
     Router::new()
         .merge(token::routes())
         .merge(payment_page::routes())

@@ -11,6 +11,7 @@
 //! follows the sandbox clock ([`crate::models::order_status`]); the invoice
 //! is drawn by [`crate::render::invoice`].
 
+use crate::auth::Tokens;
 use crate::errors::decline;
 use crate::http::extract::{Bearer, OrderStatus};
 use crate::http::operation::declare;
@@ -19,8 +20,8 @@ use crate::models::order_status::{
 };
 use crate::models::transaction::Transaction;
 use crate::render::invoice::{self, Invoice, Seller};
-use crate::state::AppState;
 use crate::state::Data;
+use axum::extract::FromRef;
 use axum::extract::{Path, Query};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -36,7 +37,11 @@ use psi_runtime::CommaSeparated;
 use psi_runtime::Decimal;
 use serde_json::{Map, Value};
 
-pub fn routes() -> Router<AppState> {
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tokens: FromRef<S>,
+{
     Router::new()
         .route(
             "/order/status/v2/transactions/{transaction_id}",

@@ -10,6 +10,7 @@
 // per request and returned straight away: boxing it would buy nothing.
 #![allow(clippy::result_large_err)]
 
+use crate::auth::Tokens;
 use crate::errors::{decline, parse_body, unsupported_media_type};
 use crate::http::extract::Current;
 use crate::http::extract::{Bearer, PayLater};
@@ -19,9 +20,10 @@ use crate::models::pay_later::{
     self, offer_number, offers_for, postponed, status_of, Booking, NotBookable, NotWithdrawable,
     PaidBy, PayLaterOffer,
 };
+use crate::state::Data;
 use crate::state::Transaction;
-use crate::state::{AppState, Data};
 use axum::body::Bytes;
+use axum::extract::FromRef;
 use axum::extract::Path;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -38,7 +40,11 @@ use serde_json::json;
 /// The media type of every successful pay later answer.
 const JSON_UTF8: &str = "application/json;charset=UTF-8";
 
-pub fn routes() -> Router<AppState> {
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tokens: FromRef<S>,
+{
     Router::new()
         .route(
             "/order/paylater/v1/{transaction_id}/status",

@@ -15,13 +15,14 @@
 //! partner profile (id starting with `unknown-`) answers 404.
 
 use crate::auth::audiences::SHOP_CONFIG_PREFIX;
+use crate::auth::Tokens;
 use crate::http::extract::Current;
 use crate::http::extract::{Bearer, ShopConfig};
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::models::shop_config::{self, Errors};
-use crate::state::AppState;
 use axum::body::Bytes;
+use axum::extract::FromRef;
 use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -33,7 +34,11 @@ use psi_shop_config::types::{
 use serde_json::Value;
 use std::collections::HashMap;
 
-pub fn routes() -> Router<AppState> {
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tokens: FromRef<S>,
+{
     Router::new()
         .route(
             &format!("{SHOP_CONFIG_PREFIX}/v2/partners/{{partner_profile_id}}/shops/{{shop_id}}"),

@@ -28,6 +28,7 @@
 //! `{"order_id", "transaction_id", "items": [LoadItem...]}`; 400 for a bad
 //! seed, 404 for an unknown transaction, 409 for an existing order id.
 
+use crate::auth::Tokens;
 use crate::http::extract::Current;
 use crate::http::extract::{Bearer, Storefront};
 use crate::http::operation::declare;
@@ -35,8 +36,9 @@ use crate::media_type::{self, Expected};
 use crate::models::storefront::{
     add_item, apply, LineOperation, OperationOutcome, OrderSeed, OrderSeedError, StorefrontOrder,
 };
-use crate::state::{AppState, Tenant};
+use crate::state::Tenant;
 use axum::body::Bytes;
+use axum::extract::FromRef;
 use axum::extract::Path;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -75,7 +77,11 @@ fn outcome_answer(outcome: OperationOutcome, version: Version) -> Response {
     }
 }
 
-pub fn routes() -> Router<AppState> {
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tokens: FromRef<S>,
+{
     Router::new()
         .route(
             "/api/gateway/order-management/load/{order_id}",

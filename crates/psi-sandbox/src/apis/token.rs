@@ -4,19 +4,27 @@
 //! whose subject is the tenant ([`crate::auth::Tokens::issue`]).
 
 use crate::auth::audiences::{self, PLATFORM_AUDIENCE};
+use crate::auth::Tokens;
 use crate::errors::parse_body;
+use crate::examples::Served;
 use crate::http::extract::Current;
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
-use crate::state::AppState;
 use crate::state::Tenant;
+use axum::extract::FromRef;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
+use std::sync::Arc;
 
-pub fn routes() -> Router<AppState> {
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tokens: FromRef<S>,
+    Arc<Served>: FromRef<S>,
+{
     Router::new()
         .route("/oauth/token", declare("getToken", post(service_token)))
         .route(
@@ -55,8 +63,8 @@ fn platform_error(status: StatusCode, detail: &str) -> Response {
 
 /// A token for `audience`, issued to `tenant` (its id is the subject) at
 /// the time of its clock.
-fn issue(state: &AppState, tenant: &Tenant, audience: &str, scope: Option<String>) -> Response {
-    match state.tokens.issue(audience, &tenant.id, scope, &tenant.clock) {
+fn issue(tokens: &Tokens, tenant: &Tenant, audience: &str, scope: Option<String>) -> Response {
+    match tokens.issue(audience, &tenant.id, scope, &tenant.clock) {
         Ok(issued) => Json(serde_json::json!({"access_token": issued.token, "expires_in": issued.expires_in, "token_type": "Bearer"})).into_response(),
         Err(error) => token_error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", &error.to_string()),
     }
@@ -101,7 +109,8 @@ fn token_request(body: &[u8]) -> Result<TokenRequest, Response> {
 }
 
 async fn service_token(
-    State(state): State<AppState>,
+    State(tokens): State<Tokens>,
+    State(examples): State<Arc<Served>>,
     tenant: Current,
     headers: HeaderMap,
     body: axum::body::Bytes,
@@ -120,8 +129,8 @@ async fn service_token(
     {
         return unauthorized("unknown client or wrong secret");
     }
-    if !audiences::token_server_audiences(&state.url).contains(&request.audience)
-        && !state.examples.has_audience(&request.audience)
+    if !audiences::token_server_audiences(tokens.url()).contains(&request.audience)
+        && !examples.has_audience(&request.audience)
     {
         let description = format!(
             "audience {} is not an API of this sandbox",
@@ -129,11 +138,11 @@ async fn service_token(
         );
         return token_error(StatusCode::BAD_REQUEST, "invalid_target", &description);
     }
-    issue(&state, &tenant, &request.audience, None)
+    issue(&tokens, &tenant, &request.audience, None)
 }
 
 async fn platform_token(
-    State(state): State<AppState>,
+    State(tokens): State<Tokens>,
     tenant: Current,
     headers: HeaderMap,
     body: axum::body::Bytes,
@@ -157,5 +166,5 @@ async fn platform_token(
     if !(id_ok && secret_ok) {
         return unauthorized("unknown platform client or wrong secret");
     }
-    issue(&state, &tenant, PLATFORM_AUDIENCE, request.scope)
+    issue(&tokens, &tenant, PLATFORM_AUDIENCE, request.scope)
 }

@@ -13,16 +13,21 @@
 mod answer;
 
 use super::order_status::{shop_name_of, transaction_not_found};
+use crate::auth::Tokens;
 use crate::http::extract::{Bearer, TransactionStatus};
 use crate::http::operation::declare;
-use crate::state::AppState;
+use axum::extract::FromRef;
 use axum::extract::Path;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 
-pub fn routes() -> Router<AppState> {
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tokens: FromRef<S>,
+{
     Router::new().route(
         "/transaction/status/v2/transactions/{transaction_id}",
         declare("getTransactionStatus", get(get_transaction_status)),

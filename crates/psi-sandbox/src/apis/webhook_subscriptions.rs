@@ -16,22 +16,34 @@
 
 use crate::http::extract::Current;
 use crate::models::webhook_subscriptions::Subscription;
-use crate::state::AppState;
+use crate::outbox::Outbox;
+use crate::settings::Limits;
 use axum::body::Bytes;
+use axum::extract::FromRef;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 
-pub fn routes() -> Router<AppState> {
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Limits: FromRef<S>,
+    Outbox: FromRef<S>,
+{
     Router::new().route(
         "/__sandbox/webhook-subscriptions",
         get(list).post(subscribe).delete(clear),
     )
 }
 
-async fn subscribe(State(state): State<AppState>, tenant: Current, body: Bytes) -> Response {
+async fn subscribe(
+    State(outbox): State<Outbox>,
+    State(limits): State<Limits>,
+    tenant: Current,
+    body: Bytes,
+) -> Response {
     let subscription: Subscription = match serde_json::from_slice(&body) {
         Ok(subscription) => subscription,
         Err(error) => return control_error(format!("invalid body: {error}")),
@@ -44,10 +56,10 @@ async fn subscribe(State(state): State<AppState>, tenant: Current, body: Bytes) 
             "secret must not be empty (leave it out for the sandbox's webhook secret)".to_owned(),
         );
     }
-    if let Some(refusal) = state.webhook_refusal(&subscription.url) {
+    if let Some(refusal) = outbox.refusal(&subscription.url) {
         return control_error(format!("url: {refusal}"));
     }
-    let max = state.limits.max_webhook_subscriptions;
+    let max = limits.max_webhook_subscriptions;
     let mut data = tenant.data();
     let subscriptions = &mut data.webhook_subscriptions.subscriptions;
     // The same receiver twice would get every notification twice: a second

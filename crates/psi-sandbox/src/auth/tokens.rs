@@ -123,6 +123,8 @@ impl Keys {
 pub struct Tokens(Arc<Inner>);
 
 struct Inner {
+    /// The sandbox's address, which the audiences are built from.
+    url: String,
     keys: Keys,
     /// Each service's audience, by [`Service`] (built once from the URL).
     audiences: Vec<String>,
@@ -144,10 +146,16 @@ impl Tokens {
             .map(|&service| super::audiences::audience_of(url, service))
             .collect();
         Tokens(Arc::new(Inner {
+            url: url.to_owned(),
             keys,
             audiences,
             lifetime,
         }))
+    }
+
+    /// The address of the sandbox whose tokens these are.
+    pub fn url(&self) -> &str {
+        &self.0.url
     }
 
     /// The audience a token for `service` must carry.

@@ -37,21 +37,34 @@
 //! control token when there is one, and `application/json` on writes.
 
 use super::wire::{StoredTransaction, PREFIX};
+use super::Seeding;
 use crate::auth::audiences::Addresses;
 use crate::auth::control_door::{ControlCaller, TenantNamed};
+use crate::examples::Served;
 use crate::http::extract::Current;
-use crate::state::AppState;
+use crate::outbox::Outbox;
+use crate::settings::Limits;
+use crate::state::Tenants;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{FromRef, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Extension;
 use axum::{Json, Router};
 use serde::Deserialize;
+use std::sync::Arc;
 
 /// The control API's routes.
-pub fn routes() -> Router<AppState> {
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<Tenants>: FromRef<S>,
+    Arc<Served>: FromRef<S>,
+    Limits: FromRef<S>,
+    Outbox: FromRef<S>,
+    Seeding: FromRef<S>,
+{
     Router::new()
         .route(PREFIX, get(about))
         .route("/__sandbox/clock/advance", post(advance_clock))
@@ -60,27 +73,30 @@ pub fn routes() -> Router<AppState> {
         .route("/__sandbox/transactions/{transaction_id}", get(transaction))
         .route("/__sandbox/requests", get(requests).delete(forget_requests))
         .route("/__sandbox/reset", post(reset))
-        .merge(super::tenants::routes())
 }
 
 /// The sandbox as the calling tenant sees it: its id and credentials. The
 /// demo webhook secret is shown; one the operator chose is not (they know
 /// it, and anyone else reaching the control API should not).
-async fn about(State(state): State<AppState>, tenant: Current) -> impl IntoResponse {
+async fn about(
+    State(examples): State<Arc<Served>>,
+    State(outbox): State<Outbox>,
+    tenant: Current,
+) -> impl IntoResponse {
     let webhook_secret =
-        (state.webhook_secret == crate::demo::DEMO_WEBHOOK_SECRET).then_some(&state.webhook_secret);
+        (outbox.secret == crate::demo::DEMO_WEBHOOK_SECRET).then_some(&outbox.secret);
     let credentials = &tenant.credentials;
     Json(serde_json::json!({
         "tenant": tenant.id,
-        "url": state.url,
-        "addresses": Addresses::of(&state.url),
+        "url": outbox.url,
+        "addresses": Addresses::of(&outbox.url),
         "client_id": credentials.client_id,
         "client_secret": credentials.client_secret,
         "platform_client_id": credentials.platform_client_id,
         "platform_client_secret": credentials.platform_client_secret,
         "webhook_secret": webhook_secret,
         "now": tenant.clock.now_local(),
-        "documents": state.examples.about(),
+        "documents": examples.about(),
     }))
 }
 
@@ -92,7 +108,7 @@ struct Advance {
 
 /// Answers 200 `{"now"}`, or 400 `{"error", "limit"}` when the clock would
 /// leave its range (see [`crate::state::clock`]) or the body is not `{"seconds": <i64>}`.
-async fn advance_clock(State(state): State<AppState>, tenant: Current, body: Bytes) -> Response {
+async fn advance_clock(State(outbox): State<Outbox>, tenant: Current, body: Bytes) -> Response {
     let advance: Advance = match control_body(&body) {
         Ok(advance) => advance,
         Err(response) => return response,
@@ -101,7 +117,7 @@ async fn advance_clock(State(state): State<AppState>, tenant: Current, body: Byt
         Ok(_) => {
             // What the move makes due is sent now, not after the sleep
             // the scheduler started before it.
-            state.webhook_wake.notify_one();
+            outbox.wake();
             Json(serde_json::json!({"now": tenant.clock.now_local()})).into_response()
         }
         Err(refused) => (
@@ -135,7 +151,7 @@ pub(super) fn control_error(status: StatusCode, message: impl Into<String>) -> R
     (status, Json(serde_json::json!({ "error": message }))).into_response()
 }
 
-async fn arm_fault(State(state): State<AppState>, tenant: Current, body: Bytes) -> Response {
+async fn arm_fault(State(limits): State<Limits>, tenant: Current, body: Bytes) -> Response {
     let fault: crate::faults::Fault = match control_body(&body) {
         Ok(fault) => fault,
         Err(response) => return response,
@@ -143,7 +159,7 @@ async fn arm_fault(State(state): State<AppState>, tenant: Current, body: Bytes) 
     if let Some(problem) = fault.problem() {
         return control_error(StatusCode::BAD_REQUEST, problem);
     }
-    match tenant.faults.arm(fault, state.limits.max_faults) {
+    match tenant.faults.arm(fault, limits.max_faults) {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
         Err(max) => control_error(
             StatusCode::BAD_REQUEST,
@@ -305,20 +321,21 @@ async fn forget_requests(tenant: Current) -> StatusCode {
 /// Answers 200 `{"seeded", "tenants"}`: the seed entries stored and the
 /// tenants reset.
 async fn reset(
-    State(state): State<AppState>,
+    State(tenants): State<Arc<Tenants>>,
+    State(seeding): State<Seeding>,
     Current(tenant): Current,
     Extension(caller): Extension<ControlCaller>,
     Extension(TenantNamed(named)): Extension<TenantNamed>,
 ) -> Response {
     let every = caller == ControlCaller::Operator && !named;
     let tenants = match every {
-        true => state.tenants.all(),
+        true => tenants.all(),
         false => vec![tenant],
     };
     let mut seeded = 0;
     for tenant in &tenants {
         tenant.empty();
-        match super::tenants::seed(&state, &tenant.id).await {
+        match seeding.apply(&tenant.id).await {
             Ok(stored) => seeded += stored,
             Err(error) => return control_error(StatusCode::INTERNAL_SERVER_ERROR, error),
         }

@@ -11,20 +11,31 @@
 //! and changes that tenant alone.
 
 use super::server::control_error;
+use super::Seeding;
 use crate::auth::audiences::Addresses;
 use crate::auth::control_door::ControlCaller;
 use crate::http::extract::Current;
+use crate::outbox::Outbox;
+use crate::settings::Limits;
 use crate::state::tenants::{Credentials, TenantError};
-use crate::state::{AppState, Tenants};
+use crate::state::Tenants;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{FromRef, Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
 use axum::{Extension, Json, Router};
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
-pub fn routes() -> Router<AppState> {
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<Tenants>: FromRef<S>,
+    Limits: FromRef<S>,
+    Outbox: FromRef<S>,
+    Seeding: FromRef<S>,
+{
     Router::new()
         .route("/__sandbox/tenants", get(list).post(create))
         .route("/__sandbox/tenants/{tenant}", delete(remove))
@@ -54,7 +65,10 @@ fn operator_only() -> Response {
 
 /// `POST /__sandbox/tenants`.
 async fn create(
-    State(state): State<AppState>,
+    State(tenants): State<Arc<Tenants>>,
+    State(limits): State<Limits>,
+    State(outbox): State<Outbox>,
+    State(seeding): State<Seeding>,
     Extension(caller): Extension<ControlCaller>,
     body: Bytes,
 ) -> Response {
@@ -70,11 +84,11 @@ async fn create(
     };
     let id = new.name.unwrap_or_else(Tenants::fresh_id);
     let credentials = Credentials::random(&id);
-    let tenant = match state.tenants.add(id, credentials) {
+    let tenant = match tenants.add(id, credentials) {
         Ok(tenant) => tenant,
-        Err(error) => return refused(error, state.limits.max_tenants),
+        Err(error) => return refused(error, limits.max_tenants),
     };
-    if let Err(error) = seed(&state, &tenant.id).await {
+    if let Err(error) = seeding.apply(&tenant.id).await {
         return control_error(StatusCode::INTERNAL_SERVER_ERROR, error);
     }
     let credentials = &tenant.credentials;
@@ -85,20 +99,20 @@ async fn create(
         "platform_client_id": credentials.platform_client_id,
         "platform_client_secret": credentials.platform_client_secret,
         "control_token": credentials.control_token,
-        "url": state.url,
-        "addresses": Addresses::of(&state.url),
+        "url": outbox.url,
+        "addresses": Addresses::of(&outbox.url),
     });
     (StatusCode::CREATED, Json(body)).into_response()
 }
 
 /// `GET /__sandbox/tenants`.
 async fn list(
-    State(state): State<AppState>,
+    State(tenants): State<Arc<Tenants>>,
     Extension(caller): Extension<ControlCaller>,
     Current(own): Current,
 ) -> Response {
     let tenants = match caller.sees_all() {
-        true => state.tenants.all(),
+        true => tenants.all(),
         false => vec![own],
     };
     let shown: Vec<Summary<'_>> = tenants
@@ -114,16 +128,17 @@ async fn list(
 
 /// `DELETE /__sandbox/tenants/{tenant}`.
 async fn remove(
-    State(state): State<AppState>,
+    State(tenants): State<Arc<Tenants>>,
+    State(limits): State<Limits>,
     Extension(caller): Extension<ControlCaller>,
     Path(id): Path<String>,
 ) -> Response {
     if !caller.sees_all() {
         return operator_only();
     }
-    match state.tenants.remove(&id) {
+    match tenants.remove(&id) {
         Ok(()) => StatusCode::NO_CONTENT.into_response(),
-        Err(error) => refused(error, state.limits.max_tenants),
+        Err(error) => refused(error, limits.max_tenants),
     }
 }
 
@@ -142,18 +157,4 @@ fn refused(error: TenantError, max: usize) -> Response {
         }
     };
     control_error(status, error.to_string())
-}
-
-/// Stores the `--seed` entries in tenant `id` through the control API
-/// (the operator's token and the `tenant` parameter); answers how many
-/// were stored.
-pub(super) async fn seed(state: &AppState, id: &str) -> Result<usize, String> {
-    let Some(seed) = &state.seed else {
-        return Ok(0);
-    };
-    let token = state.control_door.token();
-    seed.apply_to(&state.local_url, token, Some(id))
-        .await
-        .map(|report| report.stored)
-        .map_err(|error| error.to_string())
 }

@@ -3,12 +3,12 @@
 //! request body and documented answers, with every schema compiled.
 
 use super::accepts::{Body, Parameter};
-use super::document::Document;
 use super::documented::Documented;
 use super::order::Keys;
 use super::pointer::{escape, resolve, resolve_at};
 use super::schema::Schemas;
 use super::template::Template;
+use crate::document::Document;
 use axum::http::Method;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;

@@ -30,7 +30,6 @@ mod accepts;
 mod answer;
 mod compile;
 mod decline;
-pub mod document;
 mod documented;
 mod media;
 mod order;
@@ -41,6 +40,7 @@ mod template;
 
 use crate::auth::Tokens;
 use crate::auth::{Refusal, Verified};
+use crate::document::Document;
 use crate::state::Tenant;
 use axum::extract::{FromRef, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
@@ -49,7 +49,6 @@ use axum::routing::any;
 use axum::Router;
 use compile::Operation;
 use decline::decline;
-use document::Document;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 

@@ -18,8 +18,9 @@
 //! token of a deleted tenant names one no longer known: 401).
 
 use crate::auth::control_door::is_control_path;
+use crate::auth::Tokens;
 use crate::auth::{Refusal, Verified};
-use crate::state::{AppState, Tenant};
+use crate::state::{Tenant, Tenants};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{header, Method};
@@ -30,9 +31,16 @@ use std::sync::Arc;
 /// The hosted page's path prefix, followed by the session id.
 const LANDING: &str = "/pps/landing/";
 
+/// What the middleware reads: the tenants and the token checker.
+#[derive(Clone)]
+pub struct Resolver {
+    pub tenants: Arc<Tenants>,
+    pub tokens: Tokens,
+}
+
 /// Before routing ([`crate::router`]): puts the request's tenant on it and
 /// on its answer.
-pub async fn resolve(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+pub async fn resolve(State(state): State<Resolver>, mut request: Request, next: Next) -> Response {
     if is_control_path(request.uri().path()) {
         return next.run(request).await;
     }
@@ -46,7 +54,7 @@ pub async fn resolve(State(state): State<AppState>, mut request: Request, next: 
     response
 }
 
-async fn tenant_of(state: &AppState, request: &mut Request) -> Result<Arc<Tenant>, Response> {
+async fn tenant_of(state: &Resolver, request: &mut Request) -> Result<Arc<Tenant>, Response> {
     let tenants = &state.tenants;
     let path = request.uri().path();
     if request.method() == Method::POST && (path == "/oauth/token" || path == "/api/oauth/token") {

@@ -44,7 +44,6 @@
 //! view of it. The lock goes with the process, also when it is killed.
 
 use super::table::{Log, Table};
-use crate::settings::StartError;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -116,29 +115,22 @@ pub struct Opened<R, D> {
 /// Opens (or creates) the state file at `path` and loads everything in it.
 ///
 /// The file is created when missing, its directory is not: a mistyped
-/// directory should be an error, not a new tree of folders.
-pub fn open<R: DeserializeOwned, D: Persisted>(path: &Path) -> Result<Opened<R, D>, StartError> {
-    let refuse = |reason: String| StartError::State {
-        path: path.to_owned(),
-        reason,
-    };
-    check_location(path).map_err(refuse)?;
-    private_file(path).map_err(refuse)?;
-    let connection = connect(path).map_err(refuse)?;
-    let fresh = prepare_schema(&connection).map_err(refuse)?;
-    let signing_key = signing_key(&connection, fresh).map_err(refuse)?;
+/// directory should be an error, not a new tree of folders. The error says
+/// why the file cannot be used (the caller names the file).
+pub fn open<R: DeserializeOwned, D: Persisted>(path: &Path) -> Result<Opened<R, D>, String> {
+    check_location(path)?;
+    private_file(path)?;
+    let connection = connect(path)?;
+    let fresh = prepare_schema(&connection)?;
+    let signing_key = signing_key(&connection, fresh)?;
     let mut tenants = Vec::new();
-    for (id, record) in tenant_rows(&connection).map_err(refuse)? {
-        let record = serde_json::from_str(&record).map_err(|e| {
-            refuse(format!(
-                "table {TENANTS}, id {id}: the row cannot be read: {e}"
-            ))
-        })?;
+    for (id, record) in tenant_rows(&connection)? {
+        let record = serde_json::from_str(&record)
+            .map_err(|e| format!("table {TENANTS}, id {id}: the row cannot be read: {e}"))?;
         let data = D::load(&Loader {
             connection: &connection,
             tenant: &id,
-        })
-        .map_err(refuse)?;
+        })?;
         tenants.push((id, record, data));
     }
     Ok(Opened {
@@ -666,7 +658,7 @@ mod tests {
     /// The sandbox's data from the state file at `path`.
     fn open(
         path: &Path,
-    ) -> Result<Opened<crate::state::tenants::Record, crate::state::Data>, StartError> {
+    ) -> Result<Opened<crate::state::tenants::Record, crate::state::Data>, String> {
         super::open(path)
     }
 
@@ -697,14 +689,7 @@ mod tests {
     /// The reason `open` refuses `path` with; panics when it opens.
     fn refusal(path: &Path) -> String {
         match open(path) {
-            Err(StartError::State {
-                path: named,
-                reason,
-            }) => {
-                assert_eq!(named, path, "the error names the file");
-                reason
-            }
-            Err(other) => panic!("not a state error: {other}"),
+            Err(reason) => reason,
             Ok(_) => panic!("{} was accepted", path.display()),
         }
     }

@@ -62,6 +62,17 @@ impl Credentials {
         }
     }
 
+    /// The credentials of a tenant declared at start (`--tenants`).
+    pub fn declared(tenant: &crate::settings::DeclaredTenant) -> Self {
+        Self {
+            client_id: tenant.client_id.clone(),
+            client_secret: tenant.client_secret.clone(),
+            platform_client_id: tenant.platform_client_id.clone(),
+            platform_client_secret: tenant.platform_client_secret.clone(),
+            control_token: Some(tenant.control_token.clone()),
+        }
+    }
+
     /// Fresh random credentials for tenant `id`: ids that name it, secrets
     /// of 32 random bytes.
     pub fn random(id: &str) -> Self {
@@ -271,13 +282,14 @@ pub struct Tenants {
     store: Option<Arc<Store>>,
 }
 
+/// Each tenant once, by id, and its id by each credential.
 #[derive(Default)]
 struct Directory {
     by_id: BTreeMap<String, Arc<Tenant>>,
-    by_client_id: HashMap<String, Arc<Tenant>>,
-    by_platform_client_id: HashMap<String, Arc<Tenant>>,
+    by_client_id: HashMap<String, String>,
+    by_platform_client_id: HashMap<String, String>,
     /// By the SHA-256 of the control token, so a lookup compares digests.
-    by_control_token: HashMap<[u8; 32], Arc<Tenant>>,
+    by_control_token: HashMap<[u8; 32], String>,
 }
 
 fn digest(token: &str) -> [u8; 32] {
@@ -288,11 +300,12 @@ impl Directory {
     fn insert(&mut self, tenant: Arc<Tenant>) {
         let credentials = &tenant.credentials;
         self.by_client_id
-            .insert(credentials.client_id.clone(), tenant.clone());
+            .insert(credentials.client_id.clone(), tenant.id.clone());
         self.by_platform_client_id
-            .insert(credentials.platform_client_id.clone(), tenant.clone());
+            .insert(credentials.platform_client_id.clone(), tenant.id.clone());
         if let Some(token) = &credentials.control_token {
-            self.by_control_token.insert(digest(token), tenant.clone());
+            self.by_control_token
+                .insert(digest(token), tenant.id.clone());
         }
         self.by_id.insert(tenant.id.clone(), tenant);
     }
@@ -309,9 +322,14 @@ impl Directory {
         Some(tenant)
     }
 
+    /// The tenant of `id`, when there is an id.
+    fn found(&self, id: Option<&String>) -> Option<Arc<Tenant>> {
+        id.and_then(|id| self.by_id.get(id)).cloned()
+    }
+
     /// The field of `credentials` another tenant than `id` already uses.
     fn taken(&self, id: &str, credentials: &Credentials) -> Option<&'static str> {
-        let other = |tenant: Option<&Arc<Tenant>>| tenant.is_some_and(|t| t.id != id);
+        let other = |tenant: Option<&String>| tenant.is_some_and(|other| other != id);
         if other(self.by_client_id.get(&credentials.client_id))
             || other(self.by_platform_client_id.get(&credentials.client_id))
         {
@@ -394,17 +412,20 @@ impl Tenants {
 
     /// The tenant whose API client is `client_id`.
     pub fn by_client_id(&self, client_id: &str) -> Option<Arc<Tenant>> {
-        self.read().by_client_id.get(client_id).cloned()
+        let directory = self.read();
+        directory.found(directory.by_client_id.get(client_id))
     }
 
     /// The tenant whose platform client is `client_id`.
     pub fn by_platform_client_id(&self, client_id: &str) -> Option<Arc<Tenant>> {
-        self.read().by_platform_client_id.get(client_id).cloned()
+        let directory = self.read();
+        directory.found(directory.by_platform_client_id.get(client_id))
     }
 
     /// The tenant whose control token is `token`.
     pub fn by_control_token(&self, token: &str) -> Option<Arc<Tenant>> {
-        self.read().by_control_token.get(&digest(token)).cloned()
+        let directory = self.read();
+        directory.found(directory.by_control_token.get(&digest(token)))
     }
 
     /// Every tenant, by id.

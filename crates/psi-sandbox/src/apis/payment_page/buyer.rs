@@ -9,7 +9,8 @@ use crate::http::extract::Current;
 use crate::models::payment_page::session::{
     decline_category, CannotEnd, Choice, Ending, Session, DECLINE_CATEGORIES,
 };
-use crate::state::{AppState, Tenant};
+use crate::outbox::Outbox;
+use crate::state::Tenant;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -32,7 +33,7 @@ pub(super) fn visit(tenant: &Tenant, session_id: &str) -> Option<Session> {
 /// Ends an open session, then notifies the merchant (the session
 /// notification, and the invoice notification of a new transaction).
 pub(super) fn end(
-    state: &AppState,
+    outbox: &Outbox,
     tenant: &Arc<Tenant>,
     session_id: &str,
     ending: Ending,
@@ -49,24 +50,24 @@ pub(super) fn end(
         session
     };
     if let Some(url) = &session.webhook_url {
-        webhooks::notify(state, tenant, &session.record(), url);
+        webhooks::notify(outbox, tenant, &session.record(), url);
     }
     if let Some(transaction_id) = &session.transaction_id {
-        webhooks::notify_invoice(state, tenant, &session.id, transaction_id);
+        webhooks::notify_invoice(outbox, tenant, &session.id, transaction_id);
     }
     Ok(session)
 }
 
 /// `POST /__sandbox/sessions/{id}/complete`, body `{"payment_option"?, "transfer_type"?}` (or none).
 pub(super) async fn complete(
-    State(state): State<AppState>,
+    State(outbox): State<Outbox>,
     Current(tenant): Current,
     Path(session_id): Path<String>,
     body: Bytes,
 ) -> Response {
     match optional_body::<Choice>(&body) {
         Ok(choice) => control_end(
-            &state,
+            &outbox,
             &tenant,
             &session_id,
             Ending::Complete(choice.unwrap_or_default()),
@@ -77,11 +78,11 @@ pub(super) async fn complete(
 
 /// `POST /__sandbox/sessions/{id}/cancel`.
 pub(super) async fn cancel(
-    State(state): State<AppState>,
+    State(outbox): State<Outbox>,
     Current(tenant): Current,
     Path(session_id): Path<String>,
 ) -> Response {
-    control_end(&state, &tenant, &session_id, Ending::Cancel)
+    control_end(&outbox, &tenant, &session_id, Ending::Cancel)
 }
 
 /// The body of `fail`: the decline category, RISK_DECISION when absent.
@@ -93,7 +94,7 @@ struct FailBody {
 
 /// `POST /__sandbox/sessions/{id}/fail`, body `{"category"?}` (or none).
 pub(super) async fn fail(
-    State(state): State<AppState>,
+    State(outbox): State<Outbox>,
     Current(tenant): Current,
     Path(session_id): Path<String>,
     body: Bytes,
@@ -115,25 +116,25 @@ pub(super) async fn fail(
             }
         },
     };
-    control_end(&state, &tenant, &session_id, Ending::Fail(category))
+    control_end(&outbox, &tenant, &session_id, Ending::Fail(category))
 }
 
 /// `POST /__sandbox/sessions/{id}/expire`: EXPIRED now.
 pub(super) async fn expire(
-    State(state): State<AppState>,
+    State(outbox): State<Outbox>,
     Current(tenant): Current,
     Path(session_id): Path<String>,
 ) -> Response {
-    control_end(&state, &tenant, &session_id, Ending::Expire)
+    control_end(&outbox, &tenant, &session_id, Ending::Expire)
 }
 
 /// `POST /__sandbox/sessions/{id}/fraud-cancel`: FRAUD_CANCELLATION_REQUESTED.
 pub(super) async fn fraud_cancel(
-    State(state): State<AppState>,
+    State(outbox): State<Outbox>,
     Current(tenant): Current,
     Path(session_id): Path<String>,
 ) -> Response {
-    control_end(&state, &tenant, &session_id, Ending::FraudCancel)
+    control_end(&outbox, &tenant, &session_id, Ending::FraudCancel)
 }
 
 /// A JSON body that may be absent (empty or only whitespace).
@@ -149,12 +150,12 @@ fn optional_body<T: DeserializeOwned>(body: &Bytes) -> Result<Option<T>, Respons
 /// Ends the session for the control API: a completion answers
 /// `{"transaction_id", "session_id"}`, any other ending the session record.
 fn control_end(
-    state: &AppState,
+    outbox: &Outbox,
     tenant: &Arc<Tenant>,
     session_id: &str,
     ending: Ending,
 ) -> Response {
-    match end(state, tenant, session_id, ending) {
+    match end(outbox, tenant, session_id, ending) {
         Ok(session) => {
             let answer = match &session.transaction_id {
                 Some(transaction_id) => {

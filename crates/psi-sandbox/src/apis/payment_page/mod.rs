@@ -40,12 +40,21 @@ mod webhooks;
 pub use crate::models::payment_page::validation::check_order_data;
 pub use webhooks::schedule as schedule_notifications;
 
+use crate::auth::Tokens;
 use crate::http::operation::declare;
-use crate::state::AppState;
+use crate::outbox::Outbox;
+use crate::settings::Limits;
+use axum::extract::FromRef;
 use axum::routing::{get, post};
 use axum::Router;
 
-pub fn routes() -> Router<AppState> {
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Tokens: FromRef<S>,
+    Limits: FromRef<S>,
+    Outbox: FromRef<S>,
+{
     Router::new()
         .route(
             "/pps/api/v1/session",

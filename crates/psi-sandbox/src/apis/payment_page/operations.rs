@@ -11,8 +11,9 @@ use crate::models::payment_page::idempotency::{
 };
 use crate::models::payment_page::session::Session;
 use crate::models::payment_page::validation::{self, Findings};
+use crate::outbox::Outbox;
+use crate::settings::Limits;
 use crate::state::payment_page::PaymentPageState;
-use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -33,7 +34,8 @@ struct Creation {
 }
 
 pub(super) async fn create_session(
-    State(state): State<AppState>,
+    State(outbox): State<Outbox>,
+    State(limits): State<Limits>,
     tenant: Current,
     Bearer { claims, .. }: Bearer<PaymentPage>,
     headers: HeaderMap,
@@ -57,7 +59,7 @@ pub(super) async fn create_session(
         .url_data
         .as_ref()
         .and_then(|urls| urls.webhook_url.as_deref());
-    if let Some(refusal) = webhook_url.and_then(|url| state.webhook_refusal(url)) {
+    if let Some(refusal) = webhook_url.and_then(|url| outbox.refusal(url)) {
         let field = ("$.url_data.webhook_url".to_owned(), refusal);
         return decline_with(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -80,12 +82,12 @@ pub(super) async fn create_session(
         request,
     };
     let now = tenant.clock.now_local();
-    let max_sessions = state.limits.max_sessions;
+    let max_sessions = limits.max_sessions;
     let created = create_or_replay(&mut tenant.data().payment_page, creation, now, max_sessions);
     match created {
         Ok(session_id) => {
             let response = SessionResponse {
-                landing_page: Some(landing_page(&state.url, &session_id)),
+                landing_page: Some(landing_page(&outbox.url, &session_id)),
                 session_id: Some(session_id),
             };
             (StatusCode::CREATED, Json(response)).into_response()

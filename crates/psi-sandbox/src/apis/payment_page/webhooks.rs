@@ -31,7 +31,8 @@ use crate::http::extract::Current;
 #[cfg(doc)]
 use crate::models::payment_page::webhook_delivery::backoff;
 use crate::models::payment_page::webhook_delivery::{Attempt, DeliveryKind, WebhookDelivery};
-use crate::state::{AppState, Shared, Tenant};
+use crate::outbox::Outbox;
+use crate::state::{Tenant, Tenants};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -40,7 +41,6 @@ use psi_payment_page::types::SessionRecord;
 use serde::Serialize;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
-use tokio::sync::Notify;
 
 /// A receiver that does not answer within this counts as failed.
 const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(2);
@@ -48,13 +48,8 @@ const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(2);
 /// Queues the notification of `record` and sends it in the background.
 /// Called after the data lock is released.
 /// Answers the delivery's number.
-pub(super) fn notify(
-    state: &AppState,
-    tenant: &Tenant,
-    record: &SessionRecord,
-    url: &str,
-) -> usize {
-    send_in_background(state, tenant, WebhookDelivery::of_session(record, url))
+pub(super) fn notify(outbox: &Outbox, tenant: &Tenant, record: &SessionRecord, url: &str) -> usize {
+    send_in_background(outbox, tenant, WebhookDelivery::of_session(record, url))
 }
 
 /// Queues the invoice notification of a completed session's transaction
@@ -69,7 +64,7 @@ pub(super) fn notify(
 /// Answers the deliveries' numbers (none without a subscription), or
 /// `None` for an unknown transaction.
 pub(super) fn notify_invoice(
-    state: &AppState,
+    outbox: &Outbox,
     tenant: &Tenant,
     session_id: &str,
     transaction_id: &str,
@@ -78,7 +73,7 @@ pub(super) fn notify_invoice(
     let address = |format: &str| {
         format!(
             "{}/api/order/{}/correspondences/invoices/{}/{format}",
-            state.url, transaction.id, transaction.correspondence_id
+            outbox.url, transaction.id, transaction.correspondence_id
         )
     };
     let shop_transaction_id = transaction
@@ -107,25 +102,24 @@ pub(super) fn notify_invoice(
             .map(|url| {
                 let delivery = WebhookDelivery::of_invoice(session_id, url, body.clone());
                 data.payment_page
-                    .queue_delivery(delivery, state.limits.max_deliveries, now)
+                    .queue_delivery(delivery, outbox.max_deliveries, now)
             })
             .collect::<Vec<_>>()
     };
     if !numbers.is_empty() {
-        state.webhook_wake.notify_one();
+        outbox.wake();
     }
     Some(numbers)
 }
 
 /// Queues `delivery`, due now, wakes the scheduler and answers its number.
-fn send_in_background(state: &AppState, tenant: &Tenant, delivery: WebhookDelivery) -> usize {
+fn send_in_background(outbox: &Outbox, tenant: &Tenant, delivery: WebhookDelivery) -> usize {
     let now = tenant.clock.now_local();
-    let number =
-        tenant
-            .data()
-            .payment_page
-            .queue_delivery(delivery, state.limits.max_deliveries, now);
-    state.webhook_wake.notify_one();
+    let number = tenant
+        .data()
+        .payment_page
+        .queue_delivery(delivery, outbox.max_deliveries, now);
+    outbox.wake();
     number
 }
 
@@ -133,11 +127,8 @@ fn send_in_background(state: &AppState, tenant: &Tenant, delivery: WebhookDelive
 /// due on its tenant's clock, the unfinished ones of a `--state` file first
 /// (each at the due time kept, at once when that has passed). Called once
 /// as the sandbox starts; the sandbox aborts the task when it stops.
-pub fn schedule(state: &AppState) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(run_schedule(
-        std::sync::Arc::downgrade(state),
-        state.webhook_wake.clone(),
-    ))
+pub fn schedule(tenants: &Arc<Tenants>, outbox: &Outbox) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(run_schedule(Arc::downgrade(tenants), outbox.clone()))
 }
 
 /// Takes what is due in every tenant, sends each in its own task, then
@@ -148,14 +139,15 @@ pub fn schedule(state: &AppState) -> tokio::task::JoinHandle<()> {
 /// is moved meanwhile, which wakes it. It holds the state only while it
 /// looks (a weak reference otherwise), so a state nothing else holds is
 /// dropped, and the scheduler ends at its next wake-up.
-async fn run_schedule(state: Weak<Shared>, wake: Arc<Notify>) {
+async fn run_schedule(tenants: Weak<Tenants>, outbox: Outbox) {
+    let wake = outbox.wake_up();
     loop {
         let wait = {
-            let Some(state) = state.upgrade() else {
+            let Some(tenants) = tenants.upgrade() else {
                 return;
             };
             let mut wait: Option<Duration> = None;
-            for tenant in state.tenants.all() {
+            for tenant in tenants.all() {
                 let now = tenant.clock.now_local();
                 let (due, next) = {
                     let mut data = tenant.data();
@@ -163,7 +155,7 @@ async fn run_schedule(state: Weak<Shared>, wake: Arc<Notify>) {
                     (due, data.payment_page.next_due())
                 };
                 for number in due {
-                    tokio::spawn(attempt(state.clone(), tenant.clone(), number));
+                    tokio::spawn(attempt(outbox.clone(), tenant.clone(), number));
                 }
                 if let Some(at) = next {
                     let until = (at - now).to_std().unwrap_or_default();
@@ -185,7 +177,7 @@ async fn run_schedule(state: Weak<Shared>, wake: Arc<Notify>) {
 /// Sends the next attempt of the delivery numbered `number` of `tenant` and
 /// records it, which schedules the one after unless it is finished, then
 /// wakes the scheduler to see the new due time.
-async fn attempt(state: AppState, tenant: Arc<Tenant>, number: usize) {
+async fn attempt(outbox: Outbox, tenant: Arc<Tenant>, number: usize) {
     let (kind, url, body) = {
         let data = tenant.data();
         let Some(delivery) = data.payment_page.delivery(number) else {
@@ -193,11 +185,11 @@ async fn attempt(state: AppState, tenant: Arc<Tenant>, number: usize) {
         };
         (delivery.kind, delivery.url.clone(), delivery.body.clone())
     };
-    let (attempt, delivered) = match state.webhook_refusal(&url) {
+    let (attempt, delivered) = match outbox.refusal(&url) {
         // Stored before the allow-list was set: logged, never sent.
         Some(refusal) => (Attempt::not_sent(tenant.clock.now_local(), &refusal), false),
         None => {
-            let attempt = send_once(&state, &tenant, kind, &url, &body).await;
+            let attempt = send_once(&outbox, &tenant, kind, &url, &body).await;
             let delivered = attempt
                 .status
                 .is_some_and(|status| (200..300).contains(&status));
@@ -208,14 +200,14 @@ async fn attempt(state: AppState, tenant: Arc<Tenant>, number: usize) {
         .data()
         .payment_page
         .record_attempt(number, attempt, delivered);
-    state.webhook_wake.notify_one();
+    outbox.wake();
 }
 
 /// One signed POST: a session notification signed anew, so the timestamp
 /// is that of the attempt; an invoice notification with its subscription's
 /// secret (the same signature on every attempt, as it has no timestamp).
 async fn send_once(
-    state: &AppState,
+    outbox: &Outbox,
     tenant: &Tenant,
     kind: DeliveryKind,
     url: &str,
@@ -223,22 +215,20 @@ async fn send_once(
 ) -> Attempt {
     let at = tenant.clock.now_local();
     let signature = match kind {
-        DeliveryKind::Session => crate::auth::signature::sign(
-            state.webhook_secret.as_bytes(),
-            at.timestamp(),
-            body.as_bytes(),
-        ),
+        DeliveryKind::Session => {
+            crate::auth::signature::sign(outbox.secret.as_bytes(), at.timestamp(), body.as_bytes())
+        }
         DeliveryKind::Invoice => {
             let secret = tenant
                 .data()
                 .webhook_subscriptions
                 .secret_for(url)
                 .map(str::to_owned)
-                .unwrap_or_else(|| state.webhook_secret.clone());
+                .unwrap_or_else(|| outbox.secret.clone());
             crate::auth::signature::sign_invoice(secret.as_bytes(), body.as_bytes())
         }
     };
-    let sent = state
+    let sent = outbox
         .http
         .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -298,7 +288,7 @@ fn listed(tenant: &Tenant, numbers: &[usize]) -> Vec<serde_json::Value> {
 /// and body, signed anew at each of its own attempts. 202 with the new
 /// delivery (its number, no attempt yet); 404 for a number not kept.
 pub(super) async fn resend(
-    State(state): State<AppState>,
+    State(outbox): State<Outbox>,
     tenant: Current,
     Path(number): Path<String>,
 ) -> Response {
@@ -312,7 +302,7 @@ pub(super) async fn resend(
     let Some(again) = kept else {
         return not_found(format!("no delivery {number} is kept"));
     };
-    let number = send_in_background(&state, &tenant, again);
+    let number = send_in_background(&outbox, &tenant, again);
     accepted(listed(&tenant, &[number]).pop())
 }
 
@@ -322,7 +312,7 @@ pub(super) async fn resend(
 /// the new delivery; 404 for an unknown session, 409 for one without a
 /// `webhook_url`.
 pub(super) async fn notify_session(
-    State(state): State<AppState>,
+    State(outbox): State<Outbox>,
     tenant: Current,
     Path(session_id): Path<String>,
 ) -> Response {
@@ -346,7 +336,7 @@ pub(super) async fn notify_session(
         )
             .into_response(),
         Some((Some(url), record)) => {
-            let number = notify(&state, &tenant, &record, &url);
+            let number = notify(&outbox, &tenant, &record, &url);
             accepted(listed(&tenant, &[number]).pop())
         }
     }
@@ -357,7 +347,7 @@ pub(super) async fn notify_session(
 /// the new deliveries, one per subscription (none without one); 404 for an
 /// unknown transaction.
 pub(super) async fn notify_transaction_invoice(
-    State(state): State<AppState>,
+    State(outbox): State<Outbox>,
     tenant: Current,
     Path(transaction_id): Path<String>,
 ) -> Response {
@@ -367,7 +357,7 @@ pub(super) async fn notify_transaction_invoice(
         .get(&transaction_id)
         .map(|transaction| transaction.session_id.to_string());
     let numbers = session_id
-        .and_then(|session_id| notify_invoice(&state, &tenant, &session_id, &transaction_id));
+        .and_then(|session_id| notify_invoice(&outbox, &tenant, &session_id, &transaction_id));
     match numbers {
         Some(numbers) => accepted(listed(&tenant, &numbers)),
         None => not_found(format!("no transaction {transaction_id}")),

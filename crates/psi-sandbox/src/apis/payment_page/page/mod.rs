@@ -61,10 +61,10 @@ use crate::html::escape;
 use crate::http::extract::Current;
 use crate::models::payment_page::methods::{Method, Offer};
 use crate::models::payment_page::session::{CannotEnd, Choice, Ending, Session};
+use crate::outbox::Outbox;
 use crate::render::payment_page::form::Entered;
 use crate::render::payment_page::pages;
 use crate::render::payment_page::text::Lang;
-use crate::state::AppState;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
@@ -96,7 +96,7 @@ pub(super) async fn show(
 
 /// `POST /pps/landing/{session_id}`: the tester's choice.
 pub(super) async fn submit(
-    State(state): State<AppState>,
+    State(outbox): State<Outbox>,
     Current(tenant): Current,
     Path(session_id): Path<String>,
     Query(query): Query<LangQuery>,
@@ -128,7 +128,7 @@ pub(super) async fn submit(
             return (StatusCode::BAD_REQUEST, Html(page)).into_response();
         }
     };
-    match buyer::end(&state, &tenant, &session_id, ending) {
+    match buyer::end(&outbox, &tenant, &session_id, ending) {
         Ok(ended) => go_back(&ended, lang),
         // Ended or expired between the visit above and now.
         Err(CannotEnd::NotOpen(_)) | Err(CannotEnd::Unknown) => {

@@ -3,7 +3,7 @@
 //! the same answers. Runs the router in this process, so the first sandbox
 //! can be dropped (its file closed) before the second opens the file.
 
-use super::{AppState, Shared};
+use super::App;
 use crate::auth::audiences::{audience_of, Service};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -26,16 +26,14 @@ fn state_file(name: &str) -> std::path::PathBuf {
     directory.join("state.db")
 }
 
-fn start(path: &std::path::Path) -> AppState {
+fn start(path: &std::path::Path) -> App {
     let settings = crate::settings::Settings::default().state(path);
-    let state = Arc::new(
-        Shared::new(URL.to_owned(), URL.to_owned(), &settings).expect("the state file opens"),
-    );
+    let state = App::new(URL.to_owned(), URL.to_owned(), &settings).expect("the state file opens");
     // The notifications' scheduler, as a sandbox starts it, in a test
     // with a runtime; it holds the state only while it looks, so `settle`
     // still sees the state alone.
     if tokio::runtime::Handle::try_current().is_ok() {
-        crate::apis::payment_page::schedule_notifications(&state);
+        crate::apis::payment_page::schedule_notifications(&state.tenants, &state.outbox);
     }
     state
 }
@@ -43,7 +41,7 @@ fn start(path: &std::path::Path) -> AppState {
 /// One call through the whole router; answers the status and the JSON body
 /// (`null` when there is none).
 async fn call(
-    state: &AppState,
+    state: &App,
     method: &str,
     path: &str,
     token: Option<&str>,
@@ -79,7 +77,7 @@ async fn call(
     (status, json)
 }
 
-async fn token(state: &AppState, service: Service) -> String {
+async fn token(state: &App, service: Service) -> String {
     let (status, answer) = if service == Service::Storefront {
         let body = json!({"client_id": crate::demo::DEMO_PLATFORM_CLIENT_ID, "client_secret": crate::demo::DEMO_PLATFORM_CLIENT_SECRET, "grant_type": "client_credentials", "scope": "write"});
         call(state, "POST", "/api/oauth/token", None, Some(body), &[]).await
@@ -100,7 +98,7 @@ struct Tokens {
 }
 
 /// What the sandbox serves about every record, read through its own API.
-async fn snapshot(state: &AppState, tokens: &Tokens, transaction: &str, order: &str) -> Value {
+async fn snapshot(state: &App, tokens: &Tokens, transaction: &str, order: &str) -> Value {
     let get = |path: String, token: Option<String>| async move {
         let (status, body) = call(state, "GET", &path, token.as_deref(), None, &[]).await;
         assert!(status.is_success(), "GET {path}: {status} {body}");
@@ -120,8 +118,8 @@ async fn snapshot(state: &AppState, tokens: &Tokens, transaction: &str, order: &
 }
 
 /// Waits (counting polls, not timing) until every notification has used
-/// its attempts and no background task holds the state any more.
-async fn settle(state: &AppState) {
+/// its attempts and no background task holds a tenant any more.
+async fn settle(state: &App) {
     for _ in 0..600 {
         let (_, webhooks) = call(state, "GET", "/__sandbox/webhooks", None, None, &[]).await;
         let done = webhooks
@@ -129,12 +127,25 @@ async fn settle(state: &AppState) {
             .expect("a list")
             .iter()
             .all(|delivery| delivery["attempts"].as_array().map_or(0, Vec::len) == 5);
-        if done && Arc::strong_count(state) == 1 {
+        // No attempt task holds a tenant (and with it the state file):
+        // each is held by the directory and the list just made alone.
+        let idle = state
+            .tenants
+            .all()
+            .iter()
+            .all(|tenant| Arc::strong_count(tenant) == 2);
+        if done && idle {
             return;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    panic!("the notifications did not finish");
+    let counts: Vec<usize> = state
+        .tenants
+        .all()
+        .iter()
+        .map(|tenant| Arc::strong_count(tenant))
+        .collect();
+    panic!("the notifications did not finish (tenants held {counts:?} times)");
 }
 
 #[tokio::test]
@@ -163,7 +174,7 @@ async fn every_kind_of_record_is_served_again_after_a_restart() {
     let request =
         serde_json::to_value(crate::demo::session_request(&format!("{UNREACHABLE}/hook")))
             .expect("a request");
-    let create = |state: AppState, headers: &'static [(&'static str, &'static str)]| {
+    let create = |state: App, headers: &'static [(&'static str, &'static str)]| {
         let token = tokens.payment_page.clone();
         let request = request.clone();
         async move {
@@ -424,9 +435,9 @@ const IBANS: [&str; 3] = [
 
 /// A sandbox on `path` without the notifications' scheduler: its queued
 /// notifications stay as they are, so two snapshots can be compared.
-fn start_quiet(path: &std::path::Path) -> AppState {
+fn start_quiet(path: &std::path::Path) -> App {
     let settings = crate::settings::Settings::default().state(path);
-    Arc::new(Shared::new(URL.to_owned(), URL.to_owned(), &settings).expect("the state file opens"))
+    App::new(URL.to_owned(), URL.to_owned(), &settings).expect("the state file opens")
 }
 
 /// The records a play made, by the paths or ids that read them.
@@ -439,7 +450,7 @@ struct Records {
 }
 
 /// Plays `steps`; answers the records they made.
-async fn play(state: &AppState, steps: &[Step]) -> Records {
+async fn play(state: &App, steps: &[Step]) -> Records {
     let mut sessions: Vec<String> = Vec::new();
     let Records {
         mut transactions,
@@ -601,7 +612,7 @@ async fn play(state: &AppState, steps: &[Step]) -> Records {
 /// The answers of every read endpoint about `records`, read through the
 /// sandbox's own API (with tokens of now: a play may move the clock past a
 /// token's life).
-async fn served(state: &AppState, records: &Records) -> Value {
+async fn served(state: &App, records: &Records) -> Value {
     let Records {
         transactions,
         orders,

@@ -1,7 +1,7 @@
 //! A document as `cargo xtask generate` bundles it into
 //! [`crate::documents::DOCUMENTS`] and as a test hands one to
 //! [`crate::settings::Settings::with_document`]: the generated list imports it from
-//! here, below everything that serves it.
+//! here, a leaf below everything that serves it.
 
 /// One bundled document, as `cargo xtask generate` writes it into
 /// `crate::documents::DOCUMENTS`.
