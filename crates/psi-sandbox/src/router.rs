@@ -33,7 +33,7 @@ pub fn app(
         .merge(crate::control::tenants::routes())
         .merge(crate::control::health::routes())
         .merge(crate::apis::routes())
-        .merge(crate::examples::routes(&state.examples))
+        .merge(crate::apis::from_examples::routes(&state.examples))
         .route_layer(crate::ids::Check)
         .fallback(unknown_path)
         .method_not_allowed_fallback(method_not_allowed)

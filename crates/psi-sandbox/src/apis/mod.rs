@@ -2,6 +2,7 @@
 //! test-control routes (under `/__sandbox`).
 
 pub mod bank_accounts;
+pub mod from_examples;
 pub mod order_status;
 pub mod pay_later;
 pub mod payment_page;

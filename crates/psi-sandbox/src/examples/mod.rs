@@ -5,11 +5,11 @@
 //! [`crate::documents::DOCUMENTS`]. The APIs of [`HAND_EMULATED`] keep their
 //! stateful emulation in `apis/`; every other document is compiled once at
 //! startup ([`Served::compile`]) and each of its operations answers at
-//! `<sandbox URL><base_path><path>`:
+//! `<sandbox URL><base_path><path>` (the routes are `apis/from_examples.rs`):
 //!
 //! 1. an armed fault of its operationId applies first ([`crate::faults`]);
 //! 2. the bearer token is checked as every emulated API checks it
-//!    ([`crate::auth::Tokens::check_audience`]), against the document's audience
+//!    (`Tokens::check_audience`), against the document's audience
 //!    with its `{placeholder}` replaced by the sandbox URL; a document whose
 //!    audience is a setting gets `<URL><base_path>`, which the token server
 //!    issues and `GET /__sandbox` lists (`documents`); an operation with
@@ -38,15 +38,9 @@ mod request;
 mod schema;
 mod template;
 
-use crate::auth::Tokens;
-use crate::auth::{Refusal, Verified};
 use crate::document::Document;
-use crate::state::Tenant;
-use axum::extract::{FromRef, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::any;
-use axum::Router;
 use compile::Operation;
 use decline::decline;
 use std::collections::BTreeMap;
@@ -165,46 +159,32 @@ impl Preferred {
     }
 }
 
-/// One route per distinct path of the served documents; the handler picks
-/// the operation by path template and method. The router's state `S` only
-/// has to give the token checker (an axum substate, [`FromRef`]); the
-/// armed faults are the request's tenant's, the compiled documents the
-/// routes' own.
-pub fn routes<S>(served: &Served) -> Router<S>
-where
-    S: Clone + Send + Sync + 'static,
-    Tokens: FromRef<S>,
-{
-    // Keyed by the path with its parameter names blanked: `/a/{x}` and
-    // `/a/{y}` are one axum route.
-    let mut paths: BTreeMap<String, (String, Vec<Target>)> = BTreeMap::new();
-    for document in &served.documents {
-        for (index, operation) in document.operations.iter().enumerate() {
-            let entry = paths
-                .entry(operation.template.shape())
-                .or_insert_with(|| (operation.template.axum_path(), Vec::new()));
-            entry.1.push(Target {
-                document: document.clone(),
-                operation: index,
-            });
+/// The served operations by route: one axum path per distinct path of the
+/// served documents (`/a/{x}` and `/a/{y}` are one route), with every
+/// operation it may lead to.
+impl Served {
+    pub fn routes(&self) -> Vec<(String, Arc<[Target]>)> {
+        let mut paths: BTreeMap<String, (String, Vec<Target>)> = BTreeMap::new();
+        for document in &self.documents {
+            for (index, operation) in document.operations.iter().enumerate() {
+                let entry = paths
+                    .entry(operation.template.shape())
+                    .or_insert_with(|| (operation.template.axum_path(), Vec::new()));
+                entry.1.push(Target {
+                    document: document.clone(),
+                    operation: index,
+                });
+            }
         }
+        paths
+            .into_values()
+            .map(|(path, targets)| (path, targets.into()))
+            .collect()
     }
-    paths
-        .into_values()
-        .fold(Router::new(), |router, (path, targets)| {
-            let targets: Arc<[Target]> = targets.into();
-            router.route(
-                &path,
-                any(move |State(tokens): State<Tokens>, request: Request| {
-                    let targets = targets.clone();
-                    async move { serve(&tokens, &targets, request).await }
-                }),
-            )
-        })
 }
 
 /// An operation a route may lead to.
-struct Target {
+pub struct Target {
     document: Arc<compile::Compiled>,
     operation: usize,
 }
@@ -213,83 +193,75 @@ impl Target {
     fn operation(&self) -> &Operation {
         &self.document.operations[self.operation]
     }
-}
 
-async fn serve(tokens: &Tokens, targets: &[Target], request: Request) -> Response {
-    let faults = request
-        .extensions()
-        .get::<Arc<Tenant>>()
-        .map(|tenant| tenant.faults.clone())
-        .unwrap_or_default();
-    let (parts, body) = request.into_parts();
-    let raw_path = parts.uri.path().to_owned();
-    let at_path: Vec<(&Target, Vec<(String, String)>)> = targets
-        .iter()
-        .filter_map(|t| Some((t, t.operation().template.capture(&raw_path)?)))
-        .collect();
-    if at_path.is_empty() {
-        return decline(
-            StatusCode::NOT_FOUND,
-            "UNKNOWN_PATH",
-            vec![(
-                "$".to_owned(),
-                "no operation is served at this path".to_owned(),
-            )],
-        );
+    /// The operationId, for the faults armed for it and the log.
+    pub fn operation_id(&self) -> &'static str {
+        self.operation().operation_id
     }
-    let Some((target, path_values)) = at_path
-        .iter()
-        .find(|(t, _)| t.operation().method == parts.method)
-    else {
-        return method_not_allowed(at_path.iter().map(|(t, _)| &t.operation().method));
-    };
-    let operation = target.operation();
-    let request = Request::from_parts(parts, body);
-    crate::http::operation::serve(&faults, operation.operation_id, request, |request| {
-        documented(tokens, target, path_values.clone(), request)
-    })
-    .await
-}
 
-/// The answer to `request` for the operation of `target`, its path
-/// parameters read as `path_values`: the token, the request's checks, then
-/// the documented answer.
-async fn documented(
-    tokens: &Tokens,
-    target: &Target,
-    path_values: Vec<(String, String)>,
-    request: Request,
-) -> Response {
-    let operation = target.operation();
-    let (parts, body) = request.into_parts();
-    if operation.needs_token {
-        let audience = &target.document.audience;
-        let checked = match (
-            parts.extensions.get::<Verified>(),
-            parts.extensions.get::<Arc<Tenant>>(),
-        ) {
-            (Some(Verified(Ok(claims))), Some(tenant)) => {
-                tokens.check_audience(claims, audience, &tenant.clock)
-            }
-            (Some(Verified(Err(refusal))), _) => Err(*refusal),
-            _ => Err(Refusal::Missing),
-        };
-        if let Err(refusal) = checked {
-            return decline(StatusCode::UNAUTHORIZED, refusal.reason(), Vec::new());
+    /// The audience its token must carry; `None` for an operation with
+    /// `security: []`.
+    pub fn audience(&self) -> Option<&str> {
+        self.operation()
+            .needs_token
+            .then_some(self.document.audience.as_str())
+    }
+
+    /// The operation of `targets` a `method` request to `raw_path` (the
+    /// undecoded path) is for, with its path parameters; a 404 or a 405
+    /// (with `Allow`) in the decline shape when there is none.
+    pub fn find<'a>(
+        targets: &'a [Target],
+        method: &Method,
+        raw_path: &str,
+    ) -> Result<(&'a Target, Vec<(String, String)>), Response> {
+        let at_path: Vec<(&Target, Vec<(String, String)>)> = targets
+            .iter()
+            .filter_map(|t| Some((t, t.operation().template.capture(raw_path)?)))
+            .collect();
+        if at_path.is_empty() {
+            return Err(decline(
+                StatusCode::NOT_FOUND,
+                "UNKNOWN_PATH",
+                vec![(
+                    "$".to_owned(),
+                    "no operation is served at this path".to_owned(),
+                )],
+            ));
+        }
+        let index = at_path
+            .iter()
+            .position(|(t, _)| t.operation().method == method);
+        match index {
+            Some(index) => Ok(at_path.into_iter().nth(index).expect("found above")),
+            None => Err(method_not_allowed(
+                at_path.iter().map(|(t, _)| &t.operation().method),
+            )),
         }
     }
-    let body = match axum::body::to_bytes(body, crate::http::limits::MAX_BODY_BYTES).await {
-        Ok(body) => body,
-        Err(_) => {
-            let problem = ("$".to_owned(), "the body could not be read".to_owned());
-            return decline(StatusCode::BAD_REQUEST, "MALFORMED_BODY", vec![problem]);
+
+    /// The answer to a request whose token has passed: its checks against
+    /// the document (415, 400 naming the field and the rule), then the
+    /// documented example (`Prefer` picks the status and example).
+    pub fn respond(
+        &self,
+        path_values: &[(String, String)],
+        headers: &HeaderMap,
+        query: &str,
+        body: &[u8],
+    ) -> Response {
+        let operation = self.operation();
+        if let Err(refusal) = request::check(operation, headers, path_values, query, body) {
+            return refusal;
         }
-    };
-    let query = parts.uri.query().unwrap_or("");
-    if let Err(refusal) = request::check(operation, &parts.headers, &path_values, query, &body) {
-        return refusal;
+        answer::answer(operation, headers)
     }
-    answer::answer(operation, &parts.headers)
+}
+
+/// A refusal of a request to a served document, in the payment APIs'
+/// decline shape.
+pub fn refuse(status: StatusCode, reason: &str, fields: Vec<(String, String)>) -> Response {
+    decline(status, reason, fields)
 }
 
 /// 405 with `Allow`, in the decline shape.
