@@ -197,6 +197,8 @@ impl Sandbox {
             bytes += transaction.request.stored_len();
             data.transactions.insert(transaction);
         }
+        drop(data);
+        drop(tenant.save());
         bytes / count.max(1)
     }
 }

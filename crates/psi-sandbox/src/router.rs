@@ -4,7 +4,7 @@
 
 use crate::app::App;
 use crate::http::api_errors::{Owner, Problem};
-use crate::http::{limits, operation, panic, request_log, tenant};
+use crate::http::{limits, operation, panic, request_log, save, tenant};
 use axum::extract::Request;
 use axum::http::{StatusCode, Uri};
 use axum::middleware::{from_fn, from_fn_with_state};
@@ -16,7 +16,8 @@ use tower::ServiceBuilder;
 /// The whole sandbox: the router of every route, inside the middleware
 /// every request passes, outermost first: the request log, a panic
 /// answered 500, the control door, the size limits, the request's tenant,
-/// and the extension the operation layer reads (the documented answers).
+/// the extension the operation layer reads (the documented answers), and
+/// the save step (the tenant's changes written before the answer leaves).
 ///
 /// The middleware wrap the finished router once, as axum suggests for
 /// middleware that runs before routing; `Router::layer` would wrap each
@@ -56,6 +57,7 @@ pub fn app(
         .layer(Extension(operation::Operations {
             documented: documented_answers(&state),
         }))
+        .layer(from_fn(save::after))
         .service(routes)
 }
 

@@ -373,9 +373,9 @@ fn a_panic_holding_the_data_lock_leaves_it_usable() {
     .join();
     assert!(outcome.is_err(), "the thread panicked");
     // The next holder gets the data, and its changes still reach the file.
+    let demo = state.tenants.demo();
     {
         let template = crate::demo::session_request(UNREACHABLE);
-        let demo = state.tenants.demo();
         let now = demo.clock.now_local();
         let mut data = demo.data();
         data.transactions
@@ -383,6 +383,9 @@ fn a_panic_holding_the_data_lock_leaves_it_usable() {
                 0, &template, now,
             ));
     }
+    // Handed to the writer; dropping the state writes what it was handed.
+    drop(demo.save());
+    drop(demo);
     drop(state);
     let again = start(&path);
     assert_eq!(again.tenants.demo().data().transactions.len(), 1);

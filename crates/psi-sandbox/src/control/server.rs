@@ -334,7 +334,7 @@ async fn reset(
     };
     let mut seeded = 0;
     for tenant in &tenants {
-        tenant.empty();
+        tenant.empty().wait().await;
         match seeding.apply(&tenant.id).await {
             Ok(stored) => seeded += stored,
             Err(error) => return control_error(StatusCode::INTERNAL_SERVER_ERROR, error),

@@ -17,6 +17,8 @@
 //! 6. The documented answers as a request extension
 //!    ([`operation::Operations`]), for the routes' declared operations
 //!    ([`operation::declare`]), whose armed faults are the tenant's.
+//! 7. [`save`]: what the request changed in its tenant's data is written to
+//!    the state file before the answer leaves.
 //!
 //! Inside the router, after routing: the path-id rule ([`crate::ids`]) and
 //! per route its operation ([`operation`]).
@@ -27,5 +29,6 @@ pub mod limits;
 pub mod operation;
 pub mod panic;
 pub mod request_log;
+pub mod save;
 pub mod serve;
 pub mod tenant;

@@ -117,10 +117,10 @@ impl Clock {
             .ok_or(refused)?;
         // Saved under the offset's lock: two advances are written in the
         // order they are applied. Advances are whole seconds, so is the offset.
+        // Handed to the writer under the offset's lock; the request's save
+        // step waits for it.
         if let Some((store, tenant)) = &self.store {
-            if let Err(error) = store.save_clock_offset(tenant, moved.num_seconds()) {
-                store.fail(&error);
-            }
+            drop(store.save_clock_offset(tenant, moved.num_seconds()));
         }
         *offset = moved;
         Ok(then)

@@ -16,7 +16,7 @@
 
 use super::clock::Clock;
 use super::journal::Journal;
-use super::store::{Persisted, Store};
+use super::store::{Persisted, Store, Written};
 use super::Data;
 use crate::faults::Faults;
 use serde::{Deserialize, Serialize};
@@ -155,30 +155,43 @@ impl Tenant {
     }
 
     /// The tenant's data, locked. Handlers hold it briefly and never across
-    /// an await; dropping the guard saves what changed (see
-    /// [`super`]'s module documentation).
+    /// an await; what they change is written to the state file by the
+    /// request's save step ([`Tenant::save`]).
     pub fn data(&self) -> DataGuard<'_> {
-        DataGuard {
-            data: self.data.lock().unwrap_or_else(|p| p.into_inner()),
-            store: self.store.as_deref(),
-            tenant: &self.id,
-        }
+        self.data.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Hands what changed in the tenant's data to the state file's writer
+    /// (nothing without one); awaiting the answer waits until it is written.
+    pub fn save(&self) -> Written {
+        let Some(store) = &self.store else {
+            return Written::done();
+        };
+        let mut data = self.data();
+        store.save(&self.id, &mut *data)
     }
 
     /// Empties every collection of the tenant, in memory and in the state
     /// file, disarms its faults and empties its journal. Its credentials
-    /// and clock stay. A failed write stops the sandbox, as every failed
-    /// write does.
-    pub fn empty(&self) {
-        {
-            let mut data = self.data.lock().unwrap_or_else(|p| p.into_inner());
-            *data = match self.store.as_deref() {
-                None => Data::default(),
-                Some(store) => store.empty(&self.id),
-            };
-        }
+    /// and clock stay.
+    pub fn empty(&self) -> Written {
+        let written = {
+            let mut data = self.data();
+            match self.store.as_deref() {
+                None => {
+                    *data = Data::default();
+                    Written::done()
+                }
+                Some(store) => {
+                    let (emptied, written) = store.empty(&self.id);
+                    *data = emptied;
+                    written
+                }
+            }
+        };
         self.faults.clear();
         self.journal.clear();
+        written
     }
 
     fn record(&self) -> Record {
@@ -189,39 +202,8 @@ impl Tenant {
     }
 }
 
-/// A tenant's locked data; saves its changes to the state file when dropped.
-pub struct DataGuard<'a> {
-    data: MutexGuard<'a, Data>,
-    store: Option<&'a Store>,
-    tenant: &'a str,
-}
-
-impl std::ops::Deref for DataGuard<'_> {
-    type Target = Data;
-    fn deref(&self) -> &Data {
-        &self.data
-    }
-}
-
-impl std::ops::DerefMut for DataGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Data {
-        &mut self.data
-    }
-}
-
-impl Drop for DataGuard<'_> {
-    fn drop(&mut self) {
-        // Runs before the MutexGuard field is dropped: the lock is held
-        // until the rows are committed.
-        if let Some(store) = self.store {
-            if self.data.has_changes() {
-                if let Err(error) = store.save(self.tenant, &mut *self.data) {
-                    store.fail(&error);
-                }
-            }
-        }
-    }
-}
+/// A tenant's locked data.
+pub type DataGuard<'a> = MutexGuard<'a, Data>;
 
 /// Why a tenant was not created or deleted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -452,7 +434,7 @@ impl Tenants {
         // With a state file, the new tenant's collections note their
         // changes from the start (an untracked table would never be saved).
         let data = match &self.store {
-            Some(store) => store.empty(&id),
+            Some(_) => Data::tracked_empty(),
             None => Data::default(),
         };
         let tenant = Arc::new(Tenant::new(id, credentials, 0, data, self.store.clone()));
@@ -498,9 +480,7 @@ impl Tenants {
             return Err(TenantError::Unknown(id.to_owned()));
         }
         if let Some(store) = &self.store {
-            store
-                .delete_tenant(id)
-                .map_err(|error| TenantError::Store(error.to_string()))?;
+            drop(store.delete_tenant(id));
         }
         directory.remove(id);
         Ok(())
@@ -512,9 +492,9 @@ impl Tenants {
         };
         let record = serde_json::to_string(&tenant.record())
             .map_err(|error| TenantError::Store(error.to_string()))?;
-        store
-            .save_tenant(&tenant.id, &record)
-            .map_err(|error| TenantError::Store(error.to_string()))
+        // Written before any job the tenant's requests hand over later.
+        drop(store.save_tenant(&tenant.id, &record));
+        Ok(())
     }
 
     /// The state file (for the tests: what it has written).

@@ -154,6 +154,8 @@ async fn run_schedule(tenants: Weak<Tenants>, outbox: Outbox) {
                     let due = data.payment_page.take_due(now);
                     (due, data.payment_page.next_due())
                 };
+                // Background changes: handed to the writer, nobody waits.
+                drop(tenant.save());
                 for number in due {
                     tokio::spawn(attempt(outbox.clone(), tenant.clone(), number));
                 }
@@ -200,6 +202,7 @@ async fn attempt(outbox: Outbox, tenant: Arc<Tenant>, number: usize) {
         .data()
         .payment_page
         .record_attempt(number, attempt, delivered);
+    tenant.save().wait().await;
     outbox.wake();
 }
 
