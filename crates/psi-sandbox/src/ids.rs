@@ -18,10 +18,10 @@
 //! resource can have a refused id, so it answers 404 (not found: the status
 //! every such operation declares, and for the shop configuration the one the
 //! specification gives for an unknown partner profile) in the error body of
-//! the API ([`crate::http::api_errors`]), naming the path parameter; a segment that
+//! the API ([`crate::refusals`]), naming the path parameter; a segment that
 //! is not UTF-8 once decoded is refused the same way.
 
-use crate::http::api_errors::{Owner, Problem};
+use crate::refusals::{Family, Problem};
 use axum::extract::{FromRequestParts, RawPathParams, Request};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -78,18 +78,18 @@ fn refused(request: Request) -> Result<Request, Response> {
     let params = RawPathParams::from_request_parts(&mut parts, &())
         .now_or_never()
         .expect("path parameters are read without waiting");
-    let owner = Owner::of_path(parts.uri.path());
+    let family = Family::of_path(parts.uri.path());
     // The storefront's handlers check orderId against its documented
     // pattern and answer per operation (7.x info: 404, others: 400); only
     // an id axum cannot even decode is answered here, the same way.
-    let refusal = if owner == Owner::Storefront {
+    let refusal = if family == Family::Storefront {
         params.is_err().then(|| {
             let status = if parts.uri.path().ends_with("/gateway/info") {
                 StatusCode::NOT_FOUND
             } else {
                 StatusCode::BAD_REQUEST
             };
-            owner.refuse(
+            family.refuse(
                 status,
                 Problem::new("INVALID_PATH_PARAMETER", "orderId is not valid UTF-8").at("orderId"),
             )
@@ -104,7 +104,7 @@ fn refused(request: Request) -> Result<Request, Response> {
                 "a path segment is not valid UTF-8 once percent-decoded",
             )),
         };
-        refused.map(|problem| owner.refuse(StatusCode::NOT_FOUND, problem))
+        refused.map(|problem| family.refuse(StatusCode::NOT_FOUND, problem))
     };
     match refusal {
         Some(refusal) => Err(refusal),

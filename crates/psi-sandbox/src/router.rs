@@ -3,8 +3,8 @@
 //! inside the middleware of [`crate::http`].
 
 use crate::app::App;
-use crate::http::api_errors::{Owner, Problem};
 use crate::http::{limits, operation, panic, request_log, save, tenant};
+use crate::refusals::{Family, Problem};
 use axum::extract::Request;
 use axum::http::{StatusCode, Uri};
 use axum::middleware::{from_fn, from_fn_with_state};
@@ -70,14 +70,14 @@ fn documented_answers(state: &App) -> operation::DocumentedAnswers {
 }
 
 async fn unknown_path(uri: Uri) -> Response {
-    Owner::of_path(uri.path()).refuse(
+    Family::of_path(uri.path()).refuse(
         StatusCode::NOT_FOUND,
         Problem::new("UNKNOWN_PATH", "no operation is served at this path"),
     )
 }
 
 async fn method_not_allowed(uri: Uri) -> Response {
-    Owner::of_path(uri.path()).refuse(
+    Family::of_path(uri.path()).refuse(
         StatusCode::METHOD_NOT_ALLOWED,
         Problem::new(
             "METHOD_NOT_ALLOWED",

@@ -11,11 +11,11 @@
 #![allow(clippy::result_large_err)]
 
 use crate::auth::Tokens;
-use crate::errors::{decline, decline_with, unsupported_media_type};
 use crate::http::extract::{BankAccounts, Bearer};
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::models::bank_accounts::{self, Buyer, InvalidField};
+use crate::refusals::{decline, decline_with, unsupported_media_type};
 use axum::body::Bytes;
 use axum::extract::FromRef;
 use axum::extract::Path;
@@ -196,7 +196,7 @@ fn admit(buyer: &Buyer) -> Result<(), Response> {
 /// The body as the generated type: a field out of bounds or of the wrong
 /// type is a 400 naming it; the IBAN is never quoted.
 fn parse_store_request(body: &[u8]) -> Result<BankAccountStoreRequest, Response> {
-    crate::errors::parse_body_redacting(
+    crate::refusals::parse_body_redacting(
         body,
         &[("$.iban", "must be a string of 0 to 50 characters")],
     )

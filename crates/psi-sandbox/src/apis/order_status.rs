@@ -12,13 +12,13 @@
 //! is drawn by [`crate::render::invoice`].
 
 use crate::auth::Tokens;
-use crate::errors::decline;
 use crate::http::extract::{Bearer, OrderStatus};
 use crate::http::operation::declare;
 use crate::models::order_status::{
     dunning_status, gross_total, payment_method, payment_status, MAXIMUM_PROCESSING_OFFSET_IN_HOURS,
 };
 use crate::models::transaction::Transaction;
+use crate::refusals::decline;
 use crate::render::invoice::{self, Invoice, Seller};
 use crate::state::Data;
 use axum::extract::FromRef;

@@ -11,7 +11,6 @@
 #![allow(clippy::result_large_err)]
 
 use crate::auth::Tokens;
-use crate::errors::{decline, parse_body, unsupported_media_type};
 use crate::http::extract::Current;
 use crate::http::extract::{Bearer, PayLater};
 use crate::http::operation::declare;
@@ -20,6 +19,8 @@ use crate::models::pay_later::{
     self, offer_number, offers_for, postponed, status_of, Booking, NotBookable, NotWithdrawable,
     PaidBy, PayLaterOffer,
 };
+use crate::refusals::control_error;
+use crate::refusals::{decline, parse_body, unsupported_media_type};
 use crate::state::Data;
 use crate::state::Transaction;
 use axum::body::Bytes;
@@ -324,9 +325,4 @@ fn not_withdrawable(refusal: NotWithdrawable) -> &'static str {
             "the withdrawal period of 14 days after the booking has ended"
         }
     }
-}
-
-/// Control routes answer plain JSON errors, like the rest of `/__sandbox`.
-fn control_error(status: StatusCode, error: &str) -> Response {
-    (status, Json(json!({ "error": error }))).into_response()
 }

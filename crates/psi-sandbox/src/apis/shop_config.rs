@@ -21,6 +21,7 @@ use crate::http::extract::{Bearer, ShopConfig};
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
 use crate::models::shop_config::{self, Errors};
+use crate::refusals::shop_config_error;
 use axum::body::Bytes;
 use axum::extract::FromRef;
 use axum::extract::Path;
@@ -28,11 +29,8 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, put};
 use axum::{Json, Router};
-use psi_shop_config::types::{
-    ShopConfiguration, ShopConfigurationError, ShopConfigurationResponse,
-};
+use psi_shop_config::types::{ShopConfiguration, ShopConfigurationResponse};
 use serde_json::Value;
-use std::collections::HashMap;
 
 pub fn routes<S>() -> Router<S>
 where
@@ -57,14 +55,14 @@ async fn update_shop_configuration(
     body: Bytes,
 ) -> Response {
     if shop_config::is_unknown_partner(&partner_profile_id) {
-        return error(
+        return shop_config_error(
             StatusCode::NOT_FOUND,
             format!("Partner profile {partner_profile_id} not found"),
             Errors::new(),
         );
     }
     if let Err(expected) = media_type::check(&headers, &body, Expected::Json) {
-        return error(
+        return shop_config_error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             expected.message(),
             Errors::new(),
@@ -73,7 +71,7 @@ async fn update_shop_configuration(
     let configuration = match validated(&body) {
         Ok(configuration) => configuration,
         Err(errors) => {
-            return error(
+            return shop_config_error(
                 StatusCode::BAD_REQUEST,
                 "Validation failed".to_owned(),
                 errors,
@@ -103,28 +101,12 @@ async fn stored_configuration(
         .cloned();
     match stored {
         Some(configuration) => Json(configuration).into_response(),
-        None => error(
+        None => shop_config_error(
             StatusCode::NOT_FOUND,
             format!("No configuration for shop {shop_id}"),
             Errors::new(),
         ),
     }
-}
-
-fn error(status: StatusCode, message: String, errors: Errors) -> Response {
-    // The sandbox's own messages are strings; the document takes any JSON.
-    let errors: HashMap<String, Vec<serde_json::Value>> = errors
-        .into_iter()
-        .map(|(field, messages)| (field, messages.into_iter().map(Into::into).collect()))
-        .collect();
-    (
-        status,
-        Json(ShopConfigurationError {
-            message: Some(message),
-            errors,
-        }),
-    )
-        .into_response()
 }
 
 /// The body as the generated type, or every violation found. The rules run

@@ -36,6 +36,7 @@ use crate::media_type::{self, Expected};
 use crate::models::storefront::{
     add_item, apply, LineOperation, OperationOutcome, OrderSeed, OrderSeedError, StorefrontOrder,
 };
+use crate::refusals::{control_error, storefront_failure};
 use crate::state::Tenant;
 use axum::body::Bytes;
 use axum::extract::FromRef;
@@ -69,10 +70,10 @@ fn outcome_answer(outcome: OperationOutcome, version: Version) -> Response {
             module_result(StatusCode::OK, false, &message)
         }
         (OperationOutcome::Refused(message), Version::V7) => {
-            module_result(StatusCode::INTERNAL_SERVER_ERROR, false, &message)
+            storefront_failure(StatusCode::INTERNAL_SERVER_ERROR, &message)
         }
         (OperationOutcome::Invalid(message), Version::V7) => {
-            module_result(StatusCode::BAD_REQUEST, false, &message)
+            storefront_failure(StatusCode::BAD_REQUEST, &message)
         }
     }
 }
@@ -144,7 +145,7 @@ impl Failure {
 
 impl IntoResponse for Failure {
     fn into_response(self) -> Response {
-        module_result(self.status, false, &self.message)
+        storefront_failure(self.status, &self.message)
     }
 }
 
@@ -397,8 +398,7 @@ fn seed_refusal(error: OrderSeedError) -> Response {
         OrderSeedError::UnknownTransaction(_) => StatusCode::NOT_FOUND,
         OrderSeedError::OrderExists(_) => StatusCode::CONFLICT,
     };
-    let body = serde_json::json!({"error": error.to_string()});
-    (status, Json(body)).into_response()
+    control_error(status, error.to_string())
 }
 
 async fn seed_order(tenant: Current, body: Bytes) -> Response {

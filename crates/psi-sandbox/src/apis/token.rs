@@ -5,11 +5,11 @@
 
 use crate::auth::audiences::{self, PLATFORM_AUDIENCE};
 use crate::auth::Tokens;
-use crate::errors::parse_body;
 use crate::examples::Served;
 use crate::http::extract::Current;
 use crate::http::operation::declare;
 use crate::media_type::{self, Expected};
+use crate::refusals::{parse_body, platform_token_error, token_error, Family};
 use crate::state::Tenant;
 use axum::extract::FromRef;
 use axum::extract::State;
@@ -33,32 +33,10 @@ where
         )
 }
 
-/// An error of the token server, in the token API's error body shape
-/// (`{"error", "error_description"}`).
-fn token_error(status: StatusCode, error: &str, description: &str) -> Response {
-    (
-        status,
-        Json(serde_json::json!({"error": error, "error_description": description})),
-    )
-        .into_response()
-}
-
 /// Compared as digests, so the time taken says nothing about the secret.
 fn same(given: &str, expected: &str) -> bool {
     use sha2::{Digest, Sha256};
     Sha256::digest(given.as_bytes()) == Sha256::digest(expected.as_bytes())
-}
-
-fn unauthorized(reason: &str) -> Response {
-    token_error(StatusCode::UNAUTHORIZED, "invalid_client", reason)
-}
-
-/// An error of the platform's token endpoint, in its declared shape
-/// (`{"errors": [{status, title, detail}]}`).
-fn platform_error(status: StatusCode, detail: &str) -> Response {
-    let title = status.canonical_reason().unwrap_or("Error");
-    let body = serde_json::json!({"errors": [{"status": status.as_str(), "title": title, "detail": detail}]});
-    (status, Json(body)).into_response()
 }
 
 /// A token for `audience`, issued to `tenant` (its id is the subject) at
@@ -127,7 +105,7 @@ async fn service_token(
     if !same(&request.client_id, &credentials.client_id)
         || !same(&request.client_secret, &credentials.client_secret)
     {
-        return unauthorized("unknown client or wrong secret");
+        return Family::Token.unauthorized("unknown client or wrong secret");
     }
     if !audiences::token_server_audiences(tokens.url()).contains(&request.audience)
         && !examples.has_audience(&request.audience)
@@ -148,7 +126,7 @@ async fn platform_token(
     body: axum::body::Bytes,
 ) -> Response {
     if let Err(expected) = media_type::check(&headers, &body, Expected::Json) {
-        return platform_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &expected.message());
+        return platform_token_error(StatusCode::UNSUPPORTED_MEDIA_TYPE, &expected.message());
     }
     let request: psi_storefront::types::PlatformTokenRequest = match parse_body(&body) {
         Ok(request) => request,
@@ -164,7 +142,7 @@ async fn platform_token(
         .as_ref()
         .is_some_and(|s| same(s.expose(), &credentials.platform_client_secret));
     if !(id_ok && secret_ok) {
-        return unauthorized("unknown platform client or wrong secret");
+        return Family::Token.unauthorized("unknown platform client or wrong secret");
     }
     issue(&tokens, &tenant, PLATFORM_AUDIENCE, request.scope)
 }

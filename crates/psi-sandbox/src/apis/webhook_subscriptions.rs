@@ -17,6 +17,7 @@
 use crate::http::extract::Current;
 use crate::models::webhook_subscriptions::Subscription;
 use crate::outbox::Outbox;
+use crate::refusals;
 use crate::settings::Limits;
 use axum::body::Bytes;
 use axum::extract::FromRef;
@@ -95,11 +96,7 @@ async fn clear(tenant: Current) -> Response {
     StatusCode::NO_CONTENT.into_response()
 }
 
-/// Errors of the control API: `{"error": "..."}`.
+/// Errors of the control API: `{"error": "..."}`, 400.
 fn control_error(message: String) -> Response {
-    (
-        StatusCode::BAD_REQUEST,
-        Json(serde_json::json!({ "error": message })),
-    )
-        .into_response()
+    refusals::control_error(StatusCode::BAD_REQUEST, message)
 }

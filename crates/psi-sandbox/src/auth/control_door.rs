@@ -22,12 +22,12 @@
 //! Every refusal is `{"error"}`, the control API's shape. The health check
 //! (`/__sandbox/health`, [`crate::control::health`]) passes without any of these.
 
+use crate::refusals::control_error;
 use crate::state::{Tenant, Tenants};
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::response::Response;
 use sha2::{Digest, Sha256};
 use std::sync::Arc;
 
@@ -123,9 +123,7 @@ pub async fn guard(State(door): State<ControlDoor>, mut request: Request, next: 
 /// The tenant a control call acts on, who made it and whether it named
 /// its tenant; the refusal when it may not be served.
 fn admit(door: &Keys, request: &Request) -> Result<(Arc<Tenant>, ControlCaller, bool), Response> {
-    let refuse = |status: StatusCode, message: String| {
-        Err((status, Json(serde_json::json!({ "error": message }))).into_response())
-    };
+    let refuse = |status: StatusCode, message: String| Err(control_error(status, message));
     let headers = request.headers();
     if !host_is_this_sandbox(headers, &door.host) {
         return refuse(

@@ -43,6 +43,7 @@ use crate::auth::control_door::{ControlCaller, TenantNamed};
 use crate::examples::Served;
 use crate::http::extract::Current;
 use crate::outbox::Outbox;
+use crate::refusals::{control_error, control_error_with_limit};
 use crate::settings::Limits;
 use crate::state::Tenants;
 use axum::body::Bytes;
@@ -120,14 +121,11 @@ async fn advance_clock(State(outbox): State<Outbox>, tenant: Current, body: Byte
             outbox.wake();
             Json(serde_json::json!({"now": tenant.clock.now_local()})).into_response()
         }
-        Err(refused) => (
+        Err(refused) => control_error_with_limit(
             StatusCode::BAD_REQUEST,
-            Json(serde_json::json!({
-                "error": refused.to_string(),
-                "limit": crate::state::clock::OutOfRange::limit(),
-            })),
-        )
-            .into_response(),
+            refused.to_string(),
+            crate::state::clock::OutOfRange::limit(),
+        ),
     }
 }
 
@@ -144,11 +142,6 @@ pub(super) fn control_body<T: serde::de::DeserializeOwned + serde::Serialize>(
             format!("{}: {}", refusal.json_path, refusal.rule),
         )
     })
-}
-
-pub(super) fn control_error(status: StatusCode, message: impl Into<String>) -> Response {
-    let message: String = message.into();
-    (status, Json(serde_json::json!({ "error": message }))).into_response()
 }
 
 async fn arm_fault(State(limits): State<Limits>, tenant: Current, body: Bytes) -> Response {

@@ -10,12 +10,12 @@
 //! without one creates and deletes tenants: a tenant's control token sees
 //! and changes that tenant alone.
 
-use super::server::control_error;
 use super::Seeding;
 use crate::auth::audiences::Addresses;
 use crate::auth::control_door::ControlCaller;
 use crate::http::extract::Current;
 use crate::outbox::Outbox;
+use crate::refusals::{control_error, control_error_with_limit};
 use crate::settings::Limits;
 use crate::state::tenants::{Credentials, TenantError};
 use crate::state::Tenants;
@@ -149,11 +149,11 @@ fn refused(error: TenantError, max: usize) -> Response {
         TenantError::Unknown(_) => StatusCode::NOT_FOUND,
         TenantError::Store(_) => StatusCode::INTERNAL_SERVER_ERROR,
         TenantError::Full(_) => {
-            let body = serde_json::json!({
-                "error": error.to_string(),
-                "limit": format!("at most {max} tenants (--max-tenants)"),
-            });
-            return (StatusCode::BAD_REQUEST, Json(body)).into_response();
+            return control_error_with_limit(
+                StatusCode::BAD_REQUEST,
+                error.to_string(),
+                format!("at most {max} tenants (--max-tenants)"),
+            );
         }
     };
     control_error(status, error.to_string())

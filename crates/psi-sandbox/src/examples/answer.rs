@@ -16,9 +16,9 @@
 //! document is refused with 400 naming `Prefer` and what is documented.
 
 use super::compile::Operation;
-use super::decline::decline;
 use super::documented::{Documented, Key, Media};
 use super::media::is_json;
+use crate::refusals::decline;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
@@ -65,7 +65,7 @@ pub fn answer(operation: &Operation, headers: &HeaderMap) -> Response {
     let refuse = |rule: String| {
         decline(
             StatusCode::BAD_REQUEST,
-            "INVALID_PREFER",
+            &["INVALID_PREFER"],
             vec![("Prefer".to_owned(), rule)],
         )
     };

@@ -29,7 +29,6 @@
 mod accepts;
 mod answer;
 mod compile;
-mod decline;
 mod documented;
 mod media;
 mod order;
@@ -39,10 +38,10 @@ mod schema;
 mod template;
 
 use crate::document::Document;
+use crate::refusals::decline;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use compile::Operation;
-use decline::decline;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -222,7 +221,7 @@ impl Target {
         if at_path.is_empty() {
             return Err(decline(
                 StatusCode::NOT_FOUND,
-                "UNKNOWN_PATH",
+                &["UNKNOWN_PATH"],
                 vec![(
                     "$".to_owned(),
                     "no operation is served at this path".to_owned(),
@@ -261,7 +260,7 @@ impl Target {
 /// A refusal of a request to a served document, in the payment APIs'
 /// decline shape.
 pub fn refuse(status: StatusCode, reason: &str, fields: Vec<(String, String)>) -> Response {
-    decline(status, reason, fields)
+    decline(status, &[reason], fields)
 }
 
 /// 405 with `Allow`, in the decline shape.
@@ -269,7 +268,7 @@ fn method_not_allowed<'a>(allowed: impl Iterator<Item = &'a Method>) -> Response
     let allowed: Vec<&str> = allowed.map(Method::as_str).collect();
     let mut response = decline(
         StatusCode::METHOD_NOT_ALLOWED,
-        "METHOD_NOT_ALLOWED",
+        &["METHOD_NOT_ALLOWED"],
         vec![(
             "$".to_owned(),
             format!("the path is served with {} only", allowed.join(", ")),

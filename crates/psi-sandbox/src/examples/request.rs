@@ -5,9 +5,9 @@
 
 use super::accepts::{Explode, In, Kind, Parameter};
 use super::compile::Operation;
-use super::decline::decline;
 use super::media::states;
 use super::schema::refusals;
+use crate::refusals::decline;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::Response;
 use jsonschema::Validator;
@@ -104,20 +104,24 @@ pub fn check(
         } else {
             "INVALID_QUERY_PARAMETER"
         };
-        return Err(decline(StatusCode::BAD_REQUEST, reason, refused));
+        return Err(decline(StatusCode::BAD_REQUEST, &[reason], refused));
     }
     let Some(validator) = validator else {
         return Ok(());
     };
     let document: Value = serde_json::from_slice(body).map_err(|_| {
         let problem = ("$".to_owned(), "the body is not JSON".to_owned());
-        decline(StatusCode::BAD_REQUEST, "INVALID_FIELD", vec![problem])
+        decline(StatusCode::BAD_REQUEST, &["INVALID_FIELD"], vec![problem])
     })?;
     let refused = refusals(validator, &document);
     if refused.is_empty() {
         Ok(())
     } else {
-        Err(decline(StatusCode::BAD_REQUEST, "INVALID_FIELD", refused))
+        Err(decline(
+            StatusCode::BAD_REQUEST,
+            &["INVALID_FIELD"],
+            refused,
+        ))
     }
 }
 
@@ -139,7 +143,7 @@ fn body_validator<'a>(
             let problem = ("$".to_owned(), "a body is required".to_owned());
             return Err(decline(
                 StatusCode::BAD_REQUEST,
-                "INVALID_FIELD",
+                &["INVALID_FIELD"],
                 vec![problem],
             ));
         }
@@ -156,7 +160,7 @@ fn body_validator<'a>(
             let problem = ("$".to_owned(), "a body is required".to_owned());
             Err(decline(
                 StatusCode::BAD_REQUEST,
-                "INVALID_FIELD",
+                &["INVALID_FIELD"],
                 vec![problem],
             ))
         }
@@ -174,7 +178,7 @@ fn body_validator<'a>(
             );
             Err(decline(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "UNSUPPORTED_MEDIA_TYPE",
+                &["UNSUPPORTED_MEDIA_TYPE"],
                 vec![problem],
             ))
         }

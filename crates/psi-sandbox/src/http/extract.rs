@@ -5,18 +5,19 @@
 //! this sandbox, unexpired by its tenant's clock, for `A`'s audience and
 //! (for the storefront platform) with scope `write`, with the tenant it
 //! names. A refused token is answered 401 in `A`'s own error body
-//! ([`Api::unauthorized`]). [`Current`] is the request's tenant
+//! ([`Api::unauthorized`], [`Family::unauthorized`]). [`Current`] is the
+//! request's tenant
 //! ([`super::tenant`]), for routes without a token (the hosted page, the
 //! control API).
 
 use crate::auth::audiences::Service;
 use crate::auth::{Claims, Refusal, Tokens, Verified};
+use crate::refusals::{control_error, Family};
 use crate::state::Tenant;
 use axum::extract::{FromRef, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::response::Response;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
@@ -78,11 +79,10 @@ fn current(parts: &Parts) -> Result<Arc<Tenant>, Response> {
         .cloned()
         .ok_or_else(|| {
             // Every route is behind the middleware that sets it.
-            (
+            control_error(
                 StatusCode::INTERNAL_SERVER_ERROR,
-                Json(serde_json::json!({"error": "the request's tenant is unknown"})),
+                "the request's tenant is unknown",
             )
-                .into_response()
         })
 }
 
@@ -94,62 +94,33 @@ impl<S: Send + Sync> FromRequestParts<S> for Current {
     }
 }
 
-/// A payment API's 401: the decline body without a category.
-fn declined(reason: &'static str) -> Response {
-    crate::errors::decline(StatusCode::UNAUTHORIZED, &[reason], Vec::new())
-}
-
-macro_rules! declining_api {
-    ($($(#[$doc:meta])* $name:ident => $service:ident;)*) => {$(
+macro_rules! api {
+    ($($(#[$doc:meta])* $name:ident => $service:ident, $family:ident;)*) => {$(
         $(#[$doc])*
         pub struct $name;
 
         impl Api for $name {
             const SERVICE: Service = Service::$service;
             fn unauthorized(reason: &'static str) -> Response {
-                declined(reason)
+                Family::$family.unauthorized(reason)
             }
         }
     )*};
 }
 
-declining_api! {
+api! {
     /// The hosted payment page API.
-    PaymentPage => PaymentPage;
+    PaymentPage => PaymentPage, Payment;
     /// The pay later API.
-    PayLater => PayLater;
+    PayLater => PayLater, Payment;
     /// The bank accounts API.
-    BankAccounts => BankAccounts;
+    BankAccounts => BankAccounts, Payment;
     /// The order status API (and the invoice retrieval under it).
-    OrderStatus => OrderStatus;
+    OrderStatus => OrderStatus, Payment;
     /// The transaction status API.
-    TransactionStatus => TransactionStatus;
-}
-
-/// The shop configuration API: `{message, errors}`.
-pub struct ShopConfig;
-
-impl Api for ShopConfig {
-    const SERVICE: Service = Service::ShopConfig;
-    fn unauthorized(reason: &'static str) -> Response {
-        let body = psi_shop_config::types::ShopConfigurationError {
-            message: Some(format!("Unauthorized: {reason}")),
-            errors: Default::default(),
-        };
-        (StatusCode::UNAUTHORIZED, Json(body)).into_response()
-    }
-}
-
-/// The storefront platform's order management module: `{success: false, message}`.
-pub struct Storefront;
-
-impl Api for Storefront {
-    const SERVICE: Service = Service::Storefront;
-    fn unauthorized(reason: &'static str) -> Response {
-        let body = psi_storefront::types::ModuleResult {
-            success: Some(false),
-            message: Some(reason.to_owned()),
-        };
-        (StatusCode::UNAUTHORIZED, Json(body)).into_response()
-    }
+    TransactionStatus => TransactionStatus, Payment;
+    /// The shop configuration API: `{message, errors}`.
+    ShopConfig => ShopConfig, ShopConfig;
+    /// The storefront platform's order management module: `{success: false, message}`.
+    Storefront => Storefront, Storefront;
 }

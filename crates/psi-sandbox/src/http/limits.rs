@@ -11,10 +11,10 @@
 //! | body unreadable (broken chunking, connection lost) | 400 |
 //!
 //! Each in the error body of the API that owns the path
-//! ([`crate::http::api_errors`]). Heads too large for hyper itself to parse are
+//! ([`crate::refusals`]). Heads too large for hyper itself to parse are
 //! answered the same way by [`crate::http::serve`].
 
-use crate::http::api_errors::{Owner, Problem};
+use crate::refusals::{Family, Problem};
 use axum::body::HttpBody as _;
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
@@ -38,7 +38,7 @@ pub const MAX_BODY_BYTES: usize = 2 * 1024 * 1024;
 /// (the whole request's future is moved as it is built, layer by layer).
 pub async fn enforce(request: Request, next: Next) -> Response {
     let refused = |request: &Request, (status, problem)| {
-        Owner::of_path(request.uri().path()).refuse(status, problem)
+        Family::of_path(request.uri().path()).refuse(status, problem)
     };
     if let Err(refusal) = head_within_limits(&request) {
         return refused(&request, refusal);
@@ -46,10 +46,10 @@ pub async fn enforce(request: Request, next: Next) -> Response {
     if request.body().is_end_stream() {
         return next.run(request).await;
     }
-    let owner = Owner::of_path(request.uri().path());
+    let family = Family::of_path(request.uri().path());
     match Box::pin(with_plain_body(request)).await {
         Ok(request) => next.run(request).await,
-        Err((status, problem)) => owner.refuse(status, problem),
+        Err((status, problem)) => family.refuse(status, problem),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The HTTP pieces every API's routes use: the middleware around the one
 //! axum `Router` ([`crate::router`] puts them together), the extractors,
-//! the error answers and the connection server.
+//! and the connection server; the error bodies are [`crate::refusals`]'s.
 //!
 //! Around the router, before routing, outermost first (each an axum
 //! middleware, a tower layer, wrapping the finished router once):
@@ -23,7 +23,6 @@
 //! Inside the router, after routing: the path-id rule ([`crate::ids`]) and
 //! per route its operation ([`operation`]).
 
-pub mod api_errors;
 pub mod extract;
 pub mod limits;
 pub mod operation;

@@ -10,8 +10,8 @@
 //! The armed faults and the documented answers reach it as one request
 //! extension ([`Operations`]) that [`crate::router`] adds.
 
-use super::api_errors::{Owner, Problem};
 use crate::faults::{Fault, Faults, Network};
+use crate::refusals::{Family, Problem};
 use crate::state::Tenant;
 use axum::body::{Body, Bytes};
 use axum::extract::{Request, State};
@@ -234,10 +234,10 @@ fn injected(path: &str, status: StatusCode) -> Response {
         "an armed fault (POST /__sandbox/faults) answers {}",
         status.as_u16()
     );
-    match Owner::of_path(path) {
-        Owner::Payment => {
-            crate::errors::decline(status, &[&reason], vec![("$".to_owned(), message)])
+    match Family::of_path(path) {
+        Family::Payment => {
+            crate::refusals::decline(status, &[&reason], vec![("$".to_owned(), message)])
         }
-        owner => owner.refuse(status, Problem::new("INJECTED_FAULT", message)),
+        family => family.refuse(status, Problem::new("INJECTED_FAULT", message)),
     }
 }

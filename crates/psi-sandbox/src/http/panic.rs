@@ -5,7 +5,7 @@
 //! the client called. The data lock recovers from the poison such a panic
 //! leaves ([`crate::state::Shared::data`]), so the next request is served.
 
-use super::api_errors::{Owner, Problem};
+use crate::refusals::{Family, Problem};
 use axum::extract::Request;
 use axum::http::StatusCode;
 use axum::middleware::Next;
@@ -30,7 +30,7 @@ fn panicked(path: &str, panic: &(dyn std::any::Any + Send)) -> Response {
         .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
         .unwrap_or("a panic");
     tracing::error!(path, panic = message, "a request's handling panicked");
-    Owner::of_path(path).refuse(
+    Family::of_path(path).refuse(
         StatusCode::INTERNAL_SERVER_ERROR,
         Problem::new(
             "INTERNAL_ERROR",

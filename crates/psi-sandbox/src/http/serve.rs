@@ -12,8 +12,8 @@
 //! and sends the same status with the JSON body of the API whose path the
 //! request line named.
 
-use crate::http::api_errors::{Owner, Problem};
 use crate::http::operation::CloseWithoutAnswer;
+use crate::refusals::{Family, Problem};
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::StatusCode;
@@ -286,7 +286,7 @@ fn replacement(status: StatusCode, path: String) -> Vec<u8> {
         ),
         _ => Problem::new("MALFORMED_REQUEST", "the request line or a header is malformed"),
     };
-    let body = Owner::of_path(&path).body(status, problem).to_string();
+    let body = Family::of_path(&path).body(status, problem).to_string();
     let reason = status.canonical_reason().unwrap_or("Error");
     let mut answer = format!(
         "HTTP/1.1 {} {reason}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",

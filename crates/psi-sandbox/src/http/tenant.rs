@@ -103,8 +103,8 @@ async fn client_id_of(request: &mut Request) -> Result<Option<String>, Response>
     let bytes = match axum::body::to_bytes(body, super::limits::MAX_BODY_BYTES).await {
         Ok(bytes) => bytes,
         Err(_) => {
-            use super::api_errors::{Owner, Problem};
-            return Err(Owner::of_path(request.uri().path()).refuse(
+            use crate::refusals::{Family, Problem};
+            return Err(Family::of_path(request.uri().path()).refuse(
                 axum::http::StatusCode::BAD_REQUEST,
                 Problem::new("MALFORMED_BODY", "the body could not be read"),
             ));

@@ -10,6 +10,7 @@ use crate::models::payment_page::session::{
     decline_category, CannotEnd, Choice, Ending, Session, DECLINE_CATEGORIES,
 };
 use crate::outbox::Outbox;
+use crate::refusals::control_error;
 use crate::state::Tenant;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
@@ -193,9 +194,4 @@ pub(super) async fn list_sessions(tenant: Current) -> Response {
     };
     records.sort_by_key(|record| record.created_date);
     Json(records).into_response()
-}
-
-/// Errors of the control API (not a document's schema): `{"error": "..."}`.
-fn control_error(status: StatusCode, message: String) -> Response {
-    (status, Json(json!({"error": message}))).into_response()
 }

@@ -1,7 +1,6 @@
 //! The three operations of the document: createSession, getSessionRecord
 //! and listSessionRecords.
 
-use crate::errors::{decline, decline_with, parse_body, unsupported_media_type};
 use crate::http::extract::Current;
 use crate::http::extract::{Bearer, PaymentPage};
 use crate::media_type::{self, Expected};
@@ -12,6 +11,7 @@ use crate::models::payment_page::idempotency::{
 use crate::models::payment_page::session::Session;
 use crate::models::payment_page::validation::{self, Findings};
 use crate::outbox::Outbox;
+use crate::refusals::{decline, decline_with, parse_body, unsupported_media_type};
 use crate::settings::Limits;
 use crate::state::payment_page::PaymentPageState;
 use axum::body::Bytes;

@@ -32,6 +32,7 @@ use crate::http::extract::Current;
 use crate::models::payment_page::webhook_delivery::backoff;
 use crate::models::payment_page::webhook_delivery::{Attempt, DeliveryKind, WebhookDelivery};
 use crate::outbox::Outbox;
+use crate::refusals::control_error;
 use crate::state::{Tenant, Tenants};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -331,13 +332,10 @@ pub(super) async fn notify_session(
     };
     match found {
         None => not_found(format!("no session {session_id}")),
-        Some((None, _)) => (
+        Some((None, _)) => control_error(
             StatusCode::CONFLICT,
-            Json(serde_json::json!({
-                "error": format!("session {session_id} has no url_data.webhook_url to notify")
-            })),
-        )
-            .into_response(),
+            format!("session {session_id} has no url_data.webhook_url to notify"),
+        ),
         Some((Some(url), record)) => {
             let number = notify(&outbox, &tenant, &record, &url);
             accepted(listed(&tenant, &[number]).pop())
@@ -372,9 +370,5 @@ fn accepted(body: impl Serialize) -> Response {
 }
 
 fn not_found(message: String) -> Response {
-    (
-        StatusCode::NOT_FOUND,
-        Json(serde_json::json!({ "error": message })),
-    )
-        .into_response()
+    control_error(StatusCode::NOT_FOUND, message)
 }
