@@ -181,6 +181,8 @@ mod tests {
         ] {
             assert!(code.contains(wanted), "{wanted}");
         }
-        assert!(!code.contains("pub struct SessionRecord"));
+        // Taken from the payment page crate, not copied.
+        assert!(!code.contains("pub struct SessionRecord "));
+        assert!(!code.contains("pub struct SessionRecord {"));
     }
 }

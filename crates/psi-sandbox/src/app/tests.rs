@@ -139,12 +139,7 @@ async fn settle(state: &App) {
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    let counts: Vec<usize> = state
-        .tenants
-        .all()
-        .iter()
-        .map(|tenant| Arc::strong_count(tenant))
-        .collect();
+    let counts: Vec<usize> = state.tenants.all().iter().map(Arc::strong_count).collect();
     panic!("the notifications did not finish (tenants held {counts:?} times)");
 }
 

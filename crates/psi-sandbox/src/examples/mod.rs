@@ -182,6 +182,9 @@ impl Served {
     }
 }
 
+/// A request's path parameters, by name, as they came (undecoded).
+pub type PathValues = Vec<(String, String)>;
+
 /// An operation a route may lead to.
 pub struct Target {
     document: Arc<compile::Compiled>,
@@ -213,7 +216,7 @@ impl Target {
         targets: &'a [Target],
         method: &Method,
         raw_path: &str,
-    ) -> Result<(&'a Target, Vec<(String, String)>), Response> {
+    ) -> Result<(&'a Target, PathValues), Response> {
         let at_path: Vec<(&Target, Vec<(String, String)>)> = targets
             .iter()
             .filter_map(|t| Some((t, t.operation().template.capture(raw_path)?)))
