@@ -35,8 +35,9 @@
 mod amounts;
 mod apis;
 mod app;
+pub mod audiences;
 mod auth;
-pub use auth::{audiences, signature};
+pub use auth::signature;
 pub mod control;
 pub mod demo;
 mod document;

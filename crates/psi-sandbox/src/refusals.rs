@@ -42,7 +42,7 @@
 //! address (`{shop_config_url}` is a setting; the sandbox serves it under
 //! `/shop-config`).
 
-use crate::auth::audiences::Addresses;
+use crate::audiences::Addresses;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;

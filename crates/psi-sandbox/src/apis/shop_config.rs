@@ -2,7 +2,7 @@
 //!
 //! The specification gives this API no address and no audience: the
 //! sandbox serves it under its own base `{url}/shop-config` and takes that
-//! base as its token audience (see [`crate::auth::audiences`]).
+//! base as its token audience (see [`crate::audiences`]).
 //!
 //! | method | path | does |
 //! |---|---|---|
@@ -14,7 +14,7 @@
 //! not be blank"], ...}}`, keyed by the dotted field path. An unknown
 //! partner profile (id starting with `unknown-`) answers 404.
 
-use crate::auth::audiences::SHOP_CONFIG_PREFIX;
+use crate::audiences::SHOP_CONFIG_PREFIX;
 use crate::auth::Tokens;
 use crate::http::extract::Current;
 use crate::http::extract::{Bearer, ShopConfig};

@@ -3,7 +3,7 @@
 //! ([`crate::http::tenant`]) and the audience asked for, and issue a token
 //! whose subject is the tenant ([`crate::auth::Tokens::issue`]).
 
-use crate::auth::audiences::{self, PLATFORM_AUDIENCE};
+use crate::audiences::{self, PLATFORM_AUDIENCE};
 use crate::auth::Tokens;
 use crate::examples::Served;
 use crate::http::extract::Current;

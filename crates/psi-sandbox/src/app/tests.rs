@@ -4,7 +4,7 @@
 //! can be dropped (its file closed) before the second opens the file.
 
 use super::App;
-use crate::auth::audiences::{audience_of, Service};
+use crate::audiences::{audience_of, Service};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use serde_json::{json, Value};

@@ -2,7 +2,7 @@
 //! id) and, for the platform, `scope`, issued and checked against the
 //! tenant's clock.
 
-use super::audiences::Service;
+use crate::audiences::Service;
 use crate::state::Clock;
 use axum::http::HeaderMap;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
@@ -143,7 +143,7 @@ impl Tokens {
     pub fn new(url: &str, keys: Keys, lifetime: Duration) -> Self {
         let audiences = Service::ALL
             .iter()
-            .map(|&service| super::audiences::audience_of(url, service))
+            .map(|&service| crate::audiences::audience_of(url, service))
             .collect();
         Tokens(Arc::new(Inner {
             url: url.to_owned(),

@@ -38,7 +38,7 @@
 
 use super::wire::{StoredTransaction, PREFIX};
 use super::Seeding;
-use crate::auth::audiences::Addresses;
+use crate::audiences::Addresses;
 use crate::auth::control_door::{ControlCaller, TenantNamed};
 use crate::examples::Served;
 use crate::http::extract::Current;

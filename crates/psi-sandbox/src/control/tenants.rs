@@ -11,7 +11,7 @@
 //! and changes that tenant alone.
 
 use super::Seeding;
-use crate::auth::audiences::Addresses;
+use crate::audiences::Addresses;
 use crate::auth::control_door::ControlCaller;
 use crate::http::extract::Current;
 use crate::outbox::Outbox;

@@ -10,7 +10,7 @@
 //! ([`super::tenant`]), for routes without a token (the hosted page, the
 //! control API).
 
-use crate::auth::audiences::Service;
+use crate::audiences::Service;
 use crate::auth::{Claims, Refusal, Tokens, Verified};
 use crate::refusals::{control_error, Family};
 use crate::state::Tenant;
