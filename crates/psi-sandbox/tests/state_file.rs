@@ -42,10 +42,16 @@ struct Process {
 /// process once it printed its address. Its request log (a line per call on
 /// stderr) goes to `log`: a pipe nobody reads would fill and stall it.
 fn start(port: u16, state: &Path, log: &Path) -> Process {
+    start_with(port, state, log, &[])
+}
+
+/// [`start`] with `extra` arguments.
+fn start_with(port: u16, state: &Path, log: &Path, extra: &[&str]) -> Process {
     let log_file = std::fs::File::create(log).expect("a log file");
     let mut child = Command::new(BINARY)
         .args(["--port", &port.to_string(), "--state"])
         .arg(state)
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(log_file)
         .spawn()
@@ -619,38 +625,6 @@ async fn a_pending_notification_is_delivered_after_a_sigkill_and_restart() {
     let _ = std::fs::remove_dir_all(&directory);
 }
 
-/// Starts the binary with `--state state` and `extra` arguments.
-fn start_with(state: &Path, log: &Path, extra: &[&str]) -> Process {
-    let log_file = std::fs::File::create(log).expect("a log file");
-    let mut child = Command::new(BINARY)
-        .args(["--port", "0", "--state"])
-        .arg(state)
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(log_file)
-        .spawn()
-        .expect("the sandbox binary runs");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    stdout.read_line(&mut line).expect("a first line");
-    let url = line
-        .trim()
-        .strip_prefix("psi sandbox listening on ")
-        .unwrap_or_else(|| panic!("not the address line: {line:?}"))
-        .to_owned();
-    let port = url
-        .rsplit(':')
-        .next()
-        .and_then(|p| p.parse().ok())
-        .expect("a port");
-    Process {
-        child,
-        url,
-        port,
-        _stdout: stdout,
-    }
-}
-
 /// A transaction status token of the tenant whose client is `client_id`.
 async fn tenant_token(
     http: &reqwest::Client,
@@ -703,6 +677,7 @@ async fn tenants_and_their_data_survive_a_sigkill() {
     .expect("written");
     let http = reqwest::Client::new();
     let mut first = start_with(
+        0,
         &state,
         &log,
         &["--tenants", declared.to_str().expect("UTF-8")],
@@ -756,7 +731,7 @@ async fn tenants_and_their_data_survive_a_sigkill() {
     first.child.wait().expect("ended");
 
     // Restarted without --tenants: the state file keeps both tenants.
-    let mut second = start_with(&state, &log, &[]);
+    let mut second = start(0, &state, &log);
     let url = second.url.clone();
     let (status, issued) = tenant_token(&http, &url, &client_id, &secret).await;
     assert_eq!(
