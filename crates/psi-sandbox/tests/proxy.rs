@@ -303,23 +303,28 @@ async fn the_shop_configuration_prefix_becomes_the_upstream_path() {
             .send()
     };
     // `--upstream-shop-config URL/base`: `/shop-config/...` is `URL/base/...`.
-    let proxy = proxy_to(
-        Upstreams::all(&upstream).with(Family::ShopConfig, &format!("{upstream}/base/")),
-    )
-    .await;
+    let proxy =
+        proxy_to(Upstreams::all(&upstream).with(Family::ShopConfig, &format!("{upstream}/base/")))
+            .await;
     let answer = put(&proxy).await.unwrap();
     assert_eq!(answer.status(), StatusCode::OK);
     assert_eq!(answer.text().await.unwrap(), "shop configuration at /base");
     let report = proxy.report();
     assert!(
-        report.findings.iter().all(|f| f.kind != Kind::UndeclaredPath
-            && f.operation_id.as_deref() == Some("updateShopConfiguration")),
+        report
+            .findings
+            .iter()
+            .all(|f| f.kind != Kind::UndeclaredPath
+                && f.operation_id.as_deref() == Some("updateShopConfiguration")),
         "{report:#?}"
     );
     // `--upstream URL` alone: the shop configuration where the sandbox has it.
     let proxy = proxy_to(Upstreams::all(&upstream)).await;
     let answer = put(&proxy).await.unwrap();
-    assert_eq!(answer.text().await.unwrap(), "shop configuration at /shop-config");
+    assert_eq!(
+        answer.text().await.unwrap(),
+        "shop configuration at /shop-config"
+    );
 }
 
 #[tokio::test]

@@ -141,7 +141,11 @@ impl Client {
             let mut request = reqwest::Request::new(method, url);
             *request.headers_mut() = headers;
             *request.body_mut() = Some(body);
-            let answer = self.tls.execute(request).await.map_err(|e| e.without_url())?;
+            let answer = self
+                .tls
+                .execute(request)
+                .await
+                .map_err(|e| e.without_url())?;
             Ok(Response::from(answer).map(Body::new))
         }
     }

@@ -43,9 +43,7 @@ pub fn decode<'a>(coding: Option<&str>, body: &'a [u8], limit: usize) -> Decoded
                     return Decoded::Unreadable(format!("{coding}: the bytes are not {coding}"))
                 }
             },
-            _ => {
-                return Decoded::Unreadable(format!("{coding}: a coding the proxy does not undo"))
-            }
+            _ => return Decoded::Unreadable(format!("{coding}: a coding the proxy does not undo")),
         };
         match result {
             Ok(decoded) => bytes = Cow::Owned(decoded),
@@ -195,9 +193,17 @@ mod tests {
             decode(Some("gzip"), &gzip(&[b' '; 1000]), 100),
             Decoded::TooLarge
         );
-        assert!(matches!(decode(Some("zstd"), body, 100), Decoded::Unreadable(why) if why.starts_with("zstd")));
-        assert!(matches!(decode(Some("gzip"), body, 100), Decoded::Unreadable(_)));
-        assert!(matches!(decode(Some("br"), body, 100), Decoded::Unreadable(_)));
+        assert!(
+            matches!(decode(Some("zstd"), body, 100), Decoded::Unreadable(why) if why.starts_with("zstd"))
+        );
+        assert!(matches!(
+            decode(Some("gzip"), body, 100),
+            Decoded::Unreadable(_)
+        ));
+        assert!(matches!(
+            decode(Some("br"), body, 100),
+            Decoded::Unreadable(_)
+        ));
         assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
     }
 
@@ -214,6 +220,9 @@ mod tests {
             decode(Some("br"), &brotli(&long), 100_000),
             Decoded::Body(long[..].into())
         );
-        assert_eq!(decode(Some("br"), &brotli(b""), 10), Decoded::Body(b""[..].into()));
+        assert_eq!(
+            decode(Some("br"), &brotli(b""), 10),
+            Decoded::Body(b""[..].into())
+        );
     }
 }

@@ -230,7 +230,9 @@ pub(crate) async fn forward(State(shared): State<Arc<Shared>>, request: Request)
                 let status = status.as_u16();
                 match &decoded {
                     Decoded::Body(decoded) => shared.drift.answer(id, status, ct, decoded),
-                    Decoded::TooLarge => too_large(&shared, Some(id), Direction::Answer, Some(status)),
+                    Decoded::TooLarge => {
+                        too_large(&shared, Some(id), Direction::Answer, Some(status))
+                    }
                     // An unread coding: the status and nothing else.
                     Decoded::Unreadable(why) => {
                         shared.drift.answer(id, status, ct, b"");
@@ -249,7 +251,12 @@ pub(crate) async fn forward(State(shared): State<Arc<Shared>>, request: Request)
             Body::from(bytes)
         }
         Ok(Read::Over { head, rest }) => {
-            too_large(&shared, operation_id, Direction::Answer, Some(status.as_u16()));
+            too_large(
+                &shared,
+                operation_id,
+                Direction::Answer,
+                Some(status.as_u16()),
+            );
             if let Some(exchange) = &mut exchange {
                 exchange.answer_body_omitted();
             }
@@ -278,14 +285,23 @@ fn unreachable(upstream: &str, error: &dyn std::error::Error, what: &str) -> Res
 
 /// A body whose content coding the proxy does not undo: passed on
 /// unchecked, and said so in the report (`why` names the coding).
-fn unread(shared: &Shared, operation_id: &str, direction: Direction, status: Option<u16>, why: String) {
+fn unread(
+    shared: &Shared,
+    operation_id: &str,
+    direction: Direction,
+    status: Option<u16>,
+    why: String,
+) {
     shared.drift.note(Note {
         operation_id: Some(operation_id),
         direction,
         kind: Kind::MediaType,
         pointer: "",
         status,
-        expected: Some("a content coding the proxy undoes (gzip, deflate, br): the body is not checked".to_owned()),
+        expected: Some(
+            "a content coding the proxy undoes (gzip, deflate, br): the body is not checked"
+                .to_owned(),
+        ),
         example: Some(format!("Content-Encoding {why}")),
     });
 }

@@ -227,11 +227,17 @@ mod tests {
             Family::of_prefix("/shop-config/v2/partners/p/shops/s"),
             Some((Family::ShopConfig, "/v2/partners/p/shops/s"))
         );
-        assert_eq!(Family::of_prefix("/shop-config"), Some((Family::ShopConfig, "")));
+        assert_eq!(
+            Family::of_prefix("/shop-config"),
+            Some((Family::ShopConfig, ""))
+        );
         assert_eq!(Family::of_prefix("/shop-configs/x"), None);
         assert_eq!(Family::of_prefix("/paylater/x"), None);
         let all = Upstreams::all("http://sandbox:1/");
         assert_eq!(all.get(Family::Api), Some("http://sandbox:1"));
-        assert_eq!(all.get(Family::ShopConfig), Some("http://sandbox:1/shop-config"));
+        assert_eq!(
+            all.get(Family::ShopConfig),
+            Some("http://sandbox:1/shop-config")
+        );
     }
 }
