@@ -95,6 +95,16 @@ pub(crate) fn end_to_end(headers: &HeaderMap, also: &[HeaderName]) -> HeaderMap 
     kept
 }
 
+/// `headers` without the hop-by-hop ones; moved as they are (in their
+/// order) when there are none, as in most answers.
+fn into_end_to_end(headers: HeaderMap) -> HeaderMap {
+    if HOP_BY_HOP.iter().any(|name| headers.contains_key(*name)) {
+        end_to_end(&headers, &[])
+    } else {
+        headers
+    }
+}
+
 pub(crate) fn content_type(headers: &HeaderMap) -> Option<&str> {
     headers
         .get(header::CONTENT_TYPE)
@@ -214,7 +224,7 @@ pub(crate) async fn forward(State(shared): State<Arc<Shared>>, request: Request)
     // The answer: passed on as it came, checked after its coding is undone.
     let (answer_parts, answer_body) = answer.into_parts();
     let status = answer_parts.status;
-    let answer_headers = end_to_end(&answer_parts.headers, &[]);
+    let answer_headers = into_end_to_end(answer_parts.headers);
     if let Some(exchange) = &mut exchange {
         exchange.answer_headers(status.as_u16(), &answer_headers);
     }
@@ -349,4 +359,42 @@ pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
         source = cause.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for (name, value) in pairs {
+            headers.append(*name, value.parse().unwrap());
+        }
+        headers
+    }
+
+    fn names(headers: &HeaderMap) -> Vec<&str> {
+        headers.iter().map(|(name, _)| name.as_str()).collect()
+    }
+
+    #[test]
+    fn hop_by_hop_headers_and_those_connection_names_are_dropped_in_order() {
+        let answer = headers(&[
+            ("content-type", "application/json"),
+            ("connection", "close, x-private"),
+            ("x-private", "1"),
+            ("transfer-encoding", "chunked"),
+            ("date", "now"),
+            ("x-kept", "2"),
+        ]);
+        assert_eq!(
+            names(&into_end_to_end(answer)),
+            ["content-type", "date", "x-kept"]
+        );
+        let plain = headers(&[("x-b", "1"), ("content-type", "text/plain"), ("x-a", "2")]);
+        assert_eq!(
+            names(&into_end_to_end(plain)),
+            ["x-b", "content-type", "x-a"]
+        );
+    }
 }
