@@ -159,9 +159,8 @@ pub(crate) async fn forward(State(shared): State<Arc<Shared>>, request: Request)
     // The request: read up to the limit, checked, the audience rewritten.
     let mut request_headers = end_to_end(&parts.headers, &[header::HOST]);
     if let Some(exchange) = &mut exchange {
-        // What the client sent, less its length (as recorded before).
-        let mut recorded = request_headers.clone();
-        recorded.remove(header::CONTENT_LENGTH);
+        // A recording keeps the message's headers, not its length.
+        let recorded = end_to_end(&parts.headers, &[header::HOST, header::CONTENT_LENGTH]);
         exchange.request_headers(&recorded);
     }
     let read = match read_up_to(body.into_data_stream(), shared.max_body).await {
@@ -182,7 +181,7 @@ pub(crate) async fn forward(State(shared): State<Arc<Shared>>, request: Request)
                     bytes = Bytes::from(rewritten);
                 }
                 // The client's length is not the rewritten body's: the
-                // client sets the body's own.
+                // upstream's client (`client.rs`) sets the body's own.
                 request_headers.remove(header::CONTENT_LENGTH);
             }
             if let Some(id) = operation_id {
