@@ -177,6 +177,25 @@ async fn drifting(Path(id): Path<String>, State(hits): State<Arc<AtomicUsize>>) 
             psi_sandbox::proxy::coding::gzip(br#"{"currency":"EUR","zipped":true}"#),
         )
             .into_response(),
+        "br" => (
+            StatusCode::OK,
+            [
+                (header::CONTENT_TYPE, "application/json"),
+                (header::CONTENT_ENCODING, "br"),
+            ],
+            psi_sandbox::proxy::coding::brotli(br#"{"currency":"EUR","brotli":true}"#),
+        )
+            .into_response(),
+        // A coding the proxy does not undo (the bytes are not zstd either).
+        "zstd" => (
+            StatusCode::OK,
+            [
+                (header::CONTENT_TYPE, "application/json"),
+                (header::CONTENT_ENCODING, "zstd"),
+            ],
+            "not zstd, not json",
+        )
+            .into_response(),
         "redirect" => (StatusCode::FOUND, [(header::LOCATION, "/elsewhere")], "").into_response(),
         _ => {
             hits.fetch_add(1, Ordering::SeqCst);
@@ -194,6 +213,14 @@ async fn drifting_upstream() -> (String, Arc<AtomicUsize>) {
         .route(
             "/oauth/token",
             post(|| async { axum::Json(json!({"access_token": "t", "expires_in": 1})) }),
+        )
+        .route(
+            "/base/v2/partners/{partner}/shops/{shop}",
+            axum::routing::put(|| async { "shop configuration at /base" }),
+        )
+        .route(
+            "/shop-config/v2/partners/{partner}/shops/{shop}",
+            axum::routing::put(|| async { "shop configuration at /shop-config" }),
         )
         .route(
             "/elsewhere",
@@ -236,6 +263,7 @@ async fn each_kind_of_drift_in_an_answer_is_found() {
         ("notjson", Kind::NotJson, ""),
         ("large", Kind::TooLarge, ""),
         ("gzip", Kind::UndeclaredMember, "/zipped"),
+        ("br", Kind::UndeclaredMember, "/brotli"),
     ] {
         let report = finding_of(id).await;
         assert!(
@@ -247,6 +275,56 @@ async fn each_kind_of_drift_in_an_answer_is_found() {
     }
     // A well-formed answer: nothing.
     assert_eq!(finding_of("fine").await.findings, vec![]);
+    // A coding the proxy does not undo: no finding about the body, a note
+    // naming the coding instead.
+    let report = finding_of("zstd").await;
+    let [note] = &report.findings[..] else {
+        panic!("one note: {report:#?}");
+    };
+    assert_eq!(note.kind, Kind::MediaType);
+    assert_eq!(note.status, Some(200));
+    assert_eq!(
+        note.examples,
+        vec!["Content-Encoding zstd: a coding the proxy does not undo".to_owned()]
+    );
+}
+
+#[tokio::test]
+async fn the_shop_configuration_prefix_becomes_the_upstream_path() {
+    let (upstream, _) = drifting_upstream().await;
+    let put = |proxy: &Proxy| {
+        http()
+            .put(format!(
+                "{}/shop-config/v2/partners/p/shops/s?x=1",
+                proxy.url()
+            ))
+            .header("content-type", "application/json")
+            .body("{}")
+            .send()
+    };
+    // `--upstream-shop-config URL/base`: `/shop-config/...` is `URL/base/...`.
+    let proxy =
+        proxy_to(Upstreams::all(&upstream).with(Family::ShopConfig, &format!("{upstream}/base/")))
+            .await;
+    let answer = put(&proxy).await.unwrap();
+    assert_eq!(answer.status(), StatusCode::OK);
+    assert_eq!(answer.text().await.unwrap(), "shop configuration at /base");
+    let report = proxy.report();
+    assert!(
+        report
+            .findings
+            .iter()
+            .all(|f| f.kind != Kind::UndeclaredPath
+                && f.operation_id.as_deref() == Some("updateShopConfiguration")),
+        "{report:#?}"
+    );
+    // `--upstream URL` alone: the shop configuration where the sandbox has it.
+    let proxy = proxy_to(Upstreams::all(&upstream)).await;
+    let answer = put(&proxy).await.unwrap();
+    assert_eq!(
+        answer.text().await.unwrap(),
+        "shop configuration at /shop-config"
+    );
 }
 
 #[tokio::test]
@@ -355,6 +433,21 @@ async fn a_missing_or_unreachable_upstream_is_a_502_naming_it() {
     assert_eq!(answer.status(), StatusCode::BAD_GATEWAY);
     let body: Value = answer.json().await.unwrap();
     assert_eq!(body["flag"], "--upstream-auth");
+    // An https upstream (reached through reqwest's TLS) that speaks plain
+    // HTTP: the handshake fails.
+    let (upstream, _) = drifting_upstream().await;
+    let tls = upstream.replace("http://", "https://");
+    let proxy = proxy_to(Upstreams::all(&tls)).await;
+    let answer = http()
+        .get(format!("{}{TRANSACTION}/fine", proxy.url()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::BAD_GATEWAY);
+    assert_eq!(
+        answer.json::<Value>().await.unwrap(),
+        json!({"error": "upstream unreachable", "upstream": tls})
+    );
 }
 
 type Received = Arc<Mutex<Vec<(String, HeaderMap, Bytes)>>>;

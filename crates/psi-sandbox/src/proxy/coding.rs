@@ -1,30 +1,33 @@
 //! A body's content coding undone for checking only (the bytes pass on as
-//! they came): gzip and deflate, with miniz_oxide (already in the build for
-//! the invoice PDF), bounded by the size the proxy reads.
+//! they came): gzip and deflate with miniz_oxide (already in the build for
+//! the invoice PDF), br with brotli-decompressor (pure Rust), bounded by
+//! the size the proxy reads.
 
 use miniz_oxide::inflate::{decompress_to_vec_with_limit, decompress_to_vec_zlib_with_limit};
+use std::borrow::Cow;
+use std::io::Read;
 
 /// What a body is for the checker.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Decoded {
-    /// The bytes to check.
-    Body(Vec<u8>),
+pub enum Decoded<'a> {
+    /// The bytes to check: the body itself when it has no coding.
+    Body(Cow<'a, [u8]>),
     /// Larger than `limit` once decoded.
     TooLarge,
-    /// A coding this proxy does not undo (`br`, `zstd`), or bytes that are
-    /// not what the coding says: the body is not checked.
-    Unreadable,
+    /// A coding this proxy does not undo (`zstd`), or bytes that are not
+    /// what the coding says: the body is not checked. Says which and why.
+    Unreadable(String),
 }
 
 /// `body` with the `Content-Encoding` `coding` undone, at most `limit` bytes.
-pub fn decode(coding: Option<&str>, body: &[u8], limit: usize) -> Decoded {
+pub fn decode<'a>(coding: Option<&str>, body: &'a [u8], limit: usize) -> Decoded<'a> {
     let codings: Vec<String> = coding
         .unwrap_or("")
         .split(',')
         .map(|c| c.trim().to_ascii_lowercase())
         .filter(|c| !c.is_empty() && c != "identity")
         .collect();
-    let mut bytes = body.to_vec();
+    let mut bytes = Cow::Borrowed(body);
     // Codings are listed in the order they were applied: undone last first.
     for coding in codings.iter().rev() {
         let result = match coding.as_str() {
@@ -33,18 +36,43 @@ pub fn decode(coding: Option<&str>, body: &[u8], limit: usize) -> Decoded {
             "deflate" => decompress_to_vec_zlib_with_limit(&bytes, limit)
                 .or_else(|_| decompress_to_vec_with_limit(&bytes, limit))
                 .map_err(|e| e.status),
-            _ => return Decoded::Unreadable,
+            "br" => match unbrotli(&bytes, limit) {
+                Ok(decoded) => Ok(decoded),
+                Err(Unbrotli::TooLarge) => return Decoded::TooLarge,
+                Err(Unbrotli::Invalid) => {
+                    return Decoded::Unreadable(format!("{coding}: the bytes are not {coding}"))
+                }
+            },
+            _ => return Decoded::Unreadable(format!("{coding}: a coding the proxy does not undo")),
         };
         match result {
-            Ok(decoded) => bytes = decoded,
+            Ok(decoded) => bytes = Cow::Owned(decoded),
             Err(miniz_oxide::inflate::TINFLStatus::HasMoreOutput) => return Decoded::TooLarge,
-            Err(_) => return Decoded::Unreadable,
+            Err(_) => return Decoded::Unreadable(format!("{coding}: the bytes are not {coding}")),
         }
     }
     if bytes.len() > limit {
         return Decoded::TooLarge;
     }
     Decoded::Body(bytes)
+}
+
+enum Unbrotli {
+    TooLarge,
+    Invalid,
+}
+
+/// RFC 7932: at most `limit` bytes read out; one more means too large.
+fn unbrotli(bytes: &[u8], limit: usize) -> Result<Vec<u8>, Unbrotli> {
+    let mut out = Vec::new();
+    brotli_decompressor::Decompressor::new(bytes, 4096)
+        .take(limit as u64 + 1)
+        .read_to_end(&mut out)
+        .map_err(|_| Unbrotli::Invalid)?;
+    if out.len() > limit {
+        return Err(Unbrotli::TooLarge);
+    }
+    Ok(out)
 }
 
 /// RFC 1952: the header (with its optional fields) skipped, the deflate
@@ -87,6 +115,48 @@ pub fn gzip(body: &[u8]) -> Vec<u8> {
     out
 }
 
+/// `body` brotli-encoded as stored (uncompressed) meta-blocks, RFC 7932
+/// 9.2 (for tests of the proxy and its upstreams).
+pub fn brotli(body: &[u8]) -> Vec<u8> {
+    let mut out = Bits::default();
+    out.push(0, 1); // WBITS: 16
+    for chunk in body.chunks(1 << 16) {
+        out.push(0, 1); // ISLAST
+        out.push(0, 2); // MNIBBLES: 4
+        out.push(chunk.len() as u32 - 1, 16); // MLEN - 1
+        out.push(1, 1); // ISUNCOMPRESSED
+        out.bytes.extend_from_slice(chunk); // byte-aligned
+        out.used = 8;
+    }
+    out.push(1, 1); // ISLAST
+    out.push(1, 1); // ISLASTEMPTY
+    out.bytes
+}
+
+/// Bits written least significant first; `used` bits of the last byte taken.
+#[derive(Default)]
+struct Bits {
+    bytes: Vec<u8>,
+    used: u8,
+}
+
+impl Bits {
+    fn push(&mut self, value: u32, count: u8) {
+        for bit in 0..count {
+            if self.bytes.is_empty() || self.used == 8 {
+                self.bytes.push(0);
+                self.used = 0;
+            }
+            if value >> bit & 1 == 1 {
+                if let Some(last) = self.bytes.last_mut() {
+                    *last |= 1 << self.used;
+                }
+            }
+            self.used += 1;
+        }
+    }
+}
+
 fn crc32(bytes: &[u8]) -> u32 {
     let mut crc = !0u32;
     for byte in bytes {
@@ -111,20 +181,48 @@ mod tests {
         let body = br#"{"status":"OPEN"}"#;
         assert_eq!(
             decode(Some("gzip"), &gzip(body), 100),
-            Decoded::Body(body.to_vec())
+            Decoded::Body(body[..].into())
         );
         let zlib = miniz_oxide::deflate::compress_to_vec_zlib(body, 6);
         assert_eq!(
             decode(Some("deflate"), &zlib, 100),
-            Decoded::Body(body.to_vec())
+            Decoded::Body(body[..].into())
         );
-        assert_eq!(decode(None, body, 100), Decoded::Body(body.to_vec()));
+        assert_eq!(decode(None, body, 100), Decoded::Body(body[..].into()));
         assert_eq!(
             decode(Some("gzip"), &gzip(&[b' '; 1000]), 100),
             Decoded::TooLarge
         );
-        assert_eq!(decode(Some("br"), body, 100), Decoded::Unreadable);
-        assert_eq!(decode(Some("gzip"), body, 100), Decoded::Unreadable);
+        assert!(
+            matches!(decode(Some("zstd"), body, 100), Decoded::Unreadable(why) if why.starts_with("zstd"))
+        );
+        assert!(matches!(
+            decode(Some("gzip"), body, 100),
+            Decoded::Unreadable(_)
+        ));
+        assert!(matches!(
+            decode(Some("br"), body, 100),
+            Decoded::Unreadable(_)
+        ));
         assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
+    }
+
+    #[test]
+    fn br_is_undone_within_the_limit() {
+        let body = br#"{"status":"OPEN"}"#;
+        assert_eq!(
+            decode(Some("br"), &brotli(body), 100),
+            Decoded::Body(body[..].into())
+        );
+        assert_eq!(decode(Some("br"), &brotli(body), 10), Decoded::TooLarge);
+        let long = vec![b'x'; 70_000];
+        assert_eq!(
+            decode(Some("br"), &brotli(&long), 100_000),
+            Decoded::Body(long[..].into())
+        );
+        assert_eq!(
+            decode(Some("br"), &brotli(b""), 10),
+            Decoded::Body(b""[..].into())
+        );
     }
 }

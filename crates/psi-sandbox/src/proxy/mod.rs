@@ -15,6 +15,7 @@
 //! `GET /__sandbox/health` is the one path outside `/__proxy` it answers
 //! itself, so the container image's health check works for the proxy too.
 
+mod client;
 pub mod coding;
 mod forward;
 mod notifications;
@@ -76,6 +77,9 @@ impl ProxySettings {
 pub(crate) struct Shared {
     pub drift: Arc<Drift>,
     pub upstreams: Upstreams,
+    /// Reaches the upstreams.
+    pub client: client::Client,
+    /// Reaches the webhook receiver (and the https upstreams).
     pub http: reqwest::Client,
     pub max_body: usize,
     pub recorder: Option<record::Recorder>,
@@ -102,6 +106,7 @@ impl Proxy {
         // no content coding (reqwest's decoders are not built here): the
         // bytes pass on as the upstream sent them.
         let http = crate::tls::http_client()?;
+        let client = client::Client::new(&settings.upstreams, http.clone())?;
         let recorder = match &settings.record {
             Some(path) => {
                 let secrets = [
@@ -124,6 +129,7 @@ impl Proxy {
         let shared = Arc::new(Shared {
             drift: drift.clone(),
             upstreams: settings.upstreams,
+            client,
             http,
             max_body: settings.max_body,
             recorder,

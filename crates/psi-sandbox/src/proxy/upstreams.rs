@@ -1,7 +1,14 @@
 //! The real hosts, one per API family (the documents' server variables),
 //! and the token request's audience rewritten from the proxy's address to
 //! theirs.
+//!
+//! The proxy serves every family on one address the way the sandbox does
+//! ([`crate::Addresses::of`]): the shop configuration below its own prefix
+//! (`/shop-config`), every other family at the root. A path received is the
+//! family's address prefix and the rest; what is forwarded is the upstream's
+//! URL (its own path kept) with that rest appended.
 
+use crate::auth::audiences::SHOP_CONFIG_PREFIX;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
@@ -52,6 +59,23 @@ impl Family {
         }
     }
 
+    /// The path below the proxy's URL where the family's address is, as
+    /// in [`crate::Addresses::of`]: `/shop-config` for the shop
+    /// configuration, `""` for the others.
+    pub fn own_prefix(self) -> &'static str {
+        match self {
+            Family::ShopConfig => SHOP_CONFIG_PREFIX,
+            _ => "",
+        }
+    }
+
+    /// The family whose own prefix `path` starts with (at a segment
+    /// boundary), and the rest of the path after it.
+    pub fn of_prefix(path: &str) -> Option<(Family, &str)> {
+        let rest = path.strip_prefix(SHOP_CONFIG_PREFIX)?;
+        (rest.is_empty() || rest.starts_with('/')).then_some((Family::ShopConfig, rest))
+    }
+
     /// The server variable (`base_url`).
     pub fn server(self) -> &'static str {
         match self {
@@ -72,11 +96,12 @@ pub struct Upstreams {
 }
 
 impl Upstreams {
-    /// Every family at `url` (`--upstream`).
+    /// Every family at its address of a host laid out as the sandbox is,
+    /// at `url` (`--upstream`): the shop configuration at `{url}/shop-config`.
     pub fn all(url: &str) -> Self {
         let mut upstreams = Self::default();
         for family in Family::ALL {
-            upstreams = upstreams.with(family, url);
+            upstreams = upstreams.or(family, url);
         }
         upstreams
     }
@@ -87,11 +112,13 @@ impl Upstreams {
         self
     }
 
-    /// `family` at `url` unless it has one already (`--upstream` stands
-    /// for every family not given).
+    /// `family` at its address of a host laid out as the sandbox is, at
+    /// `url`, unless it has one already (`--upstream` stands for every
+    /// family not given).
     pub fn or(mut self, family: Family, url: &str) -> Self {
         if self.urls[family as usize].is_none() {
-            self.urls[family as usize] = Some(url.trim_end_matches('/').to_owned());
+            let url = url.trim_end_matches('/');
+            self.urls[family as usize] = Some(format!("{url}{}", family.own_prefix()));
         }
         self
     }
@@ -128,10 +155,13 @@ pub fn rewrite_audience(body: &[u8], own: &[String], upstreams: &Upstreams) -> O
         let rest = audience.strip_prefix(prefix.trim_end_matches('/'))?;
         (rest.is_empty() || rest.starts_with('/')).then_some(rest)
     })?;
-    let family = if rest.is_empty() || rest == "/" {
-        Family::Base
+    let (family, rest) = if rest.is_empty() || rest == "/" {
+        (Family::Base, rest)
+    } else if let Some((family, below)) = Family::of_prefix(rest) {
+        (family, below)
     } else {
-        Family::of_server(psi_drift::Documents::bundled().server_of(rest))
+        let server = psi_drift::Documents::bundled().server_of(rest);
+        (Family::of_server(server), rest)
     };
     let upstream = upstreams.get(family)?;
     let rewritten = serde_json::to_string(&format!("{upstream}{rest}")).ok()?;
@@ -169,6 +199,17 @@ mod tests {
             rewrite_audience(base, &own, &upstreams()).unwrap(),
             br#"{"audience":"https://pay.example.com"}"#
         );
+        // the shop configuration's audience is its own address
+        let shop = br#"{"audience":"http://127.0.0.1:8788/shop-config"}"#;
+        let shops = upstreams().with(Family::ShopConfig, "https://shops.example.com/base");
+        assert_eq!(
+            rewrite_audience(shop, &own, &shops).unwrap(),
+            br#"{"audience":"https://shops.example.com/base"}"#
+        );
+        assert_eq!(
+            rewrite_audience(shop, &own, &Upstreams::all("http://sandbox:1")).unwrap(),
+            br#"{"audience":"http://sandbox:1/shop-config"}"#
+        );
         // another prefix, a longer host, no audience: untouched
         for body in [
             &br#"{"audience":"https://api.example.com/paylater"}"#[..],
@@ -178,5 +219,25 @@ mod tests {
         ] {
             assert_eq!(rewrite_audience(body, &own, &upstreams()), None);
         }
+    }
+
+    #[test]
+    fn only_the_shop_configuration_has_a_prefix_of_its_own() {
+        assert_eq!(
+            Family::of_prefix("/shop-config/v2/partners/p/shops/s"),
+            Some((Family::ShopConfig, "/v2/partners/p/shops/s"))
+        );
+        assert_eq!(
+            Family::of_prefix("/shop-config"),
+            Some((Family::ShopConfig, ""))
+        );
+        assert_eq!(Family::of_prefix("/shop-configs/x"), None);
+        assert_eq!(Family::of_prefix("/paylater/x"), None);
+        let all = Upstreams::all("http://sandbox:1/");
+        assert_eq!(all.get(Family::Api), Some("http://sandbox:1"));
+        assert_eq!(
+            all.get(Family::ShopConfig),
+            Some("http://sandbox:1/shop-config")
+        );
     }
 }
