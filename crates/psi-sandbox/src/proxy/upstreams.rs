@@ -8,7 +8,7 @@
 //! family's address prefix and the rest; what is forwarded is the upstream's
 //! URL (its own path kept) with that rest appended.
 
-use crate::auth::audiences::SHOP_CONFIG_PREFIX;
+use crate::audiences::SHOP_CONFIG_PREFIX;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
