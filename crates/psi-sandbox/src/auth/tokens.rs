@@ -42,7 +42,7 @@ const REMEMBERED_TOKENS: usize = 1024;
 /// key and the token's bytes, and the key never changes while the sandbox
 /// runs, so its verdict is remembered and every call after the first skips
 /// the HMAC and the JSON. Only the signature's verdict is remembered:
-/// expiry (by the sandbox clock, which the control API moves), audience and
+/// expiry (by the tenant's clock, which the control API moves), audience and
 /// scope are checked on every call, against the remembered claims.
 #[derive(Default)]
 struct VerifiedCache(Mutex<HashMap<Box<str>, Arc<Claims>, BySignature>>);
@@ -88,7 +88,7 @@ impl VerifiedCache {
             .cloned()
     }
 
-    /// Remembers `claims` of `token`; `now` (sandbox clock, seconds) lets a
+    /// Remembers `claims` of `token`; `now` (real time, seconds) lets a
     /// full cache drop the tokens that can no longer be used.
     fn remember(&self, token: &str, claims: Arc<Claims>, now: i64) {
         let mut tokens = self.0.lock().unwrap_or_else(|p| p.into_inner());
@@ -117,7 +117,8 @@ impl Keys {
 }
 
 /// What issues and checks tokens: the signing key, each service's
-/// audience, the sandbox clock and a token's lifetime. Cheap to clone;
+/// audience and a token's lifetime (each tenant's clock times its tokens).
+/// Cheap to clone;
 /// handlers reach it as a substate of the application state.
 #[derive(Clone)]
 pub struct Tokens(Arc<Inner>);

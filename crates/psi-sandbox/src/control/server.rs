@@ -4,7 +4,7 @@
 //! | method | path | does |
 //! |---|---|---|
 //! | GET | /__sandbox | the addresses (`Addresses`), the demo credentials, the webhook secret (`null` when the operator chose one), the sandbox time `now` and the `documents` served from their examples (`name`, `url`, `audience`, `audience_chosen_by_sandbox`, `operations`) |
-//! | POST | /__sandbox/clock/advance | `{"seconds": n}` moves the sandbox clock; 400 `{"error", "limit"}` if it would leave 1970..=9999 |
+//! | POST | /__sandbox/clock/advance | `{"seconds": n}` moves the tenant's clock; 400 `{"error", "limit"}` if it would leave 1970..=9999 |
 //! | POST | /__sandbox/faults | `{"operation", "status"?, "delay_ms"?, "count"?, "network"?}` arms a fault answering before processing, an error status in the operation's error body (400 beyond `--max-faults` armed) |
 //! | POST | /__sandbox/faults | `{"operation", "after_processing": true, "status"?, "body"?, "content_type"?, "count"?, "network"?}` processes the call, then answers `status` with `body` (no body when absent) |
 //! | | | `"network"`: `drop` (the connection closes without an answer), `empty` (status and headers, no body), `truncated` (half the body) |
@@ -30,11 +30,15 @@
 //! | GET | /__sandbox/shop-config/{partner_profile_id}/{shop_id} | the stored shop configuration |
 //! | GET | /__sandbox/requests | the request journal: the last 1,000 requests outside the control API (`method`, `path` with IBANs masked, `operation_id`, `status`, `at`, `duration_ms`), oldest first |
 //! | DELETE | /__sandbox/requests | empties the request journal |
-//! | POST | /__sandbox/reset | empties every collection (also in the state file), disarms every fault, empties the journal and stores the `--seed` entries again; the clock, the signing key (issued tokens stay valid) and the settings stay; 200 `{"seeded"}` |
+//! | POST | /__sandbox/reset | empties the tenant's every collection (also in the state file), disarms its faults, empties its journal and stores the `--seed` entries in it again; its clock, its credentials, the signing key (issued tokens stay valid) and the settings stay; the operator without `?tenant=` resets every tenant; 200 `{"seeded", "tenants"}` |
 //!
 //! Errors of the control API are `{"error": "..."}`. Every call passes
-//! the door ([`crate::auth::control_door`]) first: a `Host` naming this sandbox, the
-//! control token when there is one, and `application/json` on writes.
+//! the door ([`crate::auth::control_door`]) first: a `Host` naming this
+//! sandbox, the operator's or a tenant's control token (no token only on a
+//! sandbox without `--control-token`), and `application/json` on writes;
+//! the door also decides which
+//! tenant the call acts on (every call here acts on that one tenant; the
+//! tenants themselves are `control/tenants.rs`).
 
 use super::wire::{StoredTransaction, PREFIX};
 use super::Seeding;

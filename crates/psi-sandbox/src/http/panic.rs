@@ -3,7 +3,7 @@
 //! tower-http's `CatchPanic` answers without knowing the request; this
 //! middleware keeps the path, so the answer has the error shape of the API
 //! the client called. The data lock recovers from the poison such a panic
-//! leaves ([`crate::state::Shared::data`]), so the next request is served.
+//! leaves ([`crate::state::Tenant::data`]), so the next request is served.
 
 use crate::refusals::{Family, Problem};
 use axum::extract::Request;

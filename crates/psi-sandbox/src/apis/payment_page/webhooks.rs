@@ -17,14 +17,14 @@
 //! `POST /__sandbox/transactions/{id}/notify-invoice`), and a logged one is
 //! sent again as a new delivery (`POST /__sandbox/webhooks/{number}/resend`).
 //!
-//! Attempts run on the sandbox clock: each delivery's next attempt is due
-//! at a sandbox time (at once for a new one, then 100 ms after the first
-//! failed attempt, doubling, [`backoff`]), and one scheduler task per
-//! sandbox ([`schedule`]) sleeps until the earliest due time of any tenant
-//! (each on its own clock), woken early
-//! (through `Shared::webhook_wake`) when a delivery is queued or attempted
-//! or the clock is advanced, so `POST /__sandbox/clock/advance` sends what
-//! is then due at once. The clock runs with wall time, so without an
+//! Attempts run on the tenant's clock: each delivery's next attempt is due
+//! at a time of its tenant's clock (at once for a new one, then 100 ms
+//! after the first failed attempt, doubling, [`backoff`]), and one
+//! scheduler task per sandbox ([`schedule`]) sleeps until the earliest due
+//! time of any tenant, woken early (through the outbox,
+//! [`crate::outbox::Outbox::wake`]) when a delivery is queued or attempted
+//! or a clock is advanced, so `POST /__sandbox/clock/advance` sends what
+//! is then due at once. Each clock runs with wall time, so without an
 //! advance the backoff takes its wall time.
 
 use crate::http::extract::Current;
