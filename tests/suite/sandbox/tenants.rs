@@ -329,6 +329,22 @@ async fn tenant_names_and_the_cap_are_checked() {
         .await
         .expect_err("past --max-tenants");
     assert!(refused.to_string().contains("--max-tenants"), "{refused}");
+    // A tenant no one has: 404 from the route, after routing (an undeclared
+    // method is still a 405).
+    let unknown: Value = control
+        .get("sessions?tenant=nobody")
+        .await
+        .expect("an answer");
+    assert_eq!(unknown["error"], "tenant: no tenant nobody", "{unknown}");
+    let trace = reqwest::Client::new()
+        .request(
+            reqwest::Method::TRACE,
+            format!("{}/__sandbox/reset?tenant=nobody", sandbox.url()),
+        )
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(trace.status(), 405);
     let refused = control
         .delete("tenants/demo")
         .await

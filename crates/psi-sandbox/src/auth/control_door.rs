@@ -5,14 +5,16 @@
 //! |---|---|
 //! | the `Host` names this sandbox: the public URL's host or a loopback name (`localhost`, `*.localhost`, `127.x.x.x`, `[::1]`) | 403 |
 //! | `Authorization: Bearer <token>` names the operator's `--control-token` or a tenant's control token; without the header, the sandbox has no `--control-token` (it then listens on loopback only) | 401 |
-//! | a `tenant` query parameter names a tenant, and is the caller's own when the caller is a tenant | 404, 403 |
+//! | a `tenant` query parameter is the caller's own tenant when the caller is a tenant | 403 |
 //! | a write (`POST`, `PUT`, `PATCH`, `DELETE`) says `Content-Type: application/json` | 415 |
 //!
 //! The door also decides whose data the call acts on, and puts it on the
 //! request as extensions: the tenant (`Arc<Tenant>`) and who called
 //! ([`ControlCaller`]). A tenant's control token acts on that tenant alone;
 //! the operator's token and a tokenless call act on the tenant the `tenant`
-//! query parameter names, the demo tenant without one.
+//! query parameter names, the demo tenant without one. A `tenant` no tenant
+//! has is answered 404 by the route (after routing, so an undeclared method
+//! is still a 405).
 //!
 //! The `Host` check keeps a web page whose name is rebound to 127.0.0.1
 //! (DNS rebinding) from reading the answers; the content type keeps a page
@@ -73,6 +75,12 @@ impl ControlCaller {
     }
 }
 
+/// The tenant a call's `tenant` parameter names and no tenant has; a request
+/// extension in place of the tenant, so that the route answers 404
+/// ([`crate::http::extract::Current`]) once routing has found it.
+#[derive(Debug, Clone)]
+pub struct UnknownTenant(pub String);
+
 /// Whether the call named its tenant with the `tenant` query parameter; a
 /// request extension beside [`ControlCaller`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,9 +117,20 @@ pub async fn guard(State(door): State<ControlDoor>, mut request: Request, next: 
         return next.run(request).await;
     }
     match admit(&door.0, &request) {
-        Ok((tenant, caller, named)) => {
+        Ok(Admitted {
+            tenant,
+            caller,
+            named,
+        }) => {
             let extensions = request.extensions_mut();
-            extensions.insert(tenant);
+            match tenant {
+                Ok(tenant) => {
+                    extensions.insert(tenant);
+                }
+                Err(unknown) => {
+                    extensions.insert(unknown);
+                }
+            }
             extensions.insert(caller);
             extensions.insert(TenantNamed(named));
             next.run(request).await
@@ -120,9 +139,18 @@ pub async fn guard(State(door): State<ControlDoor>, mut request: Request, next: 
     }
 }
 
-/// The tenant a control call acts on, who made it and whether it named
-/// its tenant; the refusal when it may not be served.
-fn admit(door: &Keys, request: &Request) -> Result<(Arc<Tenant>, ControlCaller, bool), Response> {
+/// A control call the door lets through.
+struct Admitted {
+    /// The tenant it acts on, or the unknown one it names.
+    tenant: Result<Arc<Tenant>, UnknownTenant>,
+    caller: ControlCaller,
+    /// Whether it named its tenant (`?tenant=`).
+    named: bool,
+}
+
+/// What the door knows of a control call; the refusal when it may not be
+/// served.
+fn admit(door: &Keys, request: &Request) -> Result<Admitted, Response> {
     let refuse = |status: StatusCode, message: String| Err(control_error(status, message));
     let headers = request.headers();
     if !host_is_this_sandbox(headers, &door.host) {
@@ -159,19 +187,20 @@ fn admit(door: &Keys, request: &Request) -> Result<(Arc<Tenant>, ControlCaller, 
     };
     let named = tenant_parameter(request.uri().query());
     let tenant = match (own, named) {
-        (Some(own), None) => own,
-        (Some(own), Some(name)) if name == own.id => own,
+        (Some(own), None) => Ok(own),
+        (Some(own), Some(name)) if name == own.id => Ok(own),
         (Some(_), Some(name)) => {
             return refuse(
                 StatusCode::FORBIDDEN,
                 format!("tenant: {name} is not the tenant of this control token"),
             )
         }
-        (None, None) => door.tenants.demo(),
-        (None, Some(name)) => match door.tenants.get(name) {
-            Some(tenant) => tenant,
-            None => return refuse(StatusCode::NOT_FOUND, format!("tenant: no tenant {name}")),
-        },
+        (None, None) => Ok(door.tenants.demo()),
+        // Refused by the route (404), after an unknown method's 405.
+        (None, Some(name)) => door
+            .tenants
+            .get(name)
+            .ok_or_else(|| UnknownTenant(name.to_owned())),
     };
     let writes = matches!(
         *request.method(),
@@ -183,7 +212,11 @@ fn admit(door: &Keys, request: &Request) -> Result<(Arc<Tenant>, ControlCaller, 
             "Content-Type: a control API write must be application/json".to_owned(),
         );
     }
-    Ok((tenant, caller, named.is_some()))
+    Ok(Admitted {
+        tenant,
+        caller,
+        named: named.is_some(),
+    })
 }
 
 /// The value of the query's `tenant` parameter (tenant names need no

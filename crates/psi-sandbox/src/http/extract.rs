@@ -11,6 +11,7 @@
 //! control API).
 
 use crate::audiences::Service;
+use crate::auth::control_door::UnknownTenant;
 use crate::auth::{Claims, Refusal, Tokens, Verified};
 use crate::refusals::{control_error, Family};
 use crate::state::Tenant;
@@ -73,17 +74,19 @@ impl std::ops::Deref for Current {
 }
 
 fn current(parts: &Parts) -> Result<Arc<Tenant>, Response> {
-    parts
-        .extensions
-        .get::<Arc<Tenant>>()
-        .cloned()
-        .ok_or_else(|| {
-            // Every route is behind the middleware that sets it.
-            control_error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "the request's tenant is unknown",
-            )
-        })
+    if let Some(tenant) = parts.extensions.get::<Arc<Tenant>>() {
+        return Ok(tenant.clone());
+    }
+    Err(match parts.extensions.get::<UnknownTenant>() {
+        Some(UnknownTenant(name)) => {
+            control_error(StatusCode::NOT_FOUND, format!("tenant: no tenant {name}"))
+        }
+        // Every route is behind the middleware that sets one of them.
+        None => control_error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the request's tenant is unknown",
+        ),
+    })
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Current {
