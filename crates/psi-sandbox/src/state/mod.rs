@@ -5,21 +5,24 @@
 //!
 //! Each tenant ([`tenants`]) has its own [`Data`]. The collections of
 //! [`Data`] are [`Table`](table::Table)s and [`Log`](table::Log)s, which note the
-//! rows a handler changes. [`Tenant::data`] hands out the data locked in a
-//! [`DataGuard`]; when the guard is dropped and something changed, it
-//! writes the changed rows in one SQLite transaction while the lock is
-//! still held, then releases the lock. Handlers drop the guard before they
-//! answer (it cannot be held across an await: it is not `Send`), so every
-//! acknowledged change is committed before its answer leaves, and no
-//! handler needs to know about the file. A failed write stops the sandbox
-//! ([`store::Store::fail`]) instead of answering.
+//! rows a handler changes. Handlers lock the data ([`Tenant::data`]) briefly
+//! and never across an await. After the handler, the request's save step
+//! (`http/save.rs`) calls [`Tenant::save`]: under the data lock the changed
+//! rows are serialised and handed to the state file's writer thread
+//! ([`store`]), which writes each job in one SQLite transaction, in the
+//! order handed over; the answer leaves once its job is written. So every
+//! acknowledged change is committed before its answer leaves, no handler
+//! needs to know about the file, and no async worker waits on SQLite. A
+//! failed write stops the sandbox instead of answering.
 //!
 //! Reads write nothing and lookups never touch SQLite: the in-memory form
-//! stays the one served. Without a state file nothing is tracked at all.
+//! stays the one served, and a read that finds the writer idle does not
+//! reach it. Without a state file nothing is tracked at all.
 //!
-//! A tenant's record (credentials, clock offset) is written when it is
-//! created, its clock's offset by [`Clock::advance`] itself, and the
-//! token-signing key once per file. Armed faults are not kept.
+//! A tenant's record (credentials, clock offset) is handed to the writer
+//! when it is created, its clock's offset by [`Clock::advance`] itself,
+//! and the token-signing key is written once per file. Armed faults are
+//! not kept.
 
 /// [`store::Persisted`] for an API's state that is one [`table::Table`]:
 /// `persisted_as_table!(PayLaterState, bookings, tables::PAY_LATER_BOOKINGS)`

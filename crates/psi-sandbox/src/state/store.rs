@@ -110,10 +110,21 @@ pub struct Store {
     /// `None` once the store is dropped (which ends the writer).
     jobs: Option<mpsc::Sender<(Job, Option<tokio::sync::oneshot::Sender<()>>)>>,
     writer: Option<std::thread::JoinHandle<()>>,
-    /// Rows the writer has written since the file was opened (read by the
-    /// tests: reads write none).
+    /// Jobs handed to the writer so far.
+    handed: AtomicU64,
+    /// What the writer has done so far.
+    progress: Arc<Progress>,
+}
+
+/// The writer's progress, read without waiting for it.
+#[derive(Default)]
+struct Progress {
+    /// Jobs done, in the order handed over.
+    jobs: AtomicU64,
+    /// Rows written since the file was opened (read by the tests: reads
+    /// write none).
     #[cfg_attr(not(test), allow(dead_code))]
-    written: Arc<AtomicU64>,
+    rows: AtomicU64,
 }
 
 /// One change, its rows already serialised.
@@ -505,23 +516,25 @@ impl Store {
     /// The store of the file at `path`, its writer owning `connection`.
     fn start(path: &Path, connection: Connection) -> Store {
         let (jobs, received) = mpsc::channel();
-        let written = Arc::new(AtomicU64::new(0));
-        let counted = written.clone();
+        let progress = Arc::new(Progress::default());
+        let reported = progress.clone();
         let file = path.to_owned();
         let writer = std::thread::Builder::new()
             .name("psi-sandbox-store".to_owned())
-            .spawn(move || write_jobs(&file, connection, received, &counted))
+            .spawn(move || write_jobs(&file, connection, received, &reported))
             .expect("the store's writer thread starts");
         Store {
             path: path.to_owned(),
             jobs: Some(jobs),
             writer: Some(writer),
-            written,
+            handed: AtomicU64::new(0),
+            progress,
         }
     }
 
     /// Hands `job` to the writer.
     fn send(&self, job: Job) -> Written {
+        self.handed.fetch_add(1, Ordering::SeqCst);
         let (done, wait) = tokio::sync::oneshot::channel();
         match self.jobs.as_ref().map(|jobs| jobs.send((job, Some(done)))) {
             Some(Ok(())) => Written(Some(wait)),
@@ -532,10 +545,10 @@ impl Store {
 
     /// Hands what changed in the data of `tenant` to the writer; the rows
     /// are serialised now, so call it under the data lock. With nothing
-    /// changed the job is a barrier.
+    /// changed it is a [`Store::barrier`].
     pub fn save(&self, tenant: &str, data: &mut impl Persisted) -> Written {
         if !data.has_changes() {
-            return self.send(Job::Barrier);
+            return self.barrier();
         }
         let batch = Batch {
             ops: RefCell::new(Vec::new()),
@@ -552,7 +565,7 @@ impl Store {
     /// Rows written since the file was opened (for the tests: reads write none).
     #[cfg(test)]
     pub fn total_changes(&self) -> u64 {
-        self.written.load(Ordering::SeqCst)
+        self.progress.rows.load(Ordering::SeqCst)
     }
 
     /// Every row of `tenant` in every data table goes; answers its data
@@ -586,8 +599,16 @@ impl Store {
         })
     }
 
-    /// Done once every job handed over before it is.
+    /// Done once every job handed over before it is: at once when the
+    /// writer has done them all (a read after writes waits for them; a read
+    /// alone never reaches the writer).
     pub fn barrier(&self) -> Written {
+        // Done is read before handed: when done covers handed, it covers
+        // every job handed before this call.
+        let done = self.progress.jobs.load(Ordering::SeqCst);
+        if done >= self.handed.load(Ordering::SeqCst) {
+            return Written::done();
+        }
         self.send(Job::Barrier)
     }
 }
@@ -609,7 +630,7 @@ fn write_jobs(
     path: &Path,
     mut connection: Connection,
     jobs: mpsc::Receiver<(Job, Option<tokio::sync::oneshot::Sender<()>>)>,
-    written: &AtomicU64,
+    progress: &Progress,
 ) {
     for (job, done) in jobs {
         if !matches!(job, Job::Barrier) {
@@ -620,8 +641,11 @@ fn write_jobs(
             if let Err(error) = result {
                 fail(path, &explain(&error));
             }
-            written.store(connection.total_changes(), Ordering::SeqCst);
+            progress
+                .rows
+                .store(connection.total_changes(), Ordering::SeqCst);
         }
+        progress.jobs.fetch_add(1, Ordering::SeqCst);
         if let Some(done) = done {
             let _ = done.send(());
         }
@@ -693,7 +717,7 @@ fn write(connection: &Connection, job: Job) -> rusqlite::Result<()> {
 /// Stops the sandbox after a failed write of the state file at `path`. A
 /// change that is not in the file must not be acknowledged: its answer
 /// waits for the write, and never comes.
-pub fn fail(path: &Path, reason: &str) -> ! {
+fn fail(path: &Path, reason: &str) -> ! {
     let message = format!(
         "psi-sandbox: --state {}: cannot write ({reason}); stopping, so that no change is acknowledged that is not saved",
         path.display(),
