@@ -870,25 +870,69 @@ impl Loader<'_> {
 mod tests {
     use super::*;
 
+    /// A state file's tenants: each record as JSON (the store reads any
+    /// record type; the tenants' own is theirs) and its data.
+    type Opened = super::Opened<serde_json::Value, crate::state::Data>;
+
     /// The sandbox's data from the state file at `path`.
-    fn open(
-        path: &Path,
-    ) -> Result<Opened<crate::state::tenants::Record, crate::state::Data>, String> {
+    fn open(path: &Path) -> Result<Opened, String> {
         super::open(path)
     }
 
     /// The demo tenant's row, as a starting sandbox writes it.
-    fn with_demo(opened: &Opened<crate::state::tenants::Record, crate::state::Data>) {
+    fn with_demo(opened: &Opened) {
         opened
             .store
             .save_tenant(crate::demo::DEMO_TENANT, r#"{"clock_offset_seconds":0}"#)
             .wait_blocking();
     }
 
-    fn offset(opened: &Opened<crate::state::tenants::Record, crate::state::Data>) -> i64 {
+    fn offset(opened: &Opened) -> i64 {
         let (id, record, _) = &opened.tenants[0];
         assert_eq!(id, crate::demo::DEMO_TENANT);
-        record.clock_offset_seconds
+        record["clock_offset_seconds"]
+            .as_i64()
+            .expect("a clock offset")
+    }
+
+    #[test]
+    fn a_version_1_file_becomes_the_demo_tenants() {
+        let path = temporary("version-1");
+        let v1 = Connection::open(&path).expect("a database");
+        v1.execute_batch(&format!(
+            "CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+             CREATE TABLE sessions (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             CREATE TABLE idempotency_keys (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             CREATE TABLE transactions (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             CREATE TABLE pay_later_bookings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             CREATE TABLE bank_accounts (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             CREATE TABLE shop_configurations (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             CREATE TABLE storefront_orders (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+             CREATE TABLE webhook_subscriptions (position INTEGER PRIMARY KEY, value TEXT NOT NULL);
+             CREATE TABLE webhook_deliveries (position INTEGER PRIMARY KEY, value TEXT NOT NULL);
+             INSERT INTO meta VALUES ('signing_key', 'AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
+             INSERT INTO meta VALUES ('clock_offset_seconds', '3600');
+             INSERT INTO webhook_subscriptions VALUES (0, '{{\"url\": \"https://shop.example.com/invoices\"}}');
+             PRAGMA application_id = {APPLICATION_ID};
+             PRAGMA user_version = 1;"
+        ))
+        .expect("a version 1 file");
+        drop(v1);
+        let opened = open(&path).expect("migrated");
+        assert_eq!(
+            offset(&opened),
+            3600,
+            "the clock offset is the demo tenant's"
+        );
+        let (_, _, data) = &opened.tenants[0];
+        let urls = data.webhook_subscriptions.urls();
+        assert_eq!(urls, ["https://shop.example.com/invoices"], "its rows too");
+        drop(opened);
+        let connection = Connection::open(&path).expect("the file");
+        let version: i64 = connection
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .expect("a version");
+        assert_eq!(version, SCHEMA_VERSION);
     }
 
     fn temporary(name: &str) -> PathBuf {
