@@ -258,8 +258,13 @@ async fn a_tenant_reaches_its_own_resources_alone() {
         .await
         .expect_err("a tenant deletes no tenant");
     assert!(refused.to_string().contains("403"), "{refused}");
-    // Its own sessions only.
+    // Its own sessions only, and itself among the tenants.
     assert_eq!(first_control.sessions().await.unwrap().len(), 1);
+    let listed: Value = first_control.get("tenants").await.expect("an answer");
+    assert_eq!(
+        listed,
+        json!([{"tenant": "first", "client_id": first.client_id, "platform_client_id": first.platform_client_id}])
+    );
     assert!(control(&sandbox, &second)
         .sessions()
         .await

@@ -6,6 +6,7 @@
 
 use crate::auth::{Refusal, Tokens, Verified};
 use crate::examples::{Served, Target};
+use crate::refusals::decline;
 use crate::state::Tenant;
 use axum::extract::{FromRef, Request, State};
 use axum::http::StatusCode;
@@ -75,18 +76,14 @@ async fn documented(
             _ => Err(Refusal::Missing),
         };
         if let Err(refusal) = checked {
-            return crate::examples::refuse(StatusCode::UNAUTHORIZED, refusal.reason(), Vec::new());
+            return decline(StatusCode::UNAUTHORIZED, &[refusal.reason()], Vec::new());
         }
     }
     let body = match axum::body::to_bytes(body, crate::http::limits::MAX_BODY_BYTES).await {
         Ok(body) => body,
         Err(_) => {
             let problem = ("$".to_owned(), "the body could not be read".to_owned());
-            return crate::examples::refuse(
-                StatusCode::BAD_REQUEST,
-                "MALFORMED_BODY",
-                vec![problem],
-            );
+            return decline(StatusCode::BAD_REQUEST, &["MALFORMED_BODY"], vec![problem]);
         }
     };
     let query = parts.uri.query().unwrap_or("");

@@ -260,12 +260,6 @@ impl Target {
     }
 }
 
-/// A refusal of a request to a served document, in the payment APIs'
-/// decline shape.
-pub fn refuse(status: StatusCode, reason: &str, fields: Vec<(String, String)>) -> Response {
-    decline(status, &[reason], fields)
-}
-
 /// 405 with `Allow`, in the decline shape.
 fn method_not_allowed<'a>(allowed: impl Iterator<Item = &'a Method>) -> Response {
     let allowed: Vec<&str> = allowed.map(Method::as_str).collect();

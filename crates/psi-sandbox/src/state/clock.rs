@@ -77,6 +77,14 @@ impl std::fmt::Debug for Clock {
 }
 
 impl Clock {
+    /// A clock `offset` from real time, kept in memory only.
+    pub fn ahead_by(offset: Duration) -> Self {
+        Self {
+            offset: Mutex::new(offset),
+            store: None,
+        }
+    }
+
     /// The clock of `tenant` in a state file: its saved `offset`, each
     /// advance saved.
     pub fn saved(offset: Duration, store: Arc<Store>, tenant: String) -> Self {

@@ -136,7 +136,7 @@ impl Tenant {
         let offset = chrono::Duration::seconds(clock_offset_seconds);
         let clock = match &store {
             Some(store) => Clock::saved(offset, store.clone(), id.clone()),
-            None => Clock::default(),
+            None => Clock::ahead_by(offset),
         };
         Self {
             id,
@@ -509,5 +509,71 @@ impl Tenants {
         getrandom::fill(&mut bytes).expect("the operating system's random source answers");
         let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         format!("t-{hex}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn credentials(prefix: &str) -> Credentials {
+        Credentials {
+            client_id: format!("{prefix}-client"),
+            client_secret: format!("{prefix}-secret"),
+            platform_client_id: format!("{prefix}-platform"),
+            platform_client_secret: format!("{prefix}-platform-secret"),
+            control_token: Some(format!("{prefix}-control")),
+        }
+    }
+
+    #[test]
+    fn a_declared_tenant_takes_the_new_credentials_and_keeps_its_data_and_clock() {
+        let tenants = Tenants::new(Vec::new(), 10, None).expect("tenants");
+        let ci = tenants
+            .add("ci".to_owned(), credentials("old"))
+            .expect("added");
+        let template = crate::demo::session_request("https://shop.example.com/webhook");
+        let now = ci.clock.now_local();
+        ci.data()
+            .transactions
+            .insert(crate::models::transaction::demo_transaction(
+                0, &template, now,
+            ));
+        ci.clock.advance(3600).expect("moved");
+
+        tenants
+            .declare("ci".to_owned(), credentials("new"))
+            .expect("declared");
+        assert!(tenants.by_client_id("old-client").is_none());
+        assert!(tenants.by_control_token("old-control").is_none());
+        let declared = tenants.by_client_id("new-client").expect("the new id");
+        assert_eq!(declared.id, "ci");
+        assert_eq!(declared.data().transactions.len(), 1, "its data stay");
+        assert_eq!(declared.clock.offset_seconds(), 3600, "its clock stays");
+        let by_token = tenants
+            .by_control_token("new-control")
+            .expect("the new token");
+        assert_eq!(by_token.id, "ci");
+    }
+
+    #[test]
+    fn credentials_another_tenant_has_are_refused() {
+        let tenants = Tenants::new(Vec::new(), 10, None).expect("tenants");
+        tenants
+            .add("a".to_owned(), credentials("a"))
+            .expect("added");
+        let mut taken = credentials("b");
+        taken.client_id = "a-platform".to_owned();
+        assert_eq!(
+            tenants.add("b".to_owned(), taken).map(|_| ()),
+            Err(TenantError::Taken("client_id"))
+        );
+        let demo = Credentials::demo();
+        let mut taken = credentials("c");
+        taken.platform_client_id = demo.platform_client_id;
+        assert_eq!(
+            tenants.add("c".to_owned(), taken).map(|_| ()),
+            Err(TenantError::Taken("platform_client_id"))
+        );
     }
 }
