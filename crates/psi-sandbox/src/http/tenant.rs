@@ -76,18 +76,17 @@ async fn tenant_of(state: &Resolver, request: &mut Request) -> Result<Arc<Tenant
     }
     if request.headers().contains_key(header::AUTHORIZATION) {
         let verified = state.tokens.verify(request.headers());
-        let tenant = match &verified {
-            Ok(claims) => tenants.get(&claims.sub),
-            Err(_) => None,
-        };
-        let (tenant, verified) = match (tenant, verified) {
-            (Some(tenant), verified) => (tenant, verified),
+        let tenant = verified
+            .as_ref()
+            .ok()
+            .and_then(|claims| tenants.get(&claims.sub));
+        let verified = match (&tenant, verified) {
             // Signed here, for a tenant no longer served.
-            (None, Ok(_)) => (tenants.demo(), Err(Refusal::Invalid)),
-            (None, Err(refusal)) => (tenants.demo(), Err(refusal)),
+            (None, Ok(_)) => Err(Refusal::Invalid),
+            (_, verified) => verified,
         };
         request.extensions_mut().insert(Verified(verified));
-        return Ok(tenant);
+        return Ok(tenant.unwrap_or_else(|| tenants.demo()));
     }
     Ok(tenants.demo())
 }
