@@ -191,15 +191,19 @@ impl Sandbox {
         let template = demo::session_request("https://shop.example.com/webhook");
         let tenant = self.state.tenants.demo();
         let now = tenant.clock.now_local();
-        let mut data = tenant.data();
         let mut bytes = 0;
-        for index in 0..count {
-            let transaction = models::transaction::demo_transaction(index, &template, now);
-            bytes += transaction.request.stored_len();
-            data.transactions.insert(transaction);
+        // Handed to the state file's writer a thousand at a time, so no job
+        // holds every row's text at once.
+        for start in (0..count).step_by(1_000) {
+            let mut data = tenant.data();
+            for index in start..count.min(start + 1_000) {
+                let transaction = models::transaction::demo_transaction(index, &template, now);
+                bytes += transaction.request.stored_len();
+                data.transactions.insert(transaction);
+            }
+            drop(data);
+            drop(tenant.save());
         }
-        drop(data);
-        drop(tenant.save());
         bytes / count.max(1)
     }
 }
