@@ -43,11 +43,14 @@ pub enum Kind {
     Signature,
     /// A body over the size the checker reads; passed on unchecked.
     TooLarge,
+    /// A body in a content coding the checker does not undo (`zstd`), or
+    /// whose bytes are not in the coding it names; passed on unchecked.
+    UncheckedCoding,
 }
 
 impl Kind {
     /// Every kind, in the order of the report.
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 12] = [
         Kind::UndeclaredMember,
         Kind::Type,
         Kind::Format,
@@ -59,6 +62,7 @@ impl Kind {
         Kind::NotJson,
         Kind::Signature,
         Kind::TooLarge,
+        Kind::UncheckedCoding,
     ];
 
     /// The snake_case name of the report (`undeclared_member`).
@@ -75,6 +79,7 @@ impl Kind {
             Kind::NotJson => "not_json",
             Kind::Signature => "signature",
             Kind::TooLarge => "too_large",
+            Kind::UncheckedCoding => "unchecked_coding",
         }
     }
 }

@@ -281,7 +281,7 @@ async fn each_kind_of_drift_in_an_answer_is_found() {
     let [note] = &report.findings[..] else {
         panic!("one note: {report:#?}");
     };
-    assert_eq!(note.kind, Kind::MediaType);
+    assert_eq!(note.kind, Kind::UncheckedCoding);
     assert_eq!(note.status, Some(200));
     assert_eq!(
         note.examples,

@@ -304,7 +304,7 @@ fn unread(
     shared.drift.note(Note {
         operation_id: Some(operation_id),
         direction,
-        kind: Kind::MediaType,
+        kind: Kind::UncheckedCoding,
         pointer: "",
         status,
         expected: Some(
