@@ -928,11 +928,7 @@ mod tests {
         let urls = data.webhook_subscriptions.urls();
         assert_eq!(urls, ["https://shop.example.com/invoices"], "its rows too");
         drop(opened);
-        let connection = Connection::open(&path).expect("the file");
-        let version: i64 = connection
-            .pragma_query_value(None, "user_version", |row| row.get(0))
-            .expect("a version");
-        assert_eq!(version, SCHEMA_VERSION);
+        assert_eq!(schema_version(&path), SCHEMA_VERSION);
     }
 
     fn temporary(name: &str) -> PathBuf {
@@ -943,6 +939,14 @@ mod tests {
         ));
         std::fs::create_dir_all(&directory).expect("a temporary directory");
         directory.join("state.db")
+    }
+
+    /// The schema version the file at `path` records.
+    fn schema_version(path: &Path) -> i64 {
+        let connection = Connection::open(path).expect("the file");
+        connection
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .expect("a version")
     }
 
     /// The reason `open` refuses `path` with; panics when it opens.
@@ -1003,11 +1007,7 @@ mod tests {
         assert_eq!(again.signing_key, key, "tokens stay valid across restarts");
         assert_eq!(offset(&again), -42);
         drop(again);
-        let connection = Connection::open(&path).expect("the file");
-        let version: i64 = connection
-            .pragma_query_value(None, "user_version", |row| row.get(0))
-            .expect("a version");
-        assert_eq!(version, SCHEMA_VERSION);
+        assert_eq!(schema_version(&path), SCHEMA_VERSION);
     }
 
     #[test]
